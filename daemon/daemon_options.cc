@@ -1,0 +1,146 @@
+#include "daemon_options.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace presplit::daemon {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+Result<int> ParseInt(const std::string& key, const std::string& value, int min, int max) {
+  try {
+    size_t used = 0;
+    long v = std::stol(value, &used);
+    if (used != value.size() || v < min || v > max) throw std::out_of_range(value);
+    return static_cast<int>(v);
+  } catch (const std::exception&) {
+    return Status::InvalidArgument(key + ": expected an integer from " + std::to_string(min) +
+                                   " to " + std::to_string(max) + ", got '" + value + "'");
+  }
+}
+
+std::vector<std::string> SplitOn(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, sep)) {
+    part = Trim(part);
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+Status ApplyOption(const std::string& key, const std::string& value, DaemonOptions& o) {
+  if (key.rfind("hbase.", 0) == 0) {
+    o.hbase_settings[key] = value;
+  } else if (key == "zk_quorum") {
+    o.zk_quorum = value;
+  } else if (key == "zk_root") {
+    if (value.empty() || value[0] != '/' || (value.size() > 1 && value.back() == '/')) {
+      return Status::InvalidArgument("zk_root: must be an absolute path without a trailing '/'");
+    }
+    o.zk_root = value;
+  } else if (key == "zk_session_timeout_ms") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.zk_session_timeout_ms, ParseInt(key, value, 2000, 600000));
+  } else if (key == "presplit_jar") {
+    o.presplit_jar = value;
+  } else if (key == "hbase_conf_dir") {
+    o.hbase_conf_dir = value;
+  } else if (key == "jvm_classpath") {
+    o.jvm_classpath = value;
+  } else if (key == "jvm_classpath_file") {
+    o.jvm_classpath_file = value;
+  } else if (key == "hbase_command") {
+    o.hbase_command = value;
+  } else if (key == "jvm_max_heap") {
+    o.jvm_max_heap = value;
+  } else if (key == "jvm_options") {
+    o.jvm_options = SplitOn(value, ' ');
+  } else if (key == "resync_interval_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.resync_interval_s, ParseInt(key, value, 1, 86400));
+  } else if (key == "http_listen") {
+    o.http_listen = value;
+  } else if (key == "log_level") {
+    static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+    bool known = false;
+    for (const char* level : kLevels) known = known || value == level;
+    if (!known) {
+      return Status::InvalidArgument("log_level: expected trace, debug, info, warn, error, "
+                                     "critical or off, got '" + value + "'");
+    }
+    o.log_level = value;
+  } else {
+    return Status::InvalidArgument("unknown option '" + key + "'");
+  }
+  return Status::Ok();
+}
+
+Status ApplyConfigText(const std::string& text, const std::string& origin, DaemonOptions& o) {
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    size_t hash = line.find('#');
+    if (hash != std::string::npos) line = line.substr(0, hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    size_t eq = line.find('=');
+    const std::string where = origin + ":" + std::to_string(number);
+    if (eq == std::string::npos) {
+      return Status::InvalidArgument(where + ": expected 'key = value', got '" + line + "'");
+    }
+    Status s = ApplyOption(Trim(line.substr(0, eq)), Trim(line.substr(eq + 1)), o);
+    if (!s.ok()) return s.WithContext(where);
+  }
+  return Status::Ok();
+}
+
+Status ApplyConfigFile(const std::string& path, DaemonOptions& o) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("cannot read config file " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ApplyConfigText(buffer.str(), path, o);
+}
+
+Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& o) {
+  std::vector<std::string> cp;
+  if (!o.hbase_conf_dir.empty()) cp.push_back(o.hbase_conf_dir);
+  cp.push_back(o.presplit_jar);
+  std::string rest = o.jvm_classpath;
+  if (rest.empty() && !o.jvm_classpath_file.empty()) {
+    std::ifstream in(o.jvm_classpath_file);
+    if (!in) return Status::NotFound("cannot read jvm_classpath_file " + o.jvm_classpath_file);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    rest = Trim(buffer.str());
+  }
+  if (rest.empty()) {
+    const std::string command = o.hbase_command + " classpath 2>/dev/null";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return Status::NotFound("cannot run '" + command + "'");
+    char buf[4096];
+    while (fgets(buf, sizeof(buf), pipe) != nullptr) rest += buf;
+    int rc = pclose(pipe);
+    rest = Trim(rest);
+    if (rc != 0 || rest.empty()) {
+      return Status::NotFound("no HBase classpath: set jvm_classpath or jvm_classpath_file, or "
+                              "put the 'hbase' command on PATH (ran '" + o.hbase_command +
+                              " classpath')");
+    }
+  }
+  for (auto& entry : SplitOn(rest, ':')) cp.push_back(entry);
+  return cp;
+}
+
+}  // namespace presplit::daemon

@@ -1,0 +1,49 @@
+// presplitd's options: one struct that tests build directly and that main fills from the config
+// file (conf/presplitd.conf) and command-line overrides.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "presplit/status.h"
+
+namespace presplit::daemon {
+
+struct DaemonOptions {
+  // ZooKeeper holding the portal's documents.
+  std::string zk_quorum = "127.0.0.1:2181";
+  std::string zk_root = "/presplit";
+  int zk_session_timeout_ms = 15000;
+
+  // HBase client settings handed to AdminBridge; hbase.zookeeper.quorum defaults to zk_quorum.
+  std::map<std::string, std::string> hbase_settings;
+
+  // The embedded JVM's classpath: presplit_jar + hbase_conf_dir + (jvm_classpath, else the
+  // file jvm_classpath_file, else the output of `<hbase_command> classpath`).
+  std::string presplit_jar = "/usr/share/presplit/presplit-hbase.jar";
+  std::string hbase_conf_dir;
+  std::string jvm_classpath;
+  std::string jvm_classpath_file;
+  std::string hbase_command = "hbase";
+  std::string jvm_max_heap = "256m";
+  std::vector<std::string> jvm_options;
+
+  // A safety net beside the watches: a full pass this often even without events.
+  int resync_interval_s = 60;
+  // host:port for /healthz and /metrics; empty disables the endpoint.
+  std::string http_listen = "127.0.0.1:9464";
+  std::string log_level = "info";
+};
+
+// Reads `key = value` lines ('#' starts a comment). Unknown keys are errors naming the line, so
+// a typo does not silently fall back to a default. `hbase.<...> = v` lines become HBase client
+// settings.
+Status ApplyConfigFile(const std::string& path, DaemonOptions& options);
+Status ApplyConfigText(const std::string& text, const std::string& origin, DaemonOptions& options);
+Status ApplyOption(const std::string& key, const std::string& value, DaemonOptions& options);
+
+// The JVM classpath the options describe; runs `hbase classpath` when nothing else is set.
+Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& options);
+
+}  // namespace presplit::daemon

@@ -1,0 +1,199 @@
+#include "daemon_runner.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
+
+#include <boost/asio.hpp>
+#include <csignal>
+#include <mutex>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "http_endpoint.h"
+#include "jni_hbase_admin.h"
+#include "jvm_host.h"
+#include "periodic_worker.h"
+#include "reconciler.h"
+#include "zk_client.h"
+
+namespace presplit::daemon {
+namespace {
+
+namespace asio = boost::asio;
+
+// Connects AdminBridge on first use and again after a failed connect, so the daemon starts and
+// keeps serving status while HBase is still coming up.
+class ConnectOnDemandAdmin final : public HBaseAdmin {
+ public:
+  ConnectOnDemandAdmin(JvmHost& jvm, std::map<std::string, std::string> settings)
+      : jvm_(jvm), settings_(std::move(settings)) {}
+
+  Result<TableDescription> DescribeTable(const std::string& table) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    return admin_->DescribeTable(table);
+  }
+  Status CreateTable(const TableSpec& spec) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    return admin_->CreateTable(spec);
+  }
+
+ private:
+  Status EnsureConnected() {
+    if (admin_) return Status::Ok();
+    auto admin = JniHBaseAdmin::Connect(jvm_, settings_);
+    if (!admin.ok()) return admin.status();
+    admin_ = std::move(admin).value();
+    spdlog::info("connected to HBase (zookeeper quorum {})",
+                 settings_.count("hbase.zookeeper.quorum") ? settings_.at("hbase.zookeeper.quorum")
+                                                            : "from hbase-site.xml");
+    return Status::Ok();
+  }
+
+  JvmHost& jvm_;
+  const std::map<std::string, std::string> settings_;
+  std::unique_ptr<JniHBaseAdmin> admin_;
+};
+
+std::string DaemonId() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + ":" + std::to_string(getpid());
+}
+
+}  // namespace
+
+Status RunDaemon(const DaemonOptions& options) {
+  asio::io_context io;
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto classpath, ResolveClasspath(options));
+  spdlog::info("starting the embedded JVM ({} classpath entries)", classpath.size());
+  JvmOptions jvm_options;
+  jvm_options.classpath = classpath;
+  jvm_options.max_heap = options.jvm_max_heap;
+  jvm_options.options = options.jvm_options;
+  PRESPLIT_ASSIGN_OR_RETURN(auto jvm, JvmHost::Start(jvm_options));
+
+  std::map<std::string, std::string> hbase_settings = options.hbase_settings;
+  if (!hbase_settings.count("hbase.zookeeper.quorum") && options.hbase_conf_dir.empty()) {
+    hbase_settings["hbase.zookeeper.quorum"] = options.zk_quorum;
+  }
+  auto admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+
+  // Filled in below; the ZooKeeper handler only forwards events to the loop, which triggers it.
+  PeriodicWorker* reconcile_worker = nullptr;
+  std::atomic<bool> loop_ready{false};
+  ZkOptions zk_options;
+  zk_options.quorum = options.zk_quorum;
+  zk_options.session_timeout_ms = options.zk_session_timeout_ms;
+  auto on_zk_event = [&io, &reconcile_worker, &loop_ready](const ZkEvent& event) {
+    if (!loop_ready) return;
+    asio::post(io, [event, &reconcile_worker] {
+      spdlog::debug("zookeeper event {} {}", static_cast<int>(event.type), event.path);
+      if (event.type == ZkEventType::kSessionExpired) {
+        spdlog::warn("ZooKeeper session expired; watches are re-armed on the next pass");
+      }
+      if (reconcile_worker != nullptr) reconcile_worker->Trigger();
+    });
+  };
+  spdlog::info("connecting to ZooKeeper {} (root {})", options.zk_quorum, options.zk_root);
+  PRESPLIT_ASSIGN_OR_RETURN(auto zk, ConnectZooKeeper(zk_options, on_zk_event));
+
+  ReconcilerOptions reconciler_options;
+  reconciler_options.zk_root = options.zk_root;
+  reconciler_options.daemon_id = DaemonId();
+  Reconciler reconciler(*zk, *admin, reconciler_options);
+
+  std::mutex health_mu;
+  std::string last_error = "no reconcile pass yet";
+  auto last_success = std::chrono::steady_clock::time_point::min();
+  bool prepared = false;
+  PeriodicWorker worker("reconcile", std::chrono::seconds(options.resync_interval_s), [&] {
+    Status s = prepared ? Status::Ok() : reconciler.Prepare();
+    if (s.ok()) {
+      prepared = true;
+      s = reconciler.ReconcileAll();
+    }
+    std::lock_guard<std::mutex> lock(health_mu);
+    if (s.ok()) {
+      last_success = std::chrono::steady_clock::now();
+      last_error.clear();
+    } else {
+      last_error = s.ToString();
+      spdlog::warn("reconcile pass failed, retrying on the next event or in {} s: {}",
+                   options.resync_interval_s, last_error);
+    }
+  });
+  reconcile_worker = &worker;
+
+  HttpEndpoint http(io);
+  if (!options.http_listen.empty()) {
+    http.Handle("/healthz", [&]() -> HttpResponse {
+      std::lock_guard<std::mutex> lock(health_mu);
+      auto stale = std::chrono::seconds(3 * options.resync_interval_s + 30);
+      if (last_error.empty() && std::chrono::steady_clock::now() - last_success < stale) {
+        return {200, "text/plain", "ok\n"};
+      }
+      return {503, "text/plain", (last_error.empty() ? "no recent reconcile pass" : last_error) +
+                                     "\n"};
+    });
+    http.Handle("/metrics", [&]() -> HttpResponse {
+      const auto& c = reconciler.counters();
+      std::ostringstream out;
+      auto counter = [&out](const char* name, const char* help, uint64_t value, const char* type) {
+        out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n'
+            << name << ' ' << value << '\n';
+      };
+      counter("presplit_reconcile_passes_total", "Reconcile passes run.", c.passes, "counter");
+      counter("presplit_reconcile_pass_failures_total", "Passes that could not complete.",
+              c.pass_failures, "counter");
+      counter("presplit_tables_created_total", "Tables created pre-split.", c.tables_created,
+              "counter");
+      counter("presplit_documents_invalid_total", "Documents refused by validation.",
+              c.documents_invalid, "counter");
+      counter("presplit_hbase_errors_total", "HBase operations that failed.", c.hbase_errors,
+              "counter");
+      counter("presplit_drift_reports_total", "Tables found differing from their document.",
+              c.drift_reports, "counter");
+      counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
+              "gauge");
+      return {200, "text/plain; version=0.0.4", out.str()};
+    });
+    PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
+    spdlog::info("serving /healthz and /metrics on {}:{}",
+                 options.http_listen.substr(0, options.http_listen.rfind(':')), http.port());
+  }
+
+  asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signo) {
+        if (ec) return;
+        if (signo == SIGHUP) {
+          spdlog::info("SIGHUP: running a full reconcile pass");
+          worker.Trigger();
+          signals.async_wait(on_signal);
+          return;
+        }
+        spdlog::info("{}: shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        http.Close();
+        io.stop();
+      };
+  signals.async_wait(on_signal);
+
+  loop_ready = true;
+  worker.Start();
+  spdlog::info("presplitd running as {}", reconciler_options.daemon_id);
+  io.run();
+
+  worker.Stop();
+  reconcile_worker = nullptr;
+  admin.reset();
+  zk.reset();
+  jvm.reset();
+  spdlog::info("presplitd stopped");
+  return Status::Ok();
+}
+
+}  // namespace presplit::daemon

@@ -1,0 +1,89 @@
+#include "jni_hbase_admin.h"
+
+#include <spdlog/spdlog.h>
+
+namespace presplit::daemon {
+namespace {
+constexpr const char* kBridgeClass = "io/presplit/hbase/admin/AdminBridge";
+}  // namespace
+
+Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
+    JvmHost& jvm, const std::map<std::string, std::string>& hbase_settings) {
+  std::unique_ptr<JniHBaseAdmin> admin(new JniHBaseAdmin(jvm));
+  std::vector<std::string> pairs;
+  for (const auto& [k, v] : hbase_settings) {
+    pairs.push_back(k);
+    pairs.push_back(v);
+  }
+  JniHBaseAdmin* self = admin.get();
+  Status s = jvm.Run([self, &pairs](JNIEnv* env) -> Status {
+    jclass cls = env->FindClass(kBridgeClass);
+    if (cls == nullptr) {
+      return TakeJavaException(env, "cannot load AdminBridge (is presplit-hbase.jar on the "
+                                    "daemon's classpath?)");
+    }
+    jmethodID connect = env->GetStaticMethodID(
+        cls, "connect", "([Ljava/lang/String;)Lio/presplit/hbase/admin/AdminBridge;");
+    self->describe_table_ =
+        env->GetMethodID(cls, "describeTable", "(Ljava/lang/String;)Ljava/lang/String;");
+    self->create_table_ = env->GetMethodID(cls, "createTable", "(Ljava/lang/String;[[B)V");
+    self->close_ = env->GetMethodID(cls, "close", "()V");
+    if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
+        self->close_ == nullptr) {
+      return TakeJavaException(env, "AdminBridge does not have the expected methods (version "
+                                    "mismatch between presplitd and presplit-hbase.jar?)");
+    }
+    jobjectArray conf = NewJavaStringArray(env, pairs);
+    if (conf == nullptr) return TakeJavaException(env, "AdminBridge.connect");
+    jobject bridge = env->CallStaticObjectMethod(cls, connect, conf);
+    if (env->ExceptionCheck()) return TakeJavaException(env, "AdminBridge.connect");
+    self->bridge_class_ = static_cast<jclass>(env->NewGlobalRef(cls));
+    self->bridge_ = env->NewGlobalRef(bridge);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return admin;
+}
+
+JniHBaseAdmin::~JniHBaseAdmin() {
+  Status s = jvm_.Run([this](JNIEnv* env) -> Status {
+    if (bridge_ != nullptr) {
+      env->CallVoidMethod(bridge_, close_);
+      Status closed = TakeJavaException(env, "AdminBridge.close");
+      env->DeleteGlobalRef(bridge_);
+      bridge_ = nullptr;
+      if (!closed.ok()) spdlog::warn("{}", closed.message());
+    }
+    if (bridge_class_ != nullptr) env->DeleteGlobalRef(bridge_class_);
+    bridge_class_ = nullptr;
+    return Status::Ok();
+  });
+  (void)s;
+}
+
+Result<TableDescription> JniHBaseAdmin::DescribeTable(const std::string& table) {
+  std::string json;
+  Status s = jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, table);
+    if (name == nullptr) return TakeJavaException(env, "describe " + table);
+    auto result = static_cast<jstring>(env->CallObjectMethod(bridge_, describe_table_, name));
+    if (env->ExceptionCheck()) return TakeJavaException(env, "describe " + table);
+    json = FromJavaString(env, result);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return ParseBridgeDescription(json);
+}
+
+Status JniHBaseAdmin::CreateTable(const TableSpec& spec) {
+  const std::string spec_json = TableSpecToBridgeJson(spec);
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring j_spec = NewJavaString(env, spec_json);
+    jobjectArray keys = NewJavaByteArrays(env, spec.split_keys);
+    if (j_spec == nullptr || keys == nullptr) return TakeJavaException(env, "create " + spec.table);
+    env->CallVoidMethod(bridge_, create_table_, j_spec, keys);
+    return TakeJavaException(env, "create " + spec.table);
+  });
+}
+
+}  // namespace presplit::daemon

@@ -1,0 +1,36 @@
+// HBaseAdmin over the embedded JVM: calls io.presplit.hbase.admin.AdminBridge (java-shim), which
+// uses the official HBase client (retries, meta caching, security come with it).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "hbase_admin.h"
+#include "jvm_host.h"
+
+namespace presplit::daemon {
+
+class JniHBaseAdmin final : public HBaseAdmin {
+ public:
+  // Connects AdminBridge with these HBase client settings (e.g. hbase.zookeeper.quorum).
+  static Result<std::unique_ptr<JniHBaseAdmin>> Connect(
+      JvmHost& jvm, const std::map<std::string, std::string>& hbase_settings);
+  ~JniHBaseAdmin() override;
+
+  Result<TableDescription> DescribeTable(const std::string& table) override;
+  Status CreateTable(const TableSpec& spec) override;
+
+ private:
+  explicit JniHBaseAdmin(JvmHost& jvm) : jvm_(jvm) {}
+
+  JvmHost& jvm_;
+  // Global references and method IDs, resolved once on the JVM thread at Connect.
+  jclass bridge_class_ = nullptr;
+  jobject bridge_ = nullptr;
+  jmethodID describe_table_ = nullptr;
+  jmethodID create_table_ = nullptr;
+  jmethodID close_ = nullptr;
+};
+
+}  // namespace presplit::daemon

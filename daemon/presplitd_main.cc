@@ -1,0 +1,100 @@
+// presplitd: creates the tables the portal describes in ZooKeeper, pre-split. Thin main: parse
+// flags, set up logging, hand over to RunDaemon.
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "daemon_options.h"
+#include "daemon_runner.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: presplitd [--config FILE] [--set KEY=VALUE ...] [--log-level LEVEL]
+
+Watches <zk_root>/tables in ZooKeeper and creates each described HBase table pre-split,
+reporting to <zk_root>/status/<namespace>:<table>. Runs in the foreground (for systemd).
+
+options:
+  --config FILE      key = value settings (default: /etc/presplit/presplitd.conf if it exists)
+  --set KEY=VALUE    override one setting (repeatable), e.g. --set zk_quorum=127.0.0.1:2181
+  --log-level LEVEL  trace, debug, info, warn, error (default: info)
+  --help             this text
+  --version          print the version
+
+settings (see conf/presplitd.conf): zk_quorum, zk_root, zk_session_timeout_ms, presplit_jar,
+hbase_conf_dir, jvm_classpath, jvm_classpath_file, hbase_command, jvm_max_heap, jvm_options,
+resync_interval_s, http_listen, log_level, and hbase.* client settings.
+
+signals: SIGTERM/SIGINT stop cleanly; SIGHUP runs a full reconcile pass at once.
+exit codes: 0 clean stop, 1 failure, 2 usage error.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using presplit::daemon::DaemonOptions;
+  DaemonOptions options;
+  std::string config_path;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&](const char* flag) -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "presplitd: " << flag << " needs a value\n" << kUsage;
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--version") {
+      std::cout << "presplitd " << PRESPLIT_VERSION << "\n";
+      return 0;
+    } else if (arg == "--config") {
+      config_path = next("--config");
+    } else if (arg == "--set") {
+      std::string kv = next("--set");
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) {
+        std::cerr << "presplitd: --set expects KEY=VALUE, got '" << kv << "'\n";
+        return 2;
+      }
+      overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (arg == "--log-level") {
+      overrides.emplace_back("log_level", next("--log-level"));
+    } else {
+      std::cerr << "presplitd: unknown argument '" << arg << "'\n" << kUsage;
+      return 2;
+    }
+  }
+
+  presplit::Status s;
+  if (!config_path.empty()) {
+    s = presplit::daemon::ApplyConfigFile(config_path, options);
+  } else if (FILE* f = std::fopen("/etc/presplit/presplitd.conf", "r")) {
+    std::fclose(f);
+    s = presplit::daemon::ApplyConfigFile("/etc/presplit/presplitd.conf", options);
+  }
+  for (const auto& [k, v] : overrides) {
+    if (!s.ok()) break;
+    s = presplit::daemon::ApplyOption(k, v, options).WithContext("--set " + k);
+  }
+  if (!s.ok()) {
+    std::cerr << "presplitd: " << s.message() << "\n";
+    return 2;
+  }
+
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ [%t] %v");
+  spdlog::set_level(spdlog::level::from_str(options.log_level));
+  spdlog::flush_on(spdlog::level::info);
+
+  s = presplit::daemon::RunDaemon(options);
+  if (!s.ok()) {
+    spdlog::critical("presplitd cannot run: {}", s.ToString());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,208 @@
+#include "reconciler.h"
+
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "presplit/table_config.h"
+
+namespace presplit::daemon {
+namespace {
+
+using nlohmann::json;
+
+std::string UtcNow() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Fields that change on every write without saying anything new about the table.
+json WithoutVolatileFields(json doc) {
+  doc.erase("updated_at");
+  doc.erase("daemon");
+  return doc;
+}
+
+}  // namespace
+
+std::string CanonicalTableName(const std::string& name) {
+  return name.find(':') == std::string::npos ? "default:" + name : name;
+}
+
+Reconciler::Reconciler(ZkClient& zk, HBaseAdmin& admin, ReconcilerOptions options)
+    : zk_(zk), admin_(admin), options_(std::move(options)) {}
+
+std::string Reconciler::TablesPath() const { return JoinZkPath(options_.zk_root, "tables"); }
+
+std::string Reconciler::StatusPath(const std::string& table) const {
+  return JoinZkPath(JoinZkPath(options_.zk_root, "status"), table);
+}
+
+Status Reconciler::Prepare() {
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath()));
+  return zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"));
+}
+
+Status Reconciler::ReconcileAll() {
+  counters_.passes++;
+  auto children = zk_.GetChildren(TablesPath(), /*watch=*/true);
+  if (!children.ok()) {
+    counters_.pass_failures++;
+    return children.status().WithContext("listing table documents");
+  }
+  std::set<std::string> present(children->begin(), children->end());
+
+  for (auto it = handled_.begin(); it != handled_.end();) {
+    if (present.count(it->first)) {
+      ++it;
+      continue;
+    }
+    spdlog::info("table {}: document removed; the table and its data are left in place",
+                 it->first);
+    Status s = zk_.Delete(StatusPath(it->first));
+    if (!s.ok() && s.code() != StatusCode::kNotFound) {
+      spdlog::warn("table {}: cannot remove status: {}", it->first, s.ToString());
+      ++it;
+      continue;
+    }
+    it = handled_.erase(it);
+  }
+
+  Status first_failure;
+  for (const auto& name : *children) {
+    auto node = zk_.Get(JoinZkPath(TablesPath(), name), /*watch=*/true);
+    if (!node.ok()) {
+      if (node.status().code() == StatusCode::kNotFound) continue;  // removed meanwhile
+      counters_.pass_failures++;
+      return node.status().WithContext("reading document " + name);
+    }
+    auto seen = handled_.find(name);
+    if (seen != handled_.end() && seen->second.mzxid == node->mzxid && !seen->second.retry) {
+      continue;
+    }
+    Outcome outcome = ReconcileDocument(name, *node);
+    Status written = WriteStatus(name, *node, outcome);
+    if (!written.ok()) {
+      spdlog::warn("table {}: cannot write status: {}", name, written.ToString());
+      outcome.retry = true;
+    }
+    handled_[name] = Handled{node->mzxid, outcome.retry};
+  }
+  counters_.managed_tables = handled_.size();
+  return Status::Ok();
+}
+
+Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
+                                                  const ZkNode& node) {
+  Outcome outcome;
+  auto config = ParseTableConfig(node.data);
+  if (!config.ok()) {
+    counters_.documents_invalid++;
+    spdlog::error("table {}: document refused: {}", znode_name, config.status().message());
+    outcome.phase = kPhaseInvalid;
+    outcome.error = config.status().message();
+    return outcome;
+  }
+  if (config->FullName() != CanonicalTableName(znode_name)) {
+    counters_.documents_invalid++;
+    outcome.phase = kPhaseInvalid;
+    outcome.error = "field 'table': the document names " + config->FullName() +
+                    " but is stored under " + znode_name;
+    spdlog::error("table {}: document refused: {}", znode_name, outcome.error);
+    return outcome;
+  }
+  auto split_keys = ComputeSplitKeys(*config);
+  if (!split_keys.ok()) {
+    counters_.documents_invalid++;
+    outcome.phase = kPhaseInvalid;
+    outcome.error = split_keys.status().message();
+    spdlog::error("table {}: no valid split plan: {}", znode_name, outcome.error);
+    return outcome;
+  }
+  TableSpec spec;
+  spec.table = config->FullName();
+  spec.families = config->families;
+  spec.split_keys = std::move(split_keys).value();
+  outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
+  outcome.buckets = config->layout.salt ? config->layout.salt->buckets : 0;
+  return EnsureTable(spec, std::move(outcome));
+}
+
+Reconciler::Outcome Reconciler::EnsureTable(const TableSpec& spec, Outcome outcome) {
+  auto fail = [&](const Status& s) {
+    counters_.hbase_errors++;
+    outcome.phase = kPhaseError;
+    outcome.error = s.message();
+    outcome.retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal;
+    spdlog::error("table {}: {}{}", spec.table, s.ToString(),
+                  outcome.retry ? " (will retry)" : "");
+    return outcome;
+  };
+
+  auto existing = admin_.DescribeTable(spec.table);
+  if (!existing.ok()) return fail(existing.status());
+  if (!existing->exists) {
+    spdlog::info("table {}: creating with {} regions", spec.table, outcome.planned_regions);
+    Status created = admin_.CreateTable(spec);
+    if (created.code() == StatusCode::kAlreadyExists) {
+      spdlog::info("table {}: created meanwhile by someone else; comparing", spec.table);
+    } else if (!created.ok()) {
+      return fail(created);
+    } else {
+      counters_.tables_created++;
+    }
+    existing = admin_.DescribeTable(spec.table);
+    if (!existing.ok()) return fail(existing.status());
+    if (!existing->exists) return fail(Status::Unavailable("table not visible after create"));
+  }
+  outcome.regions = static_cast<int>(existing->regions.size());
+  outcome.differences = CompareTable(spec, *existing);
+  if (outcome.differences.empty()) {
+    outcome.phase = kPhaseReady;
+    spdlog::info("table {}: ready ({} regions)", spec.table, outcome.regions);
+  } else {
+    counters_.drift_reports++;
+    outcome.phase = kPhaseDrift;
+    for (const auto& d : outcome.differences) {
+      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table,
+                   d);
+    }
+  }
+  return outcome;
+}
+
+Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
+                               const Outcome& outcome) {
+  const std::string canonical = CanonicalTableName(table);
+  json doc{{"table", canonical},
+           {"phase", outcome.phase},
+           {"physical_table", canonical},
+           {"generation", 1},
+           {"buckets", outcome.buckets},
+           {"regions", outcome.regions},
+           {"planned_regions", outcome.planned_regions},
+           {"config_version", node.version},
+           {"error", outcome.error.empty() ? json(nullptr) : json(outcome.error)},
+           {"differences", outcome.differences},
+           {"updated_at", UtcNow()},
+           {"daemon", options_.daemon_id}};
+  const std::string path = StatusPath(table);
+  auto current = zk_.Get(path, /*watch=*/false);
+  if (current.ok()) {
+    json parsed = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
+    // Leave an identical status alone: a restart or a repeated put changes nothing.
+    if (!parsed.is_discarded() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
+      return Status::Ok();
+    }
+  }
+  return zk_.Upsert(path, doc.dump());
+}
+
+}  // namespace presplit::daemon

@@ -1,0 +1,86 @@
+// Turns the portal's documents under <root>/tables into pre-split tables and reports what it
+// observed under <root>/status. Plain code over the ZkClient and HBaseAdmin interfaces: the unit
+// tests drive it with fakes, the end-to-end tests with the real servers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hbase_admin.h"
+#include "zk_client.h"
+
+namespace presplit::daemon {
+
+// Phases a table's status document can be in.
+inline constexpr const char* kPhaseCreating = "creating";  // create requested, not yet confirmed
+inline constexpr const char* kPhaseReady = "ready";        // exists and matches the document
+inline constexpr const char* kPhaseInvalid = "invalid";    // the document was refused
+inline constexpr const char* kPhaseError = "error";        // HBase refused or failed
+inline constexpr const char* kPhaseDrift = "drift";        // exists but differs; left untouched
+
+struct ReconcilerOptions {
+  std::string zk_root = "/presplit";
+  std::string daemon_id;  // written into status documents ("host:pid")
+};
+
+struct ReconcilerCounters {
+  std::atomic<uint64_t> passes{0};
+  std::atomic<uint64_t> pass_failures{0};
+  std::atomic<uint64_t> tables_created{0};
+  std::atomic<uint64_t> documents_invalid{0};
+  std::atomic<uint64_t> hbase_errors{0};
+  std::atomic<uint64_t> drift_reports{0};
+  std::atomic<uint64_t> managed_tables{0};
+};
+
+class Reconciler {
+ public:
+  Reconciler(ZkClient& zk, HBaseAdmin& admin, ReconcilerOptions options);
+
+  // Creates <root>/tables and <root>/status when missing.
+  Status Prepare();
+
+  // One pass: lists the documents (re-arming the children watch), re-reads each one (re-arming
+  // its data watch) and reconciles every document revision not handled yet, plus those whose
+  // last attempt failed in a way a retry can fix (HBase or ZooKeeper unavailable). A table whose
+  // document disappeared keeps its data; only its status document is removed.
+  // Returns an error only when the pass itself could not run (ZooKeeper unreachable).
+  Status ReconcileAll();
+
+  const ReconcilerCounters& counters() const { return counters_; }
+  std::string TablesPath() const;
+  std::string StatusPath(const std::string& table) const;
+
+ private:
+  struct Outcome {
+    std::string phase;
+    std::string error;
+    std::vector<std::string> differences;
+    int regions = 0;
+    int planned_regions = 0;
+    int buckets = 0;
+    bool retry = false;  // try again on the next pass even if the document did not change
+  };
+  struct Handled {
+    int64_t mzxid = 0;
+    bool retry = false;
+  };
+
+  Outcome ReconcileDocument(const std::string& znode_name, const ZkNode& node);
+  Outcome EnsureTable(const TableSpec& spec, Outcome outcome);
+  Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
+
+  ZkClient& zk_;
+  HBaseAdmin& admin_;
+  const ReconcilerOptions options_;
+  std::map<std::string, Handled> handled_;
+  ReconcilerCounters counters_;
+};
+
+// The document name a table's znodes use: "ns:qualifier" ("t" becomes "default:t").
+std::string CanonicalTableName(const std::string& name);
+
+}  // namespace presplit::daemon

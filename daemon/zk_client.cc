@@ -1,0 +1,224 @@
+#include "zk_client.h"
+
+#include <zookeeper.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
+
+namespace presplit::daemon {
+namespace {
+
+// ZooKeeper's default jute.maxbuffer: no znode can hold more.
+constexpr int kMaxZnodeBytes = 1024 * 1024;
+
+Status FromZkError(int rc, const std::string& op, const std::string& path) {
+  std::string what = op + " " + path + ": " + zerror(rc);
+  switch (rc) {
+    case ZOK: return Status::Ok();
+    case ZNONODE: return Status::NotFound(what);
+    case ZNODEEXISTS: return Status::AlreadyExists(what);
+    case ZBADVERSION:
+    case ZNOTEMPTY: return Status::FailedPrecondition(what);
+    case ZBADARGUMENTS: return Status::InvalidArgument(what);
+    case ZCONNECTIONLOSS:
+    case ZOPERATIONTIMEOUT:
+    case ZSESSIONEXPIRED:
+    case ZINVALIDSTATE:
+    case ZCLOSING: return Status::Unavailable(what);
+    default: return Status::Internal(what);
+  }
+}
+
+void LogFromZooKeeper(const char* message) { spdlog::debug("zookeeper: {}", message); }
+
+class RealZkClient final : public ZkClient {
+ public:
+  RealZkClient(ZkOptions options, ZkEventHandler handler)
+      : options_(std::move(options)), handler_(std::move(handler)) {}
+
+  ~RealZkClient() override {
+    std::lock_guard<std::mutex> lock(handle_mu_);
+    if (zh_ != nullptr) zookeeper_close(zh_);
+  }
+
+  Status Open() {
+    std::lock_guard<std::mutex> lock(handle_mu_);
+    return OpenLocked();
+  }
+
+  Result<ZkNode> Get(const std::string& path, bool watch) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    std::string buffer(kMaxZnodeBytes, '\0');
+    int length = static_cast<int>(buffer.size());
+    struct Stat stat {};
+    int rc = zoo_get(zh, path.c_str(), watch ? 1 : 0, buffer.data(), &length, &stat);
+    if (rc != ZOK) return FromZkError(rc, "get", path);
+    buffer.resize(length < 0 ? 0 : static_cast<size_t>(length));
+    return ZkNode{std::move(buffer), stat.version, stat.mzxid};
+  }
+
+  Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    struct String_vector children {};
+    int rc = zoo_get_children(zh, path.c_str(), watch ? 1 : 0, &children);
+    if (rc != ZOK) return FromZkError(rc, "list", path);
+    std::vector<std::string> names(children.data, children.data + children.count);
+    deallocate_String_vector(&children);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  Status Create(const std::string& path, const std::string& data) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    int rc = zoo_create(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
+                        &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, nullptr, 0);
+    return FromZkError(rc, "create", path);
+  }
+
+  Status Set(const std::string& path, const std::string& data, int version) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    int rc = zoo_set(zh, path.c_str(), data.data(), static_cast<int>(data.size()), version);
+    return FromZkError(rc, "set", path);
+  }
+
+  Status Delete(const std::string& path, int version) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    return FromZkError(zoo_delete(zh, path.c_str(), version), "delete", path);
+  }
+
+ private:
+  static void OnEvent(zhandle_t* zh, int type, int state, const char* path, void* context) {
+    static_cast<RealZkClient*>(context)->HandleEvent(type, state, path ? path : "");
+  }
+
+  // Runs on the ZooKeeper completion thread: record state, hand events over, nothing else.
+  void HandleEvent(int type, int state, const std::string& path) {
+    if (type == ZOO_SESSION_EVENT) {
+      if (state == ZOO_CONNECTED_STATE) {
+        {
+          std::lock_guard<std::mutex> lock(state_mu_);
+          connected_ = true;
+        }
+        state_cv_.notify_all();
+        Emit({ZkEventType::kConnected, ""});
+      } else if (state == ZOO_EXPIRED_SESSION_STATE) {
+        {
+          std::lock_guard<std::mutex> lock(state_mu_);
+          connected_ = false;
+          expired_ = true;
+        }
+        state_cv_.notify_all();
+        Emit({ZkEventType::kSessionExpired, ""});
+      } else {
+        std::lock_guard<std::mutex> lock(state_mu_);
+        connected_ = false;
+      }
+      return;
+    }
+    if (type == ZOO_CHILD_EVENT) {
+      Emit({ZkEventType::kChildrenChanged, path});
+    } else if (type == ZOO_CHANGED_EVENT || type == ZOO_CREATED_EVENT ||
+               type == ZOO_DELETED_EVENT) {
+      Emit({ZkEventType::kDataChanged, path});
+    }
+  }
+
+  void Emit(const ZkEvent& event) {
+    if (handler_) handler_(event);
+  }
+
+  Status OpenLocked() {
+    {
+      std::lock_guard<std::mutex> lock(state_mu_);
+      connected_ = false;
+      expired_ = false;
+    }
+    zh_ = zookeeper_init2(options_.quorum.c_str(), &RealZkClient::OnEvent,
+                          options_.session_timeout_ms, nullptr, this, 0, &LogFromZooKeeper);
+    if (zh_ == nullptr) {
+      return Status::InvalidArgument("cannot use ZooKeeper quorum '" + options_.quorum + "'");
+    }
+    std::unique_lock<std::mutex> lock(state_mu_);
+    if (!state_cv_.wait_for(lock, std::chrono::milliseconds(options_.connect_timeout_ms),
+                            [this] { return connected_; })) {
+      return Status::Unavailable("no ZooKeeper session with " + options_.quorum + " within " +
+                                 std::to_string(options_.connect_timeout_ms) + " ms");
+    }
+    return Status::Ok();
+  }
+
+  // The live handle; replaces an expired session first. A handle that is merely disconnected is
+  // kept: the C client reconnects by itself and calls fail with Unavailable meanwhile.
+  Result<zhandle_t*> Handle() {
+    std::lock_guard<std::mutex> lock(handle_mu_);
+    bool expired;
+    {
+      std::lock_guard<std::mutex> state_lock(state_mu_);
+      expired = expired_;
+    }
+    if (expired || zh_ == nullptr) {
+      if (zh_ != nullptr) {
+        spdlog::warn("ZooKeeper session expired; opening a new one with {}", options_.quorum);
+        zookeeper_close(zh_);
+        zh_ = nullptr;
+      }
+      PRESPLIT_RETURN_IF_ERROR(OpenLocked());
+    }
+    return zh_;
+  }
+
+  const ZkOptions options_;
+  const ZkEventHandler handler_;
+  std::mutex handle_mu_;  // guards zh_ replacement
+  zhandle_t* zh_ = nullptr;
+  std::mutex state_mu_;
+  std::condition_variable state_cv_;
+  bool connected_ = false;
+  bool expired_ = false;
+};
+
+}  // namespace
+
+Status ZkClient::EnsurePath(const std::string& path) {
+  if (path.empty() || path[0] != '/') {
+    return Status::InvalidArgument("ZooKeeper path must be absolute: '" + path + "'");
+  }
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    std::string prefix = path.substr(0, pos);
+    if (prefix.size() <= 1) continue;
+    Status s = Create(prefix, "");
+    if (!s.ok() && s.code() != StatusCode::kAlreadyExists) return s;
+  }
+  return Status::Ok();
+}
+
+Status ZkClient::Upsert(const std::string& path, const std::string& data) {
+  Status s = Set(path, data, -1);
+  if (s.code() != StatusCode::kNotFound) return s;
+  s = Create(path, data);
+  // Lost a race with another writer that created it: set it instead.
+  if (s.code() == StatusCode::kAlreadyExists) return Set(path, data, -1);
+  return s;
+}
+
+std::string JoinZkPath(const std::string& parent, const std::string& child) {
+  if (!parent.empty() && parent.back() == '/') return parent + child;
+  return parent + "/" + child;
+}
+
+Result<std::unique_ptr<ZkClient>> ConnectZooKeeper(const ZkOptions& options,
+                                                   ZkEventHandler handler) {
+  static std::once_flag quiet_library;
+  std::call_once(quiet_library, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_WARN); });
+  auto client = std::make_unique<RealZkClient>(options, std::move(handler));
+  PRESPLIT_RETURN_IF_ERROR(client->Open());
+  return std::unique_ptr<ZkClient>(std::move(client));
+}
+
+}  // namespace presplit::daemon

@@ -1,0 +1,73 @@
+// presplit's view of ZooKeeper: the few operations the daemon and presplitctl need, behind an
+// interface so the reconcile logic can be tested with an in-memory fake.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "presplit/status.h"
+
+namespace presplit::daemon {
+
+struct ZkNode {
+  std::string data;
+  int version = 0;       // the znode's data version, for compare-and-set
+  int64_t mzxid = 0;     // zxid of the last modification; identifies one revision of a document
+};
+
+enum class ZkEventType {
+  kConnected,        // (re)connected: watches may have been lost with a new session; rescan
+  kSessionExpired,   // the session was lost; the client reconnects on its own
+  kChildrenChanged,
+  kDataChanged,      // data changed, node created or deleted
+};
+
+struct ZkEvent {
+  ZkEventType type;
+  std::string path;
+};
+
+class ZkClient {
+ public:
+  virtual ~ZkClient() = default;
+
+  // Reads a znode. `watch` arms a one-shot data watch reported through the event handler.
+  // NotFound when the node does not exist.
+  virtual Result<ZkNode> Get(const std::string& path, bool watch) = 0;
+  // Children names (not full paths), sorted. NotFound when the parent does not exist.
+  virtual Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) = 0;
+  // Creates a persistent node. AlreadyExists when it is there; NotFound when the parent is not.
+  virtual Status Create(const std::string& path, const std::string& data) = 0;
+  // Sets data; version -1 matches any. NotFound / FailedPrecondition (version mismatch).
+  virtual Status Set(const std::string& path, const std::string& data, int version = -1) = 0;
+  // Deletes a node; NotFound when it is not there.
+  virtual Status Delete(const std::string& path, int version = -1) = 0;
+
+  // Creates `path` and its missing ancestors with empty data.
+  Status EnsurePath(const std::string& path);
+  // Creates the node or replaces its data.
+  Status Upsert(const std::string& path, const std::string& data);
+};
+
+using ZkEventHandler = std::function<void(const ZkEvent&)>;
+
+struct ZkOptions {
+  std::string quorum = "127.0.0.1:2181";  // host:port[,host:port...][/chroot]
+  int session_timeout_ms = 15000;
+  int connect_timeout_ms = 10000;         // how long Connect() waits for the first session
+};
+
+// Opens a session with the ZooKeeper C client (multi-threaded flavour). Events, including those
+// of the armed watches, are delivered to `handler` on the client's own completion thread: the
+// handler must only hand them over (e.g. post to an event loop), never call back into the client.
+// An expired session is replaced by a new one automatically and reported as kSessionExpired
+// followed by kConnected.
+Result<std::unique_ptr<ZkClient>> ConnectZooKeeper(const ZkOptions& options,
+                                                   ZkEventHandler handler = nullptr);
+
+// Joins ZooKeeper path components: JoinZkPath("/presplit", "tables") == "/presplit/tables".
+std::string JoinZkPath(const std::string& parent, const std::string& child);
+
+}  // namespace presplit::daemon
