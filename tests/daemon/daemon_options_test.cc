@@ -1,0 +1,60 @@
+#include "daemon_options.h"
+
+#include <gtest/gtest.h>
+
+namespace presplit::daemon {
+namespace {
+
+TEST(DaemonOptionsTest, ReadsKeyValueLinesWithComments) {
+  DaemonOptions o;
+  Status s = ApplyConfigText(
+      "# comment\nzk_quorum = zk1:2181,zk2:2181  # trailing\nzk_root=/p\n"
+      "resync_interval_s = 5\nhbase.client.retries.number = 3\njvm_options = -Da=1 -Db=2\n",
+      "test.conf", o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(o.zk_quorum, "zk1:2181,zk2:2181");
+  EXPECT_EQ(o.zk_root, "/p");
+  EXPECT_EQ(o.resync_interval_s, 5);
+  EXPECT_EQ(o.hbase_settings.at("hbase.client.retries.number"), "3");
+  EXPECT_EQ(o.jvm_options, (std::vector<std::string>{"-Da=1", "-Db=2"}));
+}
+
+TEST(DaemonOptionsTest, ErrorsNameTheLineAndTheKey) {
+  DaemonOptions o;
+  Status s = ApplyConfigText("zk_quorum = a:1\nzk_qourum = b:2\n", "x.conf", o);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("x.conf:2"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("zk_qourum"), std::string::npos);
+
+  s = ApplyConfigText("resync_interval_s = soon\n", "x.conf", o);
+  EXPECT_NE(s.message().find("resync_interval_s"), std::string::npos) << s.message();
+  s = ApplyConfigText("zk_root = presplit\n", "x.conf", o);
+  EXPECT_FALSE(s.ok());
+  s = ApplyConfigText("log_level = loud\n", "x.conf", o);
+  EXPECT_FALSE(s.ok());
+  s = ApplyConfigText("just words\n", "x.conf", o);
+  EXPECT_NE(s.message().find("key = value"), std::string::npos);
+}
+
+TEST(DaemonOptionsTest, ClasspathFromOptionsAndFile) {
+  DaemonOptions o;
+  o.presplit_jar = "/opt/p.jar";
+  o.hbase_conf_dir = "/etc/hbase/conf";
+  o.jvm_classpath = "/a.jar:/b.jar";
+  auto cp = ResolveClasspath(o);
+  ASSERT_TRUE(cp.ok());
+  EXPECT_EQ(*cp, (std::vector<std::string>{"/etc/hbase/conf", "/opt/p.jar", "/a.jar", "/b.jar"}));
+
+  o.jvm_classpath.clear();
+  o.jvm_classpath_file = "/nonexistent/classpath";
+  EXPECT_EQ(ResolveClasspath(o).status().code(), StatusCode::kNotFound);
+
+  o.jvm_classpath_file.clear();
+  o.hbase_command = "/nonexistent/hbase";
+  auto missing = ResolveClasspath(o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("jvm_classpath"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace presplit::daemon

@@ -1,0 +1,110 @@
+// In-memory stand-ins for ZooKeeper and HBase, for unit tests of the reconcile logic only.
+// Integration and end-to-end tests use the real servers.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hbase_admin.h"
+#include "zk_client.h"
+
+namespace presplit::daemon::testing {
+
+class FakeZk : public ZkClient {
+ public:
+  Result<ZkNode> Get(const std::string& path, bool watch) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    if (watch) data_watches.insert(path);
+    auto it = nodes.find(path);
+    if (it == nodes.end()) return Status::NotFound(path);
+    return it->second;
+  }
+  Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    if (watch) child_watches.insert(path);
+    if (!nodes.count(path)) return Status::NotFound(path);
+    std::vector<std::string> out;
+    const std::string prefix = path + "/";
+    for (const auto& [p, n] : nodes) {
+      if (p.rfind(prefix, 0) == 0 && p.find('/', prefix.size()) == std::string::npos) {
+        out.push_back(p.substr(prefix.size()));
+      }
+    }
+    return out;
+  }
+  Status Create(const std::string& path, const std::string& data) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    if (nodes.count(path)) return Status::AlreadyExists(path);
+    std::string parent = path.substr(0, path.rfind('/'));
+    if (!parent.empty() && !nodes.count(parent)) return Status::NotFound(parent);
+    nodes[path] = ZkNode{data, 0, ++zxid};
+    writes++;
+    return Status::Ok();
+  }
+  Status Set(const std::string& path, const std::string& data, int version) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    auto it = nodes.find(path);
+    if (it == nodes.end()) return Status::NotFound(path);
+    if (version != -1 && version != it->second.version) return Status::FailedPrecondition(path);
+    it->second = ZkNode{data, it->second.version + 1, ++zxid};
+    writes++;
+    return Status::Ok();
+  }
+  Status Delete(const std::string& path, int version) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    if (!nodes.erase(path)) return Status::NotFound(path);
+    writes++;
+    return Status::Ok();
+  }
+
+  std::map<std::string, ZkNode> nodes;
+  std::set<std::string> data_watches, child_watches;
+  int64_t zxid = 0;
+  int writes = 0;
+  bool available = true;
+};
+
+class FakeAdmin : public HBaseAdmin {
+ public:
+  Result<TableDescription> DescribeTable(const std::string& table) override {
+    describes++;
+    if (!next_error.ok()) return next_error;
+    auto it = tables.find(table);
+    if (it == tables.end()) {
+      TableDescription d;
+      d.table = table;
+      return d;
+    }
+    return it->second;
+  }
+  Status CreateTable(const TableSpec& spec) override {
+    creates++;
+    if (!create_error.ok()) return create_error;
+    if (tables.count(spec.table)) return Status::AlreadyExists(spec.table);
+    TableDescription d;
+    d.exists = true;
+    d.enabled = true;
+    d.table = spec.table;
+    d.families = spec.families;
+    d.attributes = spec.attributes;
+    d.split_keys = spec.split_keys;
+    std::string start;
+    for (size_t i = 0; i <= spec.split_keys.size(); ++i) {
+      std::string end = i < spec.split_keys.size() ? spec.split_keys[i] : "";
+      d.regions.push_back(RegionInfo{"r" + std::to_string(i), start, end, "rs,1,1"});
+      start = end;
+    }
+    tables[spec.table] = d;
+    return Status::Ok();
+  }
+
+  std::map<std::string, TableDescription> tables;
+  Status next_error;
+  Status create_error;
+  int describes = 0;
+  int creates = 0;
+};
+
+}  // namespace presplit::daemon::testing

@@ -1,0 +1,144 @@
+"""Shared helpers for presplit's end-to-end tests against the real local cluster.
+
+The cluster (real HBase + ZooKeeper) is started by scripts/local-cluster as a ctest fixture; the
+tests run the real presplitd and presplitctl binaries and verify the result through the HBase
+client (tests/e2e/java/HBaseProbe.java), never through presplit's own reports alone.
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+SOURCE_DIR = os.environ["PRESPLIT_SOURCE_DIR"]
+BUILD_DIR = os.environ["PRESPLIT_BUILD_DIR"]
+ZK_QUORUM = os.environ["PRESPLIT_ZK_QUORUM"]
+CLASSPATH_FILE = os.environ["PRESPLIT_HBASE_CLASSPATH_FILE"]
+PRESPLITD = os.path.join(BUILD_DIR, "daemon", "presplitd")
+PRESPLITCTL = os.path.join(BUILD_DIR, "daemon", "presplitctl")
+PRESPLIT_JAR = os.path.join(SOURCE_DIR, "java-shim", "target", "presplit-hbase.jar")
+PROBE = os.path.join(SOURCE_DIR, "tests", "e2e", "java", "HBaseProbe.java")
+
+
+def hbase_classpath():
+    with open(CLASSPATH_FILE) as f:
+        return f.read().strip()
+
+
+def run(cmd, check=True, timeout=120, input=None):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(cmd)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
+
+
+def ctl(root, *args, check=True, input=None, timeout=120):
+    return run([PRESPLITCTL, "--zk", ZK_QUORUM, "--root", root, *args], check=check, input=input,
+               timeout=timeout)
+
+
+def probe(*args, check=True):
+    """Runs HBaseProbe (plain HBase client) and returns the completed process."""
+    return run(["java", "-cp", hbase_classpath(), PROBE, "--zk", ZK_QUORUM, *args], check=check,
+               timeout=180)
+
+
+class Daemon:
+    """A real presplitd process with its own config file and log."""
+
+    def __init__(self, root, http_port, name="presplitd"):
+        self.root = root
+        self.http_port = http_port
+        self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
+        self.log_path = os.path.join(self.dir, "presplitd.log")
+        self.conf_path = os.path.join(self.dir, "presplitd.conf")
+        with open(self.conf_path, "w") as f:
+            f.write(f"""zk_quorum = {ZK_QUORUM}
+zk_root = {root}
+presplit_jar = {PRESPLIT_JAR}
+jvm_classpath_file = {CLASSPATH_FILE}
+jvm_max_heap = 256m
+resync_interval_s = 5
+http_listen = 127.0.0.1:{http_port}
+log_level = info
+""")
+        self.proc = None
+        self.log = None
+
+    def start(self):
+        self.log = open(self.log_path, "a")
+        self.proc = subprocess.Popen([PRESPLITD, "--config", self.conf_path], stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        self.wait_healthy()
+        return self
+
+    def wait_healthy(self, timeout=90):
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"presplitd exited with {self.proc.returncode}:\n{self.log_text()}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except Exception as e:  # not up yet, or not healthy yet
+                last = e
+            time.sleep(0.3)
+        raise AssertionError(f"presplitd not healthy after {timeout}s ({last}):\n{self.log_text()}")
+
+    def metrics(self):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/metrics", timeout=5) as r:
+            values = {}
+            for line in r.read().decode().splitlines():
+                if line and not line.startswith("#"):
+                    name, value = line.split()
+                    values[name] = float(value)
+            return values
+
+    def wait_passes(self, count, timeout=60):
+        """Waits until `count` more reconcile passes have completed."""
+        target = self.metrics()["presplit_reconcile_passes_total"] + count
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.metrics()["presplit_reconcile_passes_total"] >= target:
+                return
+            time.sleep(0.3)
+        raise AssertionError("no reconcile pass happened:\n" + self.log_text())
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        if self.proc is None:
+            return None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+            raise AssertionError("presplitd did not stop within 60 s of SIGTERM:\n" + self.log_text())
+        finally:
+            self.log.close()
+            self.proc = None
+        return code
+
+    def log_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+
+def status(root, table):
+    return json.loads(ctl(root, "status", table).stdout)
+
+
+def wait_status(root, table, phases, timeout=120):
+    proc = ctl(root, "status", table, "--wait", ",".join(phases), "--timeout", str(timeout),
+               check=False, timeout=timeout + 30)
+    if proc.returncode != 0:
+        raise AssertionError(f"{table} did not reach {phases}: {proc.stdout}{proc.stderr}")
+    return json.loads(proc.stdout)
