@@ -1,0 +1,41 @@
+// Binary row keys as text, in HBase's Bytes.toStringBinary form: the form the HBase shell reads
+// and prints, and the one presplit uses for keys in JSON, logs and command output.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "presplit/status.h"
+
+namespace presplit {
+
+// Byte-for-byte HBase Bytes.toStringBinary: bytes 0x20..0x7E other than the backslash are
+// printed as themselves; every other byte (controls, 0x7F, 0x80..0xFF and the backslash itself)
+// as "\xHH" with two upper-case hex digits.
+std::string ToStringBinary(std::string_view bytes);
+
+// HBase Bytes.toBytesBinary: the lenient decoder the HBase shell uses (SPLITS, SPLITS_FILE).
+// "\xHH" with two hex digits from [0-9A-F] becomes the byte HH; every other character becomes
+// the byte with its value. Quirks kept on purpose so results match HBase:
+//  - hex digits must be upper case: in "\x0a" the escape is bogus;
+//  - a bogus escape ("\x" not followed by two digits from [0-9A-F]) drops the backslash only, so
+//    "\xGG" decodes to "xGG" and "\x0a" to "x0a";
+//  - a backslash not followed by 'x' is an ordinary character ("\y" stays "\y").
+// Where HBase throws StringIndexOutOfBoundsException (an escape cut short by the end of the
+// text: "\x", "\xA"), this treats the escape as bogus too: the backslash is dropped and the rest
+// kept ("\xA" decodes to "xA").
+// The input is taken byte by byte; HBase takes UTF-16 chars and keeps the low byte of each, so
+// the two differ only for non-ASCII text, which toStringBinary never produces.
+std::string ToBytesBinary(std::string_view text);
+
+// The strict decoder for user input (config documents, command lines): the same decoding as
+// ToBytesBinary for well-formed text, but a "\x" that is not followed by two hex digits from
+// [0-9A-F] is an InvalidArgument error naming its byte offset (lower-case hex digits are
+// rejected rather than silently misread the way HBase does). A backslash not followed by 'x' is
+// kept literally, as in HBase.
+Result<std::string> ParseBinaryKey(std::string_view text);
+
+// Unsigned lexicographic byte comparison (HBase's Bytes.compareTo): <0, 0 or >0.
+int CompareBytes(std::string_view a, std::string_view b);
+
+}  // namespace presplit

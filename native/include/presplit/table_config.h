@@ -1,0 +1,134 @@
+// The table config document: the versioned JSON that the portal (or presplitctl) writes to
+// /presplit/tables/<namespace>:<table>, describing how a table is to be laid out and created.
+//
+//   {
+//     "version": 1,                                  // required; this presplit understands 1
+//     "table": "tinawang:check",                     // required; [namespace:]qualifier
+//     "description": "free text",                    // optional
+//     "layout": {                                    // optional
+//       "salt": { "buckets": 10, "encoding": "decimal", "width": 1,
+//                 "hash": "java-hashcode", "from": "group" },
+//       "group": { "length": 32 }                    // or { "delimiter": "|" }
+//     },
+//     "split": {                                     // required
+//       "algorithm": "salt-buckets",  // hex-string | decimal-string | uniform | salt-buckets |
+//       explicit "regions": 10, "first_row": "00000000", "last_row": "FFFFFFFF", "keys": ["a",
+//       "b\\x00"]
+//     },
+//     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
+//                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
+//                     "block_size": 65536, "in_memory": false } ]   // required, at least one
+//   }
+//
+// Rules (every violation is an InvalidArgument whose message starts with "field '<json path>': ",
+// e.g. "field 'families[0].compression': unknown compression 'SNAPPYX' (expected one of ...)"):
+//  - unknown fields, wrong JSON types, missing required fields, duplicate keys and malformed JSON
+//    are errors (malformed JSON: "malformed JSON: " + the parser's message with the position);
+//  - layout.salt: buckets required (1..256 for byte encoding, 1..10000 for decimal and hex);
+//    encoding "byte" (default) | "decimal" | "hex"; width optional (0 or absent = the minimum,
+//    see SaltWidth); hash "murmur3" (default) | "phoenix" | "java-hashcode"; from "group"
+//    (default, needs layout.group) | "key";
+//  - layout.group: exactly one of length (1..32767) or delimiter (a non-empty string in
+//    toStringBinary form, parsed strictly);
+//  - split.algorithm required. hex-string, decimal-string, uniform: regions required
+//    (1..10000), first_row / last_row optional (hex/decimal: digits of the radix; uniform:
+//    toStringBinary form), keys not allowed. salt-buckets: needs layout.salt; regions optional
+//    and must equal layout.salt.buckets; no rows or keys. explicit: keys required (toStringBinary
+//    form, non-empty, strictly increasing, at most 9999), regions and rows not allowed. The split
+//    keys are computed during validation, so a range too small for the regions is caught here;
+//  - families: at least one; name non-empty printable ASCII without ':', '\', '/', not starting
+//    with '.', not "recovered.edits", unique; compression NONE, GZ, LZO, SNAPPY, LZ4, BZIP2, ZSTD,
+//    LZMA; data_block_encoding NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1; bloom_filter NONE,
+//    ROW, ROWCOL, ROWPREFIX_FIXED_LENGTH (these three in any letter case, stored upper case);
+//    max_versions >= 1; ttl_seconds 1..2147483647; block_size 1024..16 MiB.
+//  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
+//  letter case and stored in lower case.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "presplit/split_algorithms.h"
+#include "presplit/status.h"
+
+namespace presplit {
+
+inline constexpr int kTableConfigVersion = 1;
+inline constexpr int kMaxConfigRegions = 10000;
+
+struct SaltConfig {
+  int buckets = 1;
+  SaltEncoding encoding = SaltEncoding::kByte;
+  int width = 1;                 // resolved by SaltWidth, never 0 after parsing
+  std::string hash = "murmur3";  // "murmur3" | "phoenix" | "java-hashcode"
+  std::string from = "group";    // "group" | "key"
+};
+
+struct GroupConfig {
+  std::optional<int> length;
+  std::optional<std::string> delimiter;  // raw bytes
+};
+
+struct LayoutConfig {
+  std::optional<SaltConfig> salt;
+  std::optional<GroupConfig> group;
+};
+
+struct SplitConfig {
+  SplitAlgorithm algorithm = SplitAlgorithm::kHexString;
+  // The number of regions the table is created with; for salt-buckets the bucket count, for
+  // explicit the number of keys + 1.
+  int regions = 1;
+  // As given for hex-string / decimal-string; raw bytes for uniform; unset = the default.
+  std::optional<std::string> first_row, last_row;
+  std::vector<std::string> keys;  // raw bytes; explicit only
+};
+
+struct FamilyConfig {
+  std::string name;
+  std::string compression = "NONE";
+  std::string data_block_encoding = "NONE";
+  std::string bloom_filter = "ROW";
+  int max_versions = 1;
+  int64_t ttl_seconds = 2147483647;  // HBase's "forever"
+  int block_size = 65536;
+  bool in_memory = false;
+};
+
+struct TableConfig {
+  int version = kTableConfigVersion;
+  std::string table;                       // as given in the document
+  std::string namespace_name = "default";  // "default" when the name has no namespace
+  std::string qualifier;
+  std::string description;
+  LayoutConfig layout;
+  SplitConfig split;
+  std::vector<FamilyConfig> families;
+
+  // "namespace:qualifier", always with the namespace, e.g. "default:t".
+  std::string FullName() const;
+};
+
+// Parses and validates a document (see the rules above). Never throws.
+Result<TableConfig> ParseTableConfig(std::string_view json);
+
+// The canonical form of a config: every default filled in (salt width resolved, the
+// algorithm's default rows written out), fields in a fixed order, two-space indentation; binary
+// values in toStringBinary form. ParseTableConfig accepts it and gives the same canonical form
+// back. Never throws.
+std::string TableConfigToJson(const TableConfig& config);
+
+// The split keys the table is created with: runs the configured algorithm, then
+// ValidateSplitKeys.
+Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config);
+
+// HBase's TableName rules: "[namespace:]qualifier"; the namespace is [A-Za-z0-9_]+ and must not be
+// "hbase" (reserved for HBase's system tables); the qualifier is [A-Za-z0-9_.-]+, does not start
+// with '.' or '-', and is not "zookeeper"; each part at most 255 characters. (HBase also takes
+// non-ASCII letters and digits; presplit keeps names ASCII.)
+Status ValidateTableName(std::string_view name);
+
+}  // namespace presplit

@@ -1,0 +1,758 @@
+#include "presplit/table_config.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <exception>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+#include "presplit/bigint.h"
+#include "presplit/bytes.h"
+
+namespace presplit {
+namespace {
+
+using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
+
+constexpr std::array<std::string_view, 8> kCompressions = {"NONE", "GZ",    "LZO",  "SNAPPY",
+                                                           "LZ4",  "BZIP2", "ZSTD", "LZMA"};
+constexpr std::array<std::string_view, 5> kDataBlockEncodings = {"NONE", "PREFIX", "DIFF",
+                                                                 "FAST_DIFF", "ROW_INDEX_V1"};
+constexpr std::array<std::string_view, 4> kBloomFilters = {"NONE", "ROW", "ROWCOL",
+                                                           "ROWPREFIX_FIXED_LENGTH"};
+constexpr std::array<std::string_view, 3> kHashes = {"murmur3", "phoenix", "java-hashcode"};
+constexpr std::array<std::string_view, 2> kSaltFrom = {"group", "key"};
+
+constexpr size_t kMaxNamePartLength = 255;
+constexpr int kMaxGroupLength = 32767;
+constexpr int kMinBlockSize = 1024;
+constexpr int kMaxBlockSize = 16 * 1024 * 1024;
+constexpr int64_t kMaxTtlSeconds = std::numeric_limits<int32_t>::max();
+
+bool IsAsciiAlnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+Status FieldError(const std::string& path, const std::string& problem) {
+  return Status::InvalidArgument("field '" + path + "': " + problem);
+}
+
+std::string Join(const std::string& prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+}
+
+const char* TypeName(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number with a fraction";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "an unsupported value";
+  }
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+template <size_t N>
+std::string ListOf(const std::array<std::string_view, N>& names) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i > 0) out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+// Finds `value` (compared after `normalize`) among `names`; error names the field and the
+// choices.
+template <size_t N>
+Result<std::string> OneOf(const std::string& path, std::string_view what, const std::string& value,
+                          const std::array<std::string_view, N>& names,
+                          std::string (*normalize)(std::string_view)) {
+  std::string normalized = normalize(value);
+  for (std::string_view n : names) {
+    if (n == normalized) return normalized;
+  }
+  return FieldError(path, "unknown " + std::string(what) + " '" + ToStringBinary(value) +
+                              "' (expected one of " + ListOf(names) + ")");
+}
+
+// Reads the members of one JSON object, with the path of the object for error messages.
+class ObjectReader {
+ public:
+  ObjectReader(const json& object, std::string path) : object_(object), path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+  std::string PathOf(std::string_view key) const { return Join(path_, key); }
+  bool Has(std::string_view key) const { return object_.contains(std::string(key)); }
+
+  Status CheckKnownFields(std::initializer_list<std::string_view> known) const {
+    for (const auto& item : object_.items()) {
+      if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+        return FieldError(PathOf(ToStringBinary(item.key())), "unknown field");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // nullptr when absent; error when required and absent.
+  Result<const json*> Get(std::string_view key, bool required) const {
+    auto it = object_.find(std::string(key));
+    if (it == object_.end()) {
+      if (required) return FieldError(PathOf(key), "missing required field");
+      return static_cast<const json*>(nullptr);
+    }
+    return &*it;
+  }
+
+  Result<std::optional<int64_t>> GetInt(std::string_view key, bool required, int64_t min,
+                                        int64_t max) const {
+    PRESPLIT_ASSIGN_OR_RETURN(const json* v, Get(key, required));
+    if (v == nullptr) return std::optional<int64_t>();
+    if (!v->is_number_integer()) {
+      return FieldError(PathOf(key), std::string("expected an integer, got ") + TypeName(*v));
+    }
+    bool in_range;
+    int64_t value = 0;
+    if (v->is_number_unsigned()) {
+      auto u = v->get<uint64_t>();
+      in_range = u <= static_cast<uint64_t>(max) && static_cast<int64_t>(u) >= min;
+      value = in_range ? static_cast<int64_t>(u) : 0;
+      if (!in_range) {
+        return FieldError(PathOf(key), "must be between " + std::to_string(min) + " and " +
+                                           std::to_string(max) + " (got " + std::to_string(u) +
+                                           ")");
+      }
+    } else {
+      value = v->get<int64_t>();
+      if (value < min || value > max) {
+        return FieldError(PathOf(key), "must be between " + std::to_string(min) + " and " +
+                                           std::to_string(max) + " (got " + std::to_string(value) +
+                                           ")");
+      }
+    }
+    return std::optional<int64_t>(value);
+  }
+
+  Result<std::optional<std::string>> GetString(std::string_view key, bool required) const {
+    PRESPLIT_ASSIGN_OR_RETURN(const json* v, Get(key, required));
+    if (v == nullptr) return std::optional<std::string>();
+    if (!v->is_string()) {
+      return FieldError(PathOf(key), std::string("expected a string, got ") + TypeName(*v));
+    }
+    return std::optional<std::string>(v->get<std::string>());
+  }
+
+  Result<std::optional<bool>> GetBool(std::string_view key) const {
+    PRESPLIT_ASSIGN_OR_RETURN(const json* v, Get(key, false));
+    if (v == nullptr) return std::optional<bool>();
+    if (!v->is_boolean()) {
+      return FieldError(PathOf(key), std::string("expected a boolean, got ") + TypeName(*v));
+    }
+    return std::optional<bool>(v->get<bool>());
+  }
+
+  // The member as an object reader; nullopt when absent.
+  Result<std::optional<ObjectReader>> GetObject(std::string_view key, bool required) const {
+    PRESPLIT_ASSIGN_OR_RETURN(const json* v, Get(key, required));
+    if (v == nullptr) return std::optional<ObjectReader>();
+    if (!v->is_object()) {
+      return FieldError(PathOf(key), std::string("expected an object, got ") + TypeName(*v));
+    }
+    return std::optional<ObjectReader>(ObjectReader(*v, PathOf(key)));
+  }
+
+ private:
+  const json& object_;
+  std::string path_;
+};
+
+// The parser keeps the last of duplicate keys silently; a config with two "regions" is more
+// likely a mistake than an intent, so the callback records the first duplicate.
+class DuplicateKeyDetector {
+ public:
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        CountElement();
+        frames_.push_back(Frame{false, {}, {}, 0});
+        break;
+      case json::parse_event_t::array_start:
+        CountElement();
+        frames_.push_back(Frame{true, {}, {}, 0});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!frames_.empty() && parsed.is_string()) {
+          Frame& f = frames_.back();
+          f.key = parsed.get<std::string>();
+          if (!f.keys.insert(f.key).second && !duplicate_) duplicate_ = Path();
+        }
+        break;
+      case json::parse_event_t::value:
+        CountElement();
+        break;
+    }
+    return true;
+  }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    bool is_array;
+    std::set<std::string> keys;
+    std::string key;
+    int next_index;  // arrays: index of the element being read + 1
+  };
+  void CountElement() {
+    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().next_index;
+  }
+  std::string Path() const {
+    std::string path;
+    for (const Frame& f : frames_) {
+      if (f.is_array) {
+        path += "[" + std::to_string(f.next_index - 1) + "]";
+      } else {
+        path += (path.empty() ? "" : ".") + ToStringBinary(f.key);
+      }
+    }
+    return path;
+  }
+
+  std::vector<Frame> frames_;
+  std::optional<std::string> duplicate_;
+};
+
+Status ValidateFamilyName(const std::string& path, const std::string& name) {
+  if (name.empty()) return FieldError(path, "a column family name must not be empty");
+  if (name[0] == '.') {
+    return FieldError(path,
+                      "column family name '" + ToStringBinary(name) + "' must not start with '.'");
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c > 0x7E || c == ':' || c == '\\' || c == '/') {
+      return FieldError(path, "column family name '" + ToStringBinary(name) +
+                                  "' has a forbidden character at offset " + std::to_string(i) +
+                                  " (printable ASCII other than ':', '\\' and '/' only)");
+    }
+  }
+  if (name == "recovered.edits") {
+    return FieldError(path, "'recovered.edits' is reserved by HBase");
+  }
+  return Status::Ok();
+}
+
+Result<SaltConfig> ParseSalt(const ObjectReader& r) {
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"buckets", "encoding", "width", "hash", "from"}));
+  SaltConfig salt;
+  PRESPLIT_ASSIGN_OR_RETURN(auto encoding, r.GetString("encoding", false));
+  if (encoding) {
+    Result<SaltEncoding> e = ParseSaltEncoding(*encoding);
+    if (!e.ok()) return FieldError(r.PathOf("encoding"), e.status().message());
+    salt.encoding = *e;
+  }
+  const int max_buckets = salt.encoding == SaltEncoding::kByte ? 256 : kMaxConfigRegions;
+  PRESPLIT_ASSIGN_OR_RETURN(auto buckets_field, r.Get("buckets", true));
+  if (salt.encoding == SaltEncoding::kByte && buckets_field->is_number_integer() &&
+      (buckets_field->get<int64_t>() > 256)) {
+    return FieldError(r.PathOf("buckets"), "must be between 1 and 256 for byte encoding (got " +
+                                               std::to_string(buckets_field->get<int64_t>()) + ")");
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto buckets, r.GetInt("buckets", true, 1, max_buckets));
+  salt.buckets = static_cast<int>(*buckets);
+  PRESPLIT_ASSIGN_OR_RETURN(auto width, r.GetInt("width", false, 0, 10));
+  Result<int> resolved =
+      SaltWidth(salt.encoding, salt.buckets, width ? static_cast<int>(*width) : 0);
+  if (!resolved.ok()) return FieldError(r.PathOf("width"), resolved.status().message());
+  salt.width = *resolved;
+  PRESPLIT_ASSIGN_OR_RETURN(auto hash, r.GetString("hash", false));
+  if (hash) {
+    PRESPLIT_ASSIGN_OR_RETURN(salt.hash, OneOf(r.PathOf("hash"), "hash", *hash, kHashes, Lower));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto from, r.GetString("from", false));
+  if (from) {
+    PRESPLIT_ASSIGN_OR_RETURN(salt.from,
+                              OneOf(r.PathOf("from"), "salt source", *from, kSaltFrom, Lower));
+  }
+  return salt;
+}
+
+Result<GroupConfig> ParseGroup(const ObjectReader& r) {
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"length", "delimiter"}));
+  if (r.Has("length") == r.Has("delimiter")) {
+    return FieldError(r.path(), "needs exactly one of 'length' or 'delimiter'");
+  }
+  GroupConfig group;
+  PRESPLIT_ASSIGN_OR_RETURN(auto length, r.GetInt("length", false, 1, kMaxGroupLength));
+  if (length) group.length = static_cast<int>(*length);
+  PRESPLIT_ASSIGN_OR_RETURN(auto delimiter, r.GetString("delimiter", false));
+  if (delimiter) {
+    Result<std::string> bytes = ParseBinaryKey(*delimiter);
+    if (!bytes.ok()) return FieldError(r.PathOf("delimiter"), bytes.status().message());
+    if (bytes->empty()) return FieldError(r.PathOf("delimiter"), "must not be empty");
+    group.delimiter = *bytes;
+  }
+  return group;
+}
+
+Status ParseLayout(const ObjectReader& r, LayoutConfig* layout) {
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"salt", "group"}));
+  PRESPLIT_ASSIGN_OR_RETURN(auto salt, r.GetObject("salt", false));
+  if (salt) {
+    PRESPLIT_ASSIGN_OR_RETURN(layout->salt, ParseSalt(*salt));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto group, r.GetObject("group", false));
+  if (group) {
+    PRESPLIT_ASSIGN_OR_RETURN(layout->group, ParseGroup(*group));
+  }
+  if (layout->salt && layout->salt->from == "group" && !layout->group) {
+    return FieldError(r.PathOf("salt.from"),
+                      "salting from the group needs 'layout.group' (or set \"from\": \"key\")");
+  }
+  return Status::Ok();
+}
+
+Status NotAllowed(const ObjectReader& r, std::string_view key, SplitAlgorithm algorithm) {
+  if (!r.Has(key)) return Status::Ok();
+  return FieldError(r.PathOf(key), "not allowed with algorithm '" +
+                                       std::string(SplitAlgorithmName(algorithm)) + "'");
+}
+
+// A hex/decimal first or last row: digits of the radix.
+Result<std::optional<std::string>> GetNumberRow(const ObjectReader& r, std::string_view key,
+                                                int radix) {
+  PRESPLIT_ASSIGN_OR_RETURN(auto row, r.GetString(key, false));
+  if (!row) return row;
+  if (row->size() > kMaxRowKeyLength) {
+    return FieldError(r.PathOf(key), "longer than " + std::to_string(kMaxRowKeyLength));
+  }
+  Result<BigUint> value = BigUint::FromString(*row, radix);
+  if (!value.ok()) return FieldError(r.PathOf(key), value.status().message());
+  return row;
+}
+
+Result<std::optional<std::string>> GetBinaryRow(const ObjectReader& r, std::string_view key) {
+  PRESPLIT_ASSIGN_OR_RETURN(auto row, r.GetString(key, false));
+  if (!row) return row;
+  Result<std::string> bytes = ParseBinaryKey(*row);
+  if (!bytes.ok()) return FieldError(r.PathOf(key), bytes.status().message());
+  return std::optional<std::string>(*bytes);
+}
+
+Status ParseSplit(const ObjectReader& r, const LayoutConfig& layout, SplitConfig* split) {
+  PRESPLIT_RETURN_IF_ERROR(
+      r.CheckKnownFields({"algorithm", "regions", "first_row", "last_row", "keys"}));
+  PRESPLIT_ASSIGN_OR_RETURN(auto algorithm, r.GetString("algorithm", true));
+  Result<SplitAlgorithm> parsed = ParseSplitAlgorithm(*algorithm);
+  if (!parsed.ok()) return FieldError(r.PathOf("algorithm"), parsed.status().message());
+  split->algorithm = *parsed;
+  switch (split->algorithm) {
+    case SplitAlgorithm::kHexString:
+    case SplitAlgorithm::kDecimalString:
+    case SplitAlgorithm::kUniform: {
+      PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "keys", split->algorithm));
+      PRESPLIT_ASSIGN_OR_RETURN(auto regions, r.GetInt("regions", true, 1, kMaxConfigRegions));
+      split->regions = static_cast<int>(*regions);
+      if (split->algorithm == SplitAlgorithm::kUniform) {
+        PRESPLIT_ASSIGN_OR_RETURN(split->first_row, GetBinaryRow(r, "first_row"));
+        PRESPLIT_ASSIGN_OR_RETURN(split->last_row, GetBinaryRow(r, "last_row"));
+      } else {
+        int radix = split->algorithm == SplitAlgorithm::kHexString ? 16 : 10;
+        PRESPLIT_ASSIGN_OR_RETURN(split->first_row, GetNumberRow(r, "first_row", radix));
+        PRESPLIT_ASSIGN_OR_RETURN(split->last_row, GetNumberRow(r, "last_row", radix));
+      }
+      break;
+    }
+    case SplitAlgorithm::kSaltBuckets: {
+      PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "first_row", split->algorithm));
+      PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "last_row", split->algorithm));
+      PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "keys", split->algorithm));
+      if (!layout.salt) {
+        return FieldError(r.PathOf("algorithm"), "'salt-buckets' needs 'layout.salt'");
+      }
+      PRESPLIT_ASSIGN_OR_RETURN(auto regions, r.GetInt("regions", false, 1, kMaxConfigRegions));
+      if (regions && *regions != layout.salt->buckets) {
+        return FieldError(r.PathOf("regions"), "must equal layout.salt.buckets (" +
+                                                   std::to_string(layout.salt->buckets) +
+                                                   ") with algorithm 'salt-buckets' (got " +
+                                                   std::to_string(*regions) + ")");
+      }
+      split->regions = layout.salt->buckets;
+      break;
+    }
+    case SplitAlgorithm::kExplicit: {
+      PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "first_row", split->algorithm));
+      PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "last_row", split->algorithm));
+      if (r.Has("regions")) {
+        return FieldError(r.PathOf("regions"),
+                          "not allowed with algorithm 'explicit' (the table gets one region more "
+                          "than there are keys)");
+      }
+      PRESPLIT_ASSIGN_OR_RETURN(const json* keys, r.Get("keys", true));
+      if (!keys->is_array()) {
+        return FieldError(r.PathOf("keys"),
+                          std::string("expected an array, got ") + TypeName(*keys));
+      }
+      if (keys->size() > static_cast<size_t>(kMaxConfigRegions - 1)) {
+        return FieldError(r.PathOf("keys"), "at most " + std::to_string(kMaxConfigRegions - 1) +
+                                                " keys (got " + std::to_string(keys->size()) + ")");
+      }
+      for (size_t i = 0; i < keys->size(); ++i) {
+        const json& k = (*keys)[i];
+        const std::string path = r.PathOf("keys") + "[" + std::to_string(i) + "]";
+        if (!k.is_string()) {
+          return FieldError(path, std::string("expected a string, got ") + TypeName(k));
+        }
+        Result<std::string> bytes = ParseBinaryKey(k.get<std::string>());
+        if (!bytes.ok()) return FieldError(path, bytes.status().message());
+        split->keys.push_back(*bytes);
+      }
+      Status valid = ValidateSplitKeys(split->keys);
+      if (!valid.ok()) return FieldError(r.PathOf("keys"), valid.message());
+      split->regions = static_cast<int>(split->keys.size()) + 1;
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<FamilyConfig> ParseFamily(const ObjectReader& r) {
+  PRESPLIT_RETURN_IF_ERROR(
+      r.CheckKnownFields({"name", "compression", "data_block_encoding", "bloom_filter",
+                          "max_versions", "ttl_seconds", "block_size", "in_memory"}));
+  FamilyConfig family;
+  PRESPLIT_ASSIGN_OR_RETURN(auto name, r.GetString("name", true));
+  PRESPLIT_RETURN_IF_ERROR(ValidateFamilyName(r.PathOf("name"), *name));
+  family.name = *name;
+  PRESPLIT_ASSIGN_OR_RETURN(auto compression, r.GetString("compression", false));
+  if (compression) {
+    PRESPLIT_ASSIGN_OR_RETURN(family.compression, OneOf(r.PathOf("compression"), "compression",
+                                                        *compression, kCompressions, Upper));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto encoding, r.GetString("data_block_encoding", false));
+  if (encoding) {
+    PRESPLIT_ASSIGN_OR_RETURN(family.data_block_encoding,
+                              OneOf(r.PathOf("data_block_encoding"), "data block encoding",
+                                    *encoding, kDataBlockEncodings, Upper));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto bloom, r.GetString("bloom_filter", false));
+  if (bloom) {
+    PRESPLIT_ASSIGN_OR_RETURN(family.bloom_filter, OneOf(r.PathOf("bloom_filter"), "bloom filter",
+                                                         *bloom, kBloomFilters, Upper));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto versions,
+                            r.GetInt("max_versions", false, 1, std::numeric_limits<int>::max()));
+  if (versions) family.max_versions = static_cast<int>(*versions);
+  PRESPLIT_ASSIGN_OR_RETURN(auto ttl, r.GetInt("ttl_seconds", false, 1, kMaxTtlSeconds));
+  if (ttl) family.ttl_seconds = *ttl;
+  PRESPLIT_ASSIGN_OR_RETURN(auto block_size,
+                            r.GetInt("block_size", false, kMinBlockSize, kMaxBlockSize));
+  if (block_size) family.block_size = static_cast<int>(*block_size);
+  PRESPLIT_ASSIGN_OR_RETURN(auto in_memory, r.GetBool("in_memory"));
+  if (in_memory) family.in_memory = *in_memory;
+  return family;
+}
+
+Status SplitTableName(std::string_view name, std::string* ns, std::string* qualifier) {
+  PRESPLIT_RETURN_IF_ERROR(ValidateTableName(name));
+  size_t colon = name.find(':');
+  if (colon == std::string_view::npos) {
+    *ns = "default";
+    *qualifier = std::string(name);
+  } else {
+    *ns = std::string(name.substr(0, colon));
+    *qualifier = std::string(name.substr(colon + 1));
+  }
+  return Status::Ok();
+}
+
+Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
+  DuplicateKeyDetector detector;
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end(), std::ref(detector));
+  } catch (const json::exception& e) {
+    return Status::InvalidArgument(std::string("malformed JSON: ") + e.what());
+  }
+  if (detector.duplicate()) {
+    return FieldError(*detector.duplicate(), "duplicate key");
+  }
+  if (!doc.is_object()) {
+    return Status::InvalidArgument(std::string("the document must be a JSON object, got ") +
+                                   TypeName(doc));
+  }
+  ObjectReader r(doc, "");
+  TableConfig config;
+  // The version first: a newer document may have fields this presplit does not know.
+  PRESPLIT_ASSIGN_OR_RETURN(auto version_field, r.Get("version", true));
+  if (version_field->is_number_integer() &&
+      !(version_field->is_number_unsigned() &&
+        version_field->get<uint64_t>() == static_cast<uint64_t>(kTableConfigVersion))) {
+    std::string got = version_field->is_number_unsigned()
+                          ? std::to_string(version_field->get<uint64_t>())
+                          : std::to_string(version_field->get<int64_t>());
+    return FieldError("version", "unsupported version " + got + " (this presplit understands " +
+                                     std::to_string(kTableConfigVersion) + ")");
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto version,
+                            r.GetInt("version", true, kTableConfigVersion, kTableConfigVersion));
+  config.version = static_cast<int>(*version);
+  PRESPLIT_RETURN_IF_ERROR(
+      r.CheckKnownFields({"version", "table", "description", "layout", "split", "families"}));
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto table, r.GetString("table", true));
+  Status name_ok = SplitTableName(*table, &config.namespace_name, &config.qualifier);
+  if (!name_ok.ok()) return FieldError("table", name_ok.message());
+  config.table = *table;
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto description, r.GetString("description", false));
+  if (description) config.description = *description;
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto layout, r.GetObject("layout", false));
+  if (layout) PRESPLIT_RETURN_IF_ERROR(ParseLayout(*layout, &config.layout));
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto split, r.GetObject("split", true));
+  PRESPLIT_RETURN_IF_ERROR(ParseSplit(*split, config.layout, &config.split));
+
+  PRESPLIT_ASSIGN_OR_RETURN(const json* families, r.Get("families", true));
+  if (!families->is_array()) {
+    return FieldError("families", std::string("expected an array, got ") + TypeName(*families));
+  }
+  if (families->empty()) return FieldError("families", "at least one column family is needed");
+  for (size_t i = 0; i < families->size(); ++i) {
+    const std::string path = "families[" + std::to_string(i) + "]";
+    const json& f = (*families)[i];
+    if (!f.is_object()) {
+      return FieldError(path, std::string("expected an object, got ") + TypeName(f));
+    }
+    PRESPLIT_ASSIGN_OR_RETURN(FamilyConfig family, ParseFamily(ObjectReader(f, path)));
+    for (size_t j = 0; j < config.families.size(); ++j) {
+      if (config.families[j].name == family.name) {
+        return FieldError(path + ".name", "duplicate column family '" +
+                                              ToStringBinary(family.name) + "' (also families[" +
+                                              std::to_string(j) + "])");
+      }
+    }
+    config.families.push_back(std::move(family));
+  }
+
+  // Running the algorithm catches what only the combination of fields reveals (a range too
+  // small for the regions, a last row below the first).
+  Result<std::vector<std::string>> keys = ComputeSplitKeys(config);
+  if (!keys.ok()) return FieldError("split", keys.status().message());
+  return config;
+}
+
+std::string NumberRowDefault(SplitAlgorithm algorithm, bool first) {
+  if (first) return "00000000";
+  return algorithm == SplitAlgorithm::kHexString ? "FFFFFFFF" : "99999999";
+}
+
+}  // namespace
+
+std::string TableConfig::FullName() const { return namespace_name + ":" + qualifier; }
+
+Result<TableConfig> ParseTableConfig(std::string_view json_text) {
+  try {
+    return ParseTableConfigOrThrow(json_text);
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("unexpected failure while reading the config: ") +
+                            e.what());
+  } catch (...) {
+    return Status::Internal("unexpected failure while reading the config");
+  }
+}
+
+std::string TableConfigToJson(const TableConfig& config) {
+  try {
+    ordered_json doc;
+    doc["version"] = config.version;
+    doc["table"] = config.table;
+    doc["description"] = config.description;
+    ordered_json layout = ordered_json::object();
+    if (config.layout.salt) {
+      const SaltConfig& s = *config.layout.salt;
+      ordered_json salt;
+      salt["buckets"] = s.buckets;
+      salt["encoding"] = std::string(SaltEncodingName(s.encoding));
+      Result<int> width = SaltWidth(s.encoding, s.buckets, s.width);
+      salt["width"] = width.ok() ? *width : s.width;
+      salt["hash"] = s.hash;
+      salt["from"] = s.from;
+      layout["salt"] = std::move(salt);
+    }
+    if (config.layout.group) {
+      ordered_json group = ordered_json::object();
+      if (config.layout.group->length) group["length"] = *config.layout.group->length;
+      if (config.layout.group->delimiter) {
+        group["delimiter"] = ToStringBinary(*config.layout.group->delimiter);
+      }
+      layout["group"] = std::move(group);
+    }
+    doc["layout"] = std::move(layout);
+
+    const SplitConfig& sp = config.split;
+    ordered_json split;
+    split["algorithm"] = std::string(SplitAlgorithmName(sp.algorithm));
+    switch (sp.algorithm) {
+      case SplitAlgorithm::kHexString:
+      case SplitAlgorithm::kDecimalString:
+        split["regions"] = sp.regions;
+        split["first_row"] = sp.first_row ? *sp.first_row : NumberRowDefault(sp.algorithm, true);
+        split["last_row"] = sp.last_row ? *sp.last_row : NumberRowDefault(sp.algorithm, false);
+        break;
+      case SplitAlgorithm::kUniform:
+        split["regions"] = sp.regions;
+        split["first_row"] = ToStringBinary(sp.first_row ? *sp.first_row : std::string());
+        split["last_row"] = ToStringBinary(sp.last_row ? *sp.last_row : std::string(8, '\xFF'));
+        break;
+      case SplitAlgorithm::kSaltBuckets:
+        split["regions"] = sp.regions;
+        break;
+      case SplitAlgorithm::kExplicit: {
+        ordered_json keys = ordered_json::array();
+        for (const std::string& k : sp.keys) keys.push_back(ToStringBinary(k));
+        split["keys"] = std::move(keys);
+        break;
+      }
+    }
+    doc["split"] = std::move(split);
+
+    ordered_json families = ordered_json::array();
+    for (const FamilyConfig& f : config.families) {
+      ordered_json family;
+      family["name"] = f.name;
+      family["compression"] = f.compression;
+      family["data_block_encoding"] = f.data_block_encoding;
+      family["bloom_filter"] = f.bloom_filter;
+      family["max_versions"] = f.max_versions;
+      family["ttl_seconds"] = f.ttl_seconds;
+      family["block_size"] = f.block_size;
+      family["in_memory"] = f.in_memory;
+      families.push_back(std::move(family));
+    }
+    doc["families"] = std::move(families);
+    // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).
+    return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+  } catch (...) {
+    return "{}\n";
+  }
+}
+
+Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config) {
+  const SplitConfig& sp = config.split;
+  std::vector<std::string> keys;
+  switch (sp.algorithm) {
+    case SplitAlgorithm::kHexString: {
+      PRESPLIT_ASSIGN_OR_RETURN(keys, HexStringSplit(sp.regions, sp.first_row, sp.last_row));
+      break;
+    }
+    case SplitAlgorithm::kDecimalString: {
+      PRESPLIT_ASSIGN_OR_RETURN(keys, DecimalStringSplit(sp.regions, sp.first_row, sp.last_row));
+      break;
+    }
+    case SplitAlgorithm::kUniform: {
+      PRESPLIT_ASSIGN_OR_RETURN(keys, UniformSplit(sp.regions, sp.first_row, sp.last_row));
+      break;
+    }
+    case SplitAlgorithm::kSaltBuckets: {
+      if (!config.layout.salt) {
+        return Status::InvalidArgument("algorithm 'salt-buckets' needs layout.salt");
+      }
+      const SaltConfig& s = *config.layout.salt;
+      PRESPLIT_ASSIGN_OR_RETURN(keys, SaltBucketSplit(s.buckets, s.encoding, s.width));
+      break;
+    }
+    case SplitAlgorithm::kExplicit:
+      keys = sp.keys;
+      break;
+  }
+  PRESPLIT_RETURN_IF_ERROR(ValidateSplitKeys(keys));
+  return keys;
+}
+
+Status ValidateTableName(std::string_view name) {
+  const std::string shown = "invalid table name '" + ToStringBinary(name) + "': ";
+  if (name.empty()) return Status::InvalidArgument(shown + "must not be empty");
+  size_t colon = name.find(':');
+  std::string_view ns;
+  std::string_view qualifier = name;
+  if (colon != std::string_view::npos) {
+    ns = name.substr(0, colon);
+    qualifier = name.substr(colon + 1);
+    if (qualifier.find(':') != std::string_view::npos) {
+      return Status::InvalidArgument(shown + "more than one ':'");
+    }
+    if (ns.empty()) return Status::InvalidArgument(shown + "the namespace before ':' is empty");
+    if (ns.size() > kMaxNamePartLength) {
+      return Status::InvalidArgument(shown + "the namespace is longer than " +
+                                     std::to_string(kMaxNamePartLength) + " characters");
+    }
+    for (size_t i = 0; i < ns.size(); ++i) {
+      char c = ns[i];
+      if (!IsAsciiAlnum(c) && c != '_') {
+        return Status::InvalidArgument(shown + "the namespace may only contain [A-Za-z0-9_] ('" +
+                                       ToStringBinary(ns.substr(i, 1)) + "' at offset " +
+                                       std::to_string(i) + ")");
+      }
+    }
+    if (ns == "hbase") {
+      return Status::InvalidArgument(shown +
+                                     "the namespace 'hbase' is reserved for HBase's system tables");
+    }
+  }
+  if (qualifier.empty()) return Status::InvalidArgument(shown + "the table qualifier is empty");
+  if (qualifier.size() > kMaxNamePartLength) {
+    return Status::InvalidArgument(shown + "the table qualifier is longer than " +
+                                   std::to_string(kMaxNamePartLength) + " characters");
+  }
+  if (qualifier[0] == '.' || qualifier[0] == '-') {
+    return Status::InvalidArgument(shown + "the table qualifier must not start with '" +
+                                   std::string(1, qualifier[0]) + "'");
+  }
+  for (size_t i = 0; i < qualifier.size(); ++i) {
+    char c = qualifier[i];
+    if (!IsAsciiAlnum(c) && c != '_' && c != '-' && c != '.') {
+      return Status::InvalidArgument(
+          shown + "the table qualifier may only contain [A-Za-z0-9_.-] ('" +
+          ToStringBinary(qualifier.substr(i, 1)) + "' at offset " + std::to_string(i) + ")");
+    }
+  }
+  if (qualifier == "zookeeper") {
+    return Status::InvalidArgument(shown + "'zookeeper' is not allowed as a table qualifier");
+  }
+  return Status::Ok();
+}
+
+}  // namespace presplit

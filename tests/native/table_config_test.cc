@@ -1,0 +1,462 @@
+#include "presplit/table_config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "presplit/bytes.h"
+
+namespace presplit {
+namespace {
+
+using json = nlohmann::json;
+
+// The reference case of USE-CASES.md: table `check` in namespace `tinawang`, salted from the
+// 32-character check_id into 10 decimal buckets, one region per bucket.
+constexpr const char* kReferenceDoc = R"({
+  "version": 1,
+  "table": "tinawang:check",
+  "description": "history of checks, looked up by check_id",
+  "layout": {
+    "salt":  { "buckets": 10, "encoding": "decimal", "width": 1, "hash": "java-hashcode",
+               "from": "group" },
+    "group": { "length": 32 }
+  },
+  "split": { "algorithm": "salt-buckets", "regions": 10 },
+  "families": [
+    { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
+      "bloom_filter": "ROW" }
+  ]
+})";
+
+json Reference() { return json::parse(kReferenceDoc); }
+
+// Parses `doc` and expects an InvalidArgument naming `field` and containing `problem`.
+void ExpectFieldError(const json& doc, const std::string& field, const std::string& problem) {
+  Result<TableConfig> r = ParseTableConfig(doc.dump());
+  ASSERT_FALSE(r.ok()) << "accepted: " << doc.dump();
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  const std::string& m = r.status().message();
+  EXPECT_EQ(m.rfind("field '" + field + "': ", 0), 0u) << m;
+  EXPECT_NE(m.find(problem), std::string::npos) << m;
+}
+
+TEST(TableConfig, ReferenceCase) {
+  Result<TableConfig> r = ParseTableConfig(kReferenceDoc);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const TableConfig& c = *r;
+  EXPECT_EQ(c.table, "tinawang:check");
+  EXPECT_EQ(c.namespace_name, "tinawang");
+  EXPECT_EQ(c.qualifier, "check");
+  EXPECT_EQ(c.FullName(), "tinawang:check");
+  ASSERT_TRUE(c.layout.salt.has_value());
+  EXPECT_EQ(c.layout.salt->buckets, 10);
+  EXPECT_EQ(c.layout.salt->encoding, SaltEncoding::kDecimal);
+  EXPECT_EQ(c.layout.salt->width, 1);
+  EXPECT_EQ(c.layout.salt->hash, "java-hashcode");
+  ASSERT_TRUE(c.layout.group.has_value());
+  EXPECT_EQ(c.layout.group->length, 32);
+  EXPECT_EQ(c.split.algorithm, SplitAlgorithm::kSaltBuckets);
+  EXPECT_EQ(c.split.regions, 10);
+  ASSERT_EQ(c.families.size(), 1u);
+  EXPECT_EQ(c.families[0].compression, "SNAPPY");
+  EXPECT_EQ(c.families[0].data_block_encoding, "FAST_DIFF");
+  EXPECT_EQ(c.families[0].max_versions, 1);
+  EXPECT_EQ(c.families[0].ttl_seconds, 2147483647);
+  Result<std::vector<std::string>> keys = ComputeSplitKeys(c);
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(*keys, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+}
+
+TEST(TableConfig, CanonicalJsonRoundTrips) {
+  for (const json& doc : std::vector<json>{
+           Reference(),
+           json::parse(R"({"version":1,"table":"t","split":{"algorithm":"hex-string",
+             "regions":7,"first_row":"0A","last_row":"ff"},"families":[{"name":"cf"}]})"),
+           json::parse(R"({"version":1,"table":"ns:t2","split":{"algorithm":"uniform",
+             "regions":5,"last_row":"\\x10\\x00"},"families":[{"name":"a"},{"name":"b",
+             "compression":"zstd","in_memory":true}]})"),
+           json::parse(R"({"version":1,"table":"t","layout":{"group":{"delimiter":"|\\x00"}},
+             "split":{"algorithm":"explicit","keys":["a","b\\x00","\\xFF"]},
+             "families":[{"name":"f"}]})"),
+           json::parse(R"({"version":1,"table":"t","split":{"algorithm":"decimal-string",
+             "regions":3},"families":[{"name":"f"}]})"),
+       }) {
+    SCOPED_TRACE(doc.dump());
+    Result<TableConfig> first = ParseTableConfig(doc.dump());
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    std::string canonical = TableConfigToJson(*first);
+    Result<TableConfig> second = ParseTableConfig(canonical);
+    ASSERT_TRUE(second.ok()) << second.status().ToString() << "\n" << canonical;
+    EXPECT_EQ(TableConfigToJson(*second), canonical);
+    EXPECT_EQ(*ComputeSplitKeys(*first), *ComputeSplitKeys(*second));
+  }
+}
+
+TEST(TableConfig, CanonicalJsonFillsDefaults) {
+  Result<TableConfig> r = ParseTableConfig(
+      R"({"version":1,"table":"t","layout":{"salt":{"buckets":300,"encoding":"HEX",
+        "from":"key"}},"split":{"algorithm":"salt-buckets"},"families":[{"name":"f",
+        "compression":"snappy"}]})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  json out = json::parse(TableConfigToJson(*r));
+  EXPECT_EQ(out["table"], "t");
+  EXPECT_EQ(out["layout"]["salt"]["encoding"], "hex");
+  EXPECT_EQ(out["layout"]["salt"]["width"], 3);
+  EXPECT_EQ(out["layout"]["salt"]["hash"], "murmur3");
+  EXPECT_EQ(out["split"]["regions"], 300);
+  EXPECT_EQ(out["families"][0]["compression"], "SNAPPY");
+  EXPECT_EQ(out["families"][0]["bloom_filter"], "ROW");
+  EXPECT_EQ(out["families"][0]["block_size"], 65536);
+  EXPECT_EQ(out["families"][0]["in_memory"], false);
+  EXPECT_EQ(r->FullName(), "default:t");
+
+  r = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  ASSERT_TRUE(r.ok());
+  out = json::parse(TableConfigToJson(*r));
+  EXPECT_EQ(out["split"]["first_row"], "");
+  EXPECT_EQ(out["split"]["last_row"], "\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF");
+  EXPECT_EQ(out["description"], "");
+}
+
+TEST(TableConfig, ComputeSplitKeysForEachAlgorithm) {
+  auto keys_of = [](const std::string& split) {
+    Result<TableConfig> c = ParseTableConfig(
+        R"({"version":1,"table":"t","layout":{"salt":{"buckets":4,"from":"key"}},"split":)" +
+        split + R"(,"families":[{"name":"f"}]})");
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    if (!c.ok()) return std::vector<std::string>{};
+    Result<std::vector<std::string>> keys = ComputeSplitKeys(*c);
+    EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+    return keys.ok() ? *keys : std::vector<std::string>{};
+  };
+  EXPECT_EQ(keys_of(R"({"algorithm":"hex-string","regions":4})"),
+            (std::vector<std::string>{"40000000", "80000000", "c0000000"}));
+  EXPECT_EQ(keys_of(R"({"algorithm":"decimal-string","regions":4,"first_row":"100",
+                        "last_row":"999"})"),
+            (std::vector<std::string>{"325", "550", "775"}));
+  EXPECT_EQ(keys_of(R"({"algorithm":"uniform","regions":2})"),
+            (std::vector<std::string>{std::string("\x80\0\0\0\0\0\0\0", 8)}));
+  EXPECT_EQ(keys_of(R"({"algorithm":"salt-buckets"})"),
+            (std::vector<std::string>{"\x01", "\x02", "\x03"}));
+  EXPECT_EQ(keys_of(R"({"algorithm":"explicit","keys":["a","b\\x00"]})"),
+            (std::vector<std::string>{"a", std::string("b\0", 2)}));
+  EXPECT_EQ(keys_of(R"({"algorithm":"explicit","keys":[]})"), std::vector<std::string>{});
+}
+
+TEST(TableConfig, MalformedDocuments) {
+  Result<TableConfig> r = ParseTableConfig(R"({"version": 1, "table": )");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("malformed JSON: ", 0), 0u) << r.status().message();
+  EXPECT_NE(r.status().message().find("line 1, column"), std::string::npos) << r.status().message();
+  r = ParseTableConfig("[1, 2]");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("must be a JSON object"), std::string::npos);
+  r = ParseTableConfig("");
+  EXPECT_FALSE(r.ok());
+  r = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"hex-string",
+      "regions":2,"regions":3},"families":[{"name":"f"}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "field 'split.regions': duplicate key");
+  r = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"},{"name":"g","ttl_seconds":5,"ttl_seconds":6}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "field 'families[1].ttl_seconds': duplicate key");
+}
+
+TEST(TableConfig, TopLevelFieldErrors) {
+  json d = Reference();
+  d["version"] = 2;
+  ExpectFieldError(d, "version", "unsupported version 2 (this presplit understands 1)");
+  d = Reference();
+  d["version"] = "1";
+  ExpectFieldError(d, "version", "expected an integer, got a string");
+  d = Reference();
+  d.erase("version");
+  ExpectFieldError(d, "version", "missing required field");
+  d = Reference();
+  d["tabel"] = "x";
+  ExpectFieldError(d, "tabel", "unknown field");
+  d = Reference();
+  d.erase("table");
+  ExpectFieldError(d, "table", "missing required field");
+  d = Reference();
+  d["table"] = 5;
+  ExpectFieldError(d, "table", "expected a string, got an integer");
+  d = Reference();
+  d["description"] = json::array();
+  ExpectFieldError(d, "description", "expected a string, got an array");
+  d = Reference();
+  d["layout"] = "salted";
+  ExpectFieldError(d, "layout", "expected an object, got a string");
+  d = Reference();
+  d["layout"]["pepper"] = json::object();
+  ExpectFieldError(d, "layout.pepper", "unknown field");
+}
+
+TEST(TableConfig, TableNameErrors) {
+  for (const auto& [name, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"hbase:meta", "reserved"},
+           {"a:b:c", "more than one ':'"},
+           {":t", "namespace before ':' is empty"},
+           {"ns:", "qualifier is empty"},
+           {"ns-x:t", "the namespace may only contain [A-Za-z0-9_]"},
+           {"ns:.t", "must not start with '.'"},
+           {"-t", "must not start with '-'"},
+           {"t t", "may only contain [A-Za-z0-9_.-]"},
+           {"zookeeper", "not allowed"},
+           {"", "must not be empty"},
+           {std::string(256, 'a'), "longer than 255"},
+       }) {
+    json d = Reference();
+    d["table"] = name;
+    ExpectFieldError(d, "table", problem);
+    EXPECT_FALSE(ValidateTableName(name).ok()) << name;
+  }
+  EXPECT_TRUE(ValidateTableName("default:t").ok());
+  EXPECT_TRUE(ValidateTableName("my_ns:t.v-1_x").ok());
+  EXPECT_TRUE(ValidateTableName("T1").ok());
+}
+
+TEST(TableConfig, SaltAndGroupErrors) {
+  json d = Reference();
+  d["layout"]["salt"]["buckets"] = 11;
+  d["split"].erase("regions");
+  ExpectFieldError(d, "layout.salt.width", "a 1-character decimal salt cannot hold 11 buckets");
+  d = Reference();
+  d["layout"]["salt"]["encoding"] = "byte";
+  d["layout"]["salt"]["buckets"] = 300;
+  d["layout"]["salt"].erase("width");
+  ExpectFieldError(d, "layout.salt.buckets", "must be between 1 and 256 for byte encoding");
+  d = Reference();
+  d["layout"]["salt"]["buckets"] = 0;
+  ExpectFieldError(d, "layout.salt.buckets", "must be between 1 and 10000 (got 0)");
+  d = Reference();
+  d["layout"]["salt"].erase("buckets");
+  ExpectFieldError(d, "layout.salt.buckets", "missing required field");
+  d = Reference();
+  d["layout"]["salt"]["encoding"] = "base64";
+  ExpectFieldError(d, "layout.salt.encoding", "unknown salt encoding 'base64'");
+  d = Reference();
+  d["layout"]["salt"]["hash"] = "md5";
+  ExpectFieldError(d, "layout.salt.hash",
+                   "unknown hash 'md5' (expected one of murmur3, phoenix, java-hashcode)");
+  d = Reference();
+  d["layout"]["salt"]["from"] = "row";
+  ExpectFieldError(d, "layout.salt.from", "unknown salt source 'row'");
+  d = Reference();
+  d["layout"]["salt"]["widht"] = 1;
+  ExpectFieldError(d, "layout.salt.widht", "unknown field");
+  d = Reference();
+  d["layout"]["salt"]["width"] = 1.5;
+  ExpectFieldError(d, "layout.salt.width", "expected an integer");
+  d = Reference();
+  d["layout"].erase("group");
+  ExpectFieldError(d, "layout.salt.from", "needs 'layout.group'");
+  d = Reference();
+  d["layout"]["group"] = json::object();
+  ExpectFieldError(d, "layout.group", "needs exactly one of 'length' or 'delimiter'");
+  d = Reference();
+  d["layout"]["group"]["delimiter"] = "|";
+  ExpectFieldError(d, "layout.group", "needs exactly one of 'length' or 'delimiter'");
+  d = Reference();
+  d["layout"]["group"] = {{"length", 0}};
+  ExpectFieldError(d, "layout.group.length", "must be between 1 and 32767 (got 0)");
+  d = Reference();
+  d["layout"]["group"] = {{"delimiter", ""}};
+  ExpectFieldError(d, "layout.group.delimiter", "must not be empty");
+  d = Reference();
+  d["layout"]["group"] = {{"delimiter", "\\x0g"}};
+  ExpectFieldError(d, "layout.group.delimiter", "malformed escape");
+}
+
+TEST(TableConfig, SplitErrors) {
+  json d = Reference();
+  d["split"]["regoins"] = 10;
+  ExpectFieldError(d, "split.regoins", "unknown field");
+  d = Reference();
+  d.erase("split");
+  ExpectFieldError(d, "split", "missing required field");
+  d = Reference();
+  d["split"].erase("algorithm");
+  ExpectFieldError(d, "split.algorithm", "missing required field");
+  d = Reference();
+  d["split"]["algorithm"] = "random";
+  ExpectFieldError(d, "split.algorithm", "unknown split algorithm 'random'");
+  d = Reference();
+  d["split"]["regions"] = 12;
+  ExpectFieldError(d, "split.regions", "must equal layout.salt.buckets (10)");
+  d = Reference();
+  d["layout"].erase("salt");
+  ExpectFieldError(d, "split.algorithm", "'salt-buckets' needs 'layout.salt'");
+  d = Reference();
+  d["split"]["first_row"] = "0";
+  ExpectFieldError(d, "split.first_row", "not allowed with algorithm 'salt-buckets'");
+
+  d = Reference();
+  d["split"] = {{"algorithm", "hex-string"}, {"regions", 0}};
+  ExpectFieldError(d, "split.regions", "must be between 1 and 10000 (got 0)");
+  d["split"]["regions"] = 10001;
+  ExpectFieldError(d, "split.regions", "must be between 1 and 10000 (got 10001)");
+  d["split"].erase("regions");
+  ExpectFieldError(d, "split.regions", "missing required field");
+  d["split"]["regions"] = "10";
+  ExpectFieldError(d, "split.regions", "expected an integer, got a string");
+  d["split"]["regions"] = 10;
+  d["split"]["first_row"] = "0g";
+  ExpectFieldError(d, "split.first_row", "invalid hex digit 'g' at offset 1");
+  d["split"]["first_row"] = "ff";
+  d["split"]["last_row"] = "10";
+  ExpectFieldError(d, "split", "must be greater than first row");
+  d["split"]["first_row"] = "0";
+  d["split"]["last_row"] = "5";
+  ExpectFieldError(d, "split", "into 10 regions");
+  d["split"].erase("first_row");
+  d["split"].erase("last_row");
+  d["split"]["keys"] = json::array({"a"});
+  ExpectFieldError(d, "split.keys", "not allowed with algorithm 'hex-string'");
+
+  d["split"] = {{"algorithm", "decimal-string"}, {"regions", 3}, {"last_row", "9f"}};
+  ExpectFieldError(d, "split.last_row", "invalid decimal digit 'f' at offset 1");
+  d["split"] = {{"algorithm", "uniform"}, {"regions", 3}, {"first_row", "\\xZZ"}};
+  ExpectFieldError(d, "split.first_row", "malformed escape '\\xZZ' at offset 0");
+  d["split"] = {{"algorithm", "uniform"}, {"regions", 3}, {"first_row", "b"}, {"last_row", "a"}};
+  ExpectFieldError(d, "split", "must be greater than first row");
+
+  d["split"] = {{"algorithm", "explicit"}, {"regions", 3}, {"keys", {"a"}}};
+  ExpectFieldError(d, "split.regions", "not allowed with algorithm 'explicit'");
+  d["split"] = {{"algorithm", "explicit"}};
+  ExpectFieldError(d, "split.keys", "missing required field");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", "a,b"}};
+  ExpectFieldError(d, "split.keys", "expected an array, got a string");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", {"a", 5}}};
+  ExpectFieldError(d, "split.keys[1]", "expected a string, got an integer");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", {"a", "\\x0a"}}};
+  ExpectFieldError(d, "split.keys[1]", "malformed escape");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", {"b", "a"}}};
+  ExpectFieldError(d, "split.keys", "split key 1 'a' is not greater than split key 0 'b'");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", {"a", "a"}}};
+  ExpectFieldError(d, "split.keys", "(duplicate)");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", {"", "a"}}};
+  ExpectFieldError(d, "split.keys", "split key 0 is empty");
+  d["split"] = {{"algorithm", "explicit"}, {"keys", {"a"}}, {"last_row", "z"}};
+  ExpectFieldError(d, "split.last_row", "not allowed with algorithm 'explicit'");
+}
+
+TEST(TableConfig, FamilyErrors) {
+  json d = Reference();
+  d["families"][0]["compression"] = "SNAPPYX";
+  ExpectFieldError(d, "families[0].compression",
+                   "unknown compression 'SNAPPYX' (expected one of NONE, GZ, LZO, SNAPPY, LZ4, "
+                   "BZIP2, ZSTD, LZMA)");
+  d = Reference();
+  d["families"][0]["data_block_encoding"] = "PREFIX_TREE";
+  ExpectFieldError(d, "families[0].data_block_encoding",
+                   "unknown data block encoding 'PREFIX_TREE' (expected one of NONE, PREFIX, "
+                   "DIFF, FAST_DIFF, ROW_INDEX_V1)");
+  d = Reference();
+  d["families"][0]["bloom_filter"] = "ROWS";
+  ExpectFieldError(d, "families[0].bloom_filter", "unknown bloom filter 'ROWS'");
+  d = Reference();
+  d["families"][0]["max_versions"] = 0;
+  ExpectFieldError(d, "families[0].max_versions", "must be between 1 and");
+  d = Reference();
+  d["families"][0]["ttl_seconds"] = 0;
+  ExpectFieldError(d, "families[0].ttl_seconds", "must be between 1 and 2147483647 (got 0)");
+  d = Reference();
+  d["families"][0]["ttl_seconds"] = 2147483648LL;
+  ExpectFieldError(d, "families[0].ttl_seconds", "(got 2147483648)");
+  d = Reference();
+  d["families"][0]["block_size"] = 512;
+  ExpectFieldError(d, "families[0].block_size", "must be between 1024 and 16777216 (got 512)");
+  d = Reference();
+  d["families"][0]["block_size"] = 16777217;
+  ExpectFieldError(d, "families[0].block_size", "(got 16777217)");
+  d = Reference();
+  d["families"][0]["in_memory"] = "yes";
+  ExpectFieldError(d, "families[0].in_memory", "expected a boolean, got a string");
+  d = Reference();
+  d["families"][0]["colour"] = "red";
+  ExpectFieldError(d, "families[0].colour", "unknown field");
+  d = Reference();
+  d["families"][0].erase("name");
+  ExpectFieldError(d, "families[0].name", "missing required field");
+  for (const auto& [name, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"", "must not be empty"},
+           {".f", "must not start with '.'"},
+           {"a:b", "forbidden character at offset 1"},
+           {"a/b", "forbidden character"},
+           {"a\\b", "forbidden character"},
+           {"a\tb", "forbidden character"},
+           {"recovered.edits", "reserved"},
+       }) {
+    d = Reference();
+    d["families"][0]["name"] = name;
+    ExpectFieldError(d, "families[0].name", problem);
+  }
+  d = Reference();
+  d["families"].push_back({{"name", "g"}});
+  d["families"].push_back({{"name", "f"}});
+  ExpectFieldError(d, "families[2].name", "duplicate column family 'f' (also families[0])");
+  d = Reference();
+  d["families"] = json::array();
+  ExpectFieldError(d, "families", "at least one column family is needed");
+  d = Reference();
+  d.erase("families");
+  ExpectFieldError(d, "families", "missing required field");
+  d = Reference();
+  d["families"] = {{"name", "f"}};
+  ExpectFieldError(d, "families", "expected an array, got an object");
+  d = Reference();
+  d["families"] = json::array({"f"});
+  ExpectFieldError(d, "families[0]", "expected an object, got a string");
+}
+
+TEST(TableConfig, EnumsAreCaseInsensitive) {
+  json d = Reference();
+  d["families"][0]["compression"] = "snappy";
+  d["families"][0]["data_block_encoding"] = "fast_diff";
+  d["families"][0]["bloom_filter"] = "rowcol";
+  d["layout"]["salt"]["encoding"] = "DECIMAL";
+  d["split"]["algorithm"] = "Salt-Buckets";
+  Result<TableConfig> r = ParseTableConfig(d.dump());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->families[0].compression, "SNAPPY");
+  EXPECT_EQ(r->families[0].data_block_encoding, "FAST_DIFF");
+  EXPECT_EQ(r->families[0].bloom_filter, "ROWCOL");
+  EXPECT_EQ(r->layout.salt->encoding, SaltEncoding::kDecimal);
+}
+
+TEST(TableConfig, ComputeSplitKeysRejectsBadHandBuiltConfigs) {
+  TableConfig c;
+  c.table = "t";
+  c.qualifier = "t";
+  c.split.algorithm = SplitAlgorithm::kSaltBuckets;
+  EXPECT_FALSE(ComputeSplitKeys(c).ok());  // no layout.salt
+  c.split.algorithm = SplitAlgorithm::kExplicit;
+  c.split.keys = {"b", "a"};
+  Result<std::vector<std::string>> r = ComputeSplitKeys(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("split key 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace presplit
+
+namespace presplit {
+namespace {
+
+// Every prefix of a valid document is malformed; none may throw or be accepted.
+TEST(TableConfig, TruncatedDocumentsAreRejectedWithoutThrowing) {
+  const std::string doc = kReferenceDoc;
+  for (size_t n = 0; n + 1 < doc.size(); ++n) {
+    Result<TableConfig> r = ParseTableConfig(std::string_view(doc).substr(0, n));
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
+  }
+  EXPECT_TRUE(ParseTableConfig(doc).ok());
+}
+
+}  // namespace
+}  // namespace presplit
