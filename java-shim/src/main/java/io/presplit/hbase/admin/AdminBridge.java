@@ -1,0 +1,354 @@
+package io.presplit.hbase.admin;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.NamespaceExistException;
+import org.apache.hadoop.hbase.NamespaceNotFoundException;
+import org.apache.hadoop.hbase.TableExistsException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotFoundException;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.io.compress.Compression;
+
+/**
+ * What presplitd's embedded JVM calls through JNI: a small, stable surface over the HBase Admin
+ * API that takes and returns only {@code String}, {@code String[]} and {@code byte[][]}.
+ *
+ * <h2>Contract</h2>
+ *
+ * <ul>
+ *   <li>{@link #connect(String[])} opens one HBase {@code Connection} and one {@code Admin}; the
+ *       instance owns both until {@link #close()}. Methods are {@code synchronized}: one call at a
+ *       time per instance.
+ *   <li>Table names are {@code "namespace:qualifier"}, or a bare qualifier for the
+ *       {@code default} namespace. JSON output always names the table as
+ *       {@code "namespace:qualifier"} (also {@code "default:t"}).
+ *   <li>Binary keys in JSON use HBase's {@code Bytes.toStringBinary} form.
+ *   <li>Errors are thrown, never encoded in return values:
+ *       <ul>
+ *         <li>{@link IllegalArgumentException} — bad input (malformed spec, unknown compression /
+ *             encoding / bloom name, illegal table or family name, empty or duplicate split key);
+ *             the message names the table, family, key and value. Nothing was changed.
+ *         <li>{@link TableExistsException} (an {@link IOException}) — {@code createTable} of a
+ *             table that exists; message is the table name.
+ *         <li>{@link DoNotRetryIOException} (an {@link IOException}) — the master's sanity check
+ *             refused the descriptor, e.g. a compression codec the cluster cannot load. The
+ *             message is one line: {@code master rejected table ns:t: <the master's reason>},
+ *             followed for a codec problem by
+ *             {@code [compression the cluster cannot load? family 'f' LZO]}; the master's
+ *             exception (with its remote stack trace) is the cause. Nothing was created.
+ *         <li>any other {@link IOException} — the cluster could not be reached or the operation
+ *             failed or timed out; the message and cause chain say why.
+ *       </ul>
+ * </ul>
+ *
+ * <h2>describeTable JSON</h2>
+ *
+ * <pre>{@code
+ * {"exists":false,"table":"ns:t"}
+ *
+ * {"exists":true,"table":"ns:t","enabled":true,
+ *  "families":[{"name":"f","compression":"SNAPPY","data_block_encoding":"FAST_DIFF",
+ *               "bloom_filter":"ROW","max_versions":1,"ttl_seconds":2147483647,
+ *               "block_size":65536,"in_memory":false}],
+ *  "attributes":{"KEY":"value"},
+ *  "regions":[{"name":"<encoded region name>","start_key":"","end_key":"1",
+ *              "server":"host,port,startcode"}],
+ *  "split_keys":["1","2"]}
+ * }</pre>
+ *
+ * <p>{@code families} are in HBase's (name) order, every key present. {@code attributes} are the
+ * table descriptor's values except those HBase manages itself (see
+ * {@link TableDescription#HBASE_MANAGED_VALUES}). {@code regions} lists only default replicas
+ * that are not split parents, sorted by start key; {@code server} is {@code null} for a region
+ * that is not assigned. {@code split_keys} is the start key of every region but the first.
+ */
+public final class AdminBridge implements AutoCloseable {
+
+  /**
+   * Configuration key (settable through {@code confPairs}): how long {@link #createTable} waits,
+   * after the master reports the table created, for every region to have a server in
+   * {@code hbase:meta}. Milliseconds; default {@value #DEFAULT_ONLINE_WAIT_MS}.
+   */
+  public static final String ONLINE_WAIT_MS_KEY = "presplit.admin.online.wait.ms";
+
+  public static final long DEFAULT_ONLINE_WAIT_MS = 120_000L;
+
+  private final Connection connection;
+  private final Admin admin;
+  private final long onlineWaitMs;
+  private boolean closed;
+
+  private AdminBridge(Connection connection, Admin admin, long onlineWaitMs) {
+    this.connection = connection;
+    this.admin = admin;
+    this.onlineWaitMs = onlineWaitMs;
+  }
+
+  /**
+   * Opens one {@code Connection} and one {@code Admin}.
+   *
+   * @param confPairs alternating key, value applied over {@code HBaseConfiguration.create()}, e.g.
+   *     {@code {"hbase.zookeeper.quorum","127.0.0.1","hbase.zookeeper.property.clientPort","2181"}};
+   *     may be null or empty (then hbase-site.xml on the classpath decides)
+   * @throws IllegalArgumentException if confPairs has an odd length or a null/empty key or a null
+   *     value
+   * @throws IOException if the connection cannot be created
+   */
+  public static AdminBridge connect(String[] confPairs) throws IOException {
+    Configuration conf = HBaseConfiguration.create();
+    if (confPairs != null) {
+      if (confPairs.length % 2 != 0) {
+        throw new IllegalArgumentException(
+            "confPairs must alternate key and value; got an odd count " + confPairs.length);
+      }
+      for (int i = 0; i < confPairs.length; i += 2) {
+        String k = confPairs[i];
+        String v = confPairs[i + 1];
+        if (k == null || k.isEmpty()) {
+          throw new IllegalArgumentException("confPairs[" + i + "]: empty configuration key");
+        }
+        if (v == null) {
+          throw new IllegalArgumentException("confPairs[" + (i + 1) + "]: null value for " + k);
+        }
+        conf.set(k, v);
+      }
+    }
+    long wait = conf.getLong(ONLINE_WAIT_MS_KEY, DEFAULT_ONLINE_WAIT_MS);
+    Connection c = ConnectionFactory.createConnection(conf);
+    try {
+      return new AdminBridge(c, c.getAdmin(), wait);
+    } catch (IOException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Describes the table as the cluster sees it.
+   *
+   * @param tableName {@code "ns:qualifier"} or {@code "qualifier"}
+   * @return the JSON documented on this class; {@code {"exists":false,"table":"ns:t"}} when the
+   *     table does not exist
+   * @throws IllegalArgumentException if the name is not a legal table name
+   * @throws IOException if the cluster cannot answer
+   */
+  public synchronized String describeTable(String tableName) throws IOException {
+    ensureOpen();
+    TableName tn = TableSpec.parseTableName(tableName);
+    if (!admin.tableExists(tn)) {
+      return TableDescription.missing(tn);
+    }
+    try {
+      TableDescriptor td = admin.getDescriptor(tn);
+      boolean enabled = admin.isTableEnabled(tn);
+      List<HRegionLocation> locs = regionLocations(tn);
+      return TableDescription.toJson(td, enabled, locs);
+    } catch (TableNotFoundException gone) {
+      // deleted between tableExists and the reads
+      return TableDescription.missing(tn);
+    }
+  }
+
+  /**
+   * Creates the table pre-split and returns once every region is online.
+   *
+   * <p>Creates the namespace first if it is missing. Validates the whole spec and the split keys
+   * before contacting the cluster. {@code Admin.createTable} is synchronous (it waits for the
+   * master's create procedure, which includes assigning the regions); this method then confirms,
+   * from {@code hbase:meta}, that all {@code splitKeys.length + 1} regions have a server, waiting
+   * up to the time set by {@value #ONLINE_WAIT_MS_KEY} (default two minutes).
+   *
+   * @param specJson the table spec, see {@link TableSpec}
+   * @param splitKeys split points, any order (they are sorted); null or empty for one region;
+   *     none may be null or empty, none may repeat
+   * @throws IllegalArgumentException for a bad spec or bad split keys (nothing changed)
+   * @throws TableExistsException if the table exists (nothing changed)
+   * @throws IOException if the master refuses the table (e.g. an unavailable compression codec:
+   *     {@code DoNotRetryIOException} naming the codec), or the cluster fails or times out
+   */
+  public synchronized void createTable(String specJson, byte[][] splitKeys) throws IOException {
+    ensureOpen();
+    TableSpec spec = TableSpec.parse(specJson);
+    byte[][] splits = TableSpec.checkSplitKeys(spec.tableName(), splitKeys);
+    TableName tn = spec.tableName();
+    if (admin.tableExists(tn)) {
+      throw new TableExistsException(tn);
+    }
+    ensureNamespace(tn.getNamespaceAsString());
+    try {
+      if (splits.length == 0) {
+        admin.createTable(spec.descriptor());
+      } else {
+        admin.createTable(spec.descriptor(), splits);
+      }
+    } catch (TableExistsException raced) {
+      // created concurrently since the check above; the remote message carries a stack trace
+      TableExistsException e = new TableExistsException(tn);
+      e.initCause(raced);
+      throw e;
+    } catch (DoNotRetryIOException e) {
+      if (e.getClass() != DoNotRetryIOException.class) {
+        throw e;
+      }
+      throw rejected(spec, e);
+    }
+    awaitOnline(tn, splits.length + 1);
+  }
+
+  private static final Pattern COMPRESSION_HINT = Pattern.compile(
+      "(?i)compress|codec|zstandard|zstd|lzo|lz4|snappy|gzip|bzip|lzma|brotli");
+
+  /**
+   * The master's sanity check refused the descriptor. Its message is the remote exception's
+   * whole stack trace, and for compression it names the codec in varying ways (the codec class
+   * the first time, "Compression algorithm 'lzo' previously failed test" afterwards, "native
+   * zStandard library not available" for ZSTD). Keep the class (permanent failure), the
+   * original as cause, and give a one-line message that names the table and, for a codec
+   * problem, each family's compression as written in the spec.
+   */
+  static DoNotRetryIOException rejected(TableSpec spec, DoNotRetryIOException e) {
+    String first = firstLine(e.getMessage());
+    String prefix = DoNotRetryIOException.class.getName() + ": ";
+    while (first.startsWith(prefix)) {
+      first = first.substring(prefix.length());
+    }
+    StringBuilder msg = new StringBuilder("master rejected table ")
+        .append(TableSpec.qualified(spec.tableName())).append(": ").append(first);
+    if (COMPRESSION_HINT.matcher(first).find()) {
+      StringJoiner fams = new StringJoiner(", ");
+      for (ColumnFamilyDescriptor cf : spec.descriptor().getColumnFamilies()) {
+        if (cf.getCompressionType() != Compression.Algorithm.NONE) {
+          fams.add("family '" + cf.getNameAsString() + "' " + cf.getCompressionType().name());
+        }
+      }
+      if (fams.length() > 0) {
+        msg.append(" [compression the cluster cannot load? ").append(fams).append(']');
+      }
+    }
+    return new DoNotRetryIOException(msg.toString(), e);
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "(no message)";
+    }
+    int nl = s.indexOf('\n');
+    return (nl < 0 ? s : s.substring(0, nl)).trim();
+  }
+
+  /** Closes the Admin and the Connection. Idempotent. */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    IOException first = null;
+    try {
+      admin.close();
+    } catch (IOException e) {
+      first = e;
+    }
+    try {
+      connection.close();
+    } catch (IOException e) {
+      if (first == null) {
+        first = e;
+      } else {
+        first.addSuppressed(e);
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private void ensureOpen() throws IOException {
+    if (closed || connection.isClosed()) {
+      throw new IOException("AdminBridge is closed");
+    }
+  }
+
+  private void ensureNamespace(String ns) throws IOException {
+    if (NamespaceDescriptor.DEFAULT_NAMESPACE_NAME_STR.equals(ns)
+        || NamespaceDescriptor.SYSTEM_NAMESPACE_NAME_STR.equals(ns)) {
+      return;
+    }
+    try {
+      admin.getNamespaceDescriptor(ns);
+      return;
+    } catch (NamespaceNotFoundException e) {
+      // create it below
+    }
+    try {
+      admin.createNamespace(NamespaceDescriptor.create(ns).build());
+    } catch (NamespaceExistException raced) {
+      // created concurrently: fine
+    }
+  }
+
+  /** Default-replica, non-split-parent region locations from hbase:meta, sorted by start key. */
+  private List<HRegionLocation> regionLocations(TableName tn) throws IOException {
+    try (RegionLocator locator = connection.getRegionLocator(tn)) {
+      return TableDescription.defaultReplicasSorted(locator.getAllRegionLocations());
+    }
+  }
+
+  private void awaitOnline(TableName tn, int expected) throws IOException {
+    long deadline = System.nanoTime() + onlineWaitMs * 1_000_000L;
+    long sleep = 50;
+    while (true) {
+      List<HRegionLocation> locs = regionLocations(tn);
+      int online = 0;
+      for (HRegionLocation l : locs) {
+        if (l.getServerName() != null) {
+          online++;
+        }
+      }
+      if (locs.size() == expected && online == expected) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IOException("table " + TableSpec.qualified(tn) + " was created but only "
+            + online + " of " + expected + " regions are online (" + locs.size()
+            + " in hbase:meta) after " + onlineWaitMs + " ms");
+      }
+      try {
+        Thread.sleep(sleep);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        InterruptedIOException iie = new InterruptedIOException(
+            "interrupted waiting for the regions of " + TableSpec.qualified(tn));
+        iie.initCause(e);
+        throw iie;
+      }
+      sleep = Math.min(sleep * 2, 1000);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "AdminBridge" + Arrays.asList(connection.getConfiguration().get("hbase.zookeeper.quorum"),
+        connection.getConfiguration().get("hbase.zookeeper.property.clientPort"));
+  }
+}

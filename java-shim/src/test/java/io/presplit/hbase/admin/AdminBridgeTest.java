@@ -1,0 +1,66 @@
+package io.presplit.hbase.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.junit.jupiter.api.Test;
+
+/** What can be checked without a cluster; the rest is exercised by the end-to-end tests. */
+class AdminBridgeTest {
+
+  private static final String LZO_SPEC = "{\"table\":\"tinawang:lzo\",\"families\":["
+      + "{\"name\":\"f\",\"compression\":\"LZO\"},{\"name\":\"g\"}]}";
+
+  // Shapes of what HBase 2.6.4's master sends back (first line + remote stack trace).
+  private static final String FIRST_TIME = "org.apache.hadoop.hbase.DoNotRetryIOException: "
+      + "java.lang.RuntimeException: java.lang.ClassNotFoundException: "
+      + "com.hadoop.compression.lzo.LzoCodec Set hbase.table.sanity.checks to false at conf or "
+      + "table descriptor if you want to bypass sanity checks\n"
+      + "\tat org.apache.hadoop.hbase.util.TableDescriptorChecker.warnOrThrowExceptionForFailure"
+      + "(TableDescriptorChecker.java:364)\n";
+  private static final String LATER = "org.apache.hadoop.hbase.DoNotRetryIOException: "
+      + "Compression algorithm 'lzo' previously failed test. Set hbase.table.sanity.checks to "
+      + "false at conf or table descriptor if you want to bypass sanity checks\n\tat x.y(Z.java:1)";
+
+  @Test
+  void codecRejectionIsOneLineNamingTableFamilyAndCodec() {
+    TableSpec spec = TableSpec.parse(LZO_SPEC);
+    DoNotRetryIOException orig = new DoNotRetryIOException(FIRST_TIME);
+    DoNotRetryIOException e = AdminBridge.rejected(spec, orig);
+    assertEquals("master rejected table tinawang:lzo: java.lang.RuntimeException: "
+        + "java.lang.ClassNotFoundException: com.hadoop.compression.lzo.LzoCodec Set "
+        + "hbase.table.sanity.checks to false at conf or table descriptor if you want to bypass "
+        + "sanity checks [compression the cluster cannot load? family 'f' LZO]", e.getMessage());
+    assertSame(orig, e.getCause());
+
+    e = AdminBridge.rejected(spec, new DoNotRetryIOException(LATER));
+    assertTrue(e.getMessage().startsWith("master rejected table tinawang:lzo: Compression "
+        + "algorithm 'lzo' previously failed test."), e.getMessage());
+    assertTrue(e.getMessage().endsWith("[compression the cluster cannot load? family 'f' LZO]"),
+        e.getMessage());
+  }
+
+  @Test
+  void otherRejectionsPassTheReasonThrough() {
+    TableSpec spec = TableSpec.parse(LZO_SPEC);
+    DoNotRetryIOException e = AdminBridge.rejected(spec,
+        new DoNotRetryIOException("Unable to load configured region split policy 'x.Y'"));
+    assertEquals("master rejected table tinawang:lzo: Unable to load configured region split "
+        + "policy 'x.Y'", e.getMessage());
+    e = AdminBridge.rejected(spec, new DoNotRetryIOException((String) null));
+    assertEquals("master rejected table tinawang:lzo: (no message)", e.getMessage());
+  }
+
+  @Test
+  void confPairsMustPair() {
+    assertThrows(IllegalArgumentException.class,
+        () -> AdminBridge.connect(new String[] {"hbase.zookeeper.quorum"}));
+    assertThrows(IllegalArgumentException.class,
+        () -> AdminBridge.connect(new String[] {"", "x"}));
+    assertThrows(IllegalArgumentException.class,
+        () -> AdminBridge.connect(new String[] {"k", null}));
+  }
+}
