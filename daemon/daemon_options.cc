@@ -74,8 +74,10 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     bool known = false;
     for (const char* level : kLevels) known = known || value == level;
     if (!known) {
-      return Status::InvalidArgument("log_level: expected trace, debug, info, warn, error, "
-                                     "critical or off, got '" + value + "'");
+      return Status::InvalidArgument(
+          "log_level: expected trace, debug, info, warn, error, "
+          "critical or off, got '" +
+          value + "'");
     }
     o.log_level = value;
   } else {
@@ -134,9 +136,10 @@ Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& o) {
     int rc = pclose(pipe);
     rest = Trim(rest);
     if (rc != 0 || rest.empty()) {
-      return Status::NotFound("no HBase classpath: set jvm_classpath or jvm_classpath_file, or "
-                              "put the 'hbase' command on PATH (ran '" + o.hbase_command +
-                              " classpath')");
+      return Status::NotFound(
+          "no HBase classpath: set jvm_classpath or jvm_classpath_file, or "
+          "put the 'hbase' command on PATH (ran '" +
+          o.hbase_command + " classpath')");
     }
   }
   for (auto& entry : SplitOn(rest, ':')) cp.push_back(entry);

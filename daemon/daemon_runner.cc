@@ -1,16 +1,13 @@
 #include "daemon_runner.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
-
 #include <boost/asio.hpp>
 #include <csignal>
 #include <mutex>
 #include <sstream>
-
-#include <spdlog/spdlog.h>
 
 #include "http_endpoint.h"
 #include "jni_hbase_admin.h"
@@ -48,7 +45,7 @@ class ConnectOnDemandAdmin final : public HBaseAdmin {
     admin_ = std::move(admin).value();
     spdlog::info("connected to HBase (zookeeper quorum {})",
                  settings_.count("hbase.zookeeper.quorum") ? settings_.at("hbase.zookeeper.quorum")
-                                                            : "from hbase-site.xml");
+                                                           : "from hbase-site.xml");
     return Status::Ok();
   }
 
@@ -76,7 +73,14 @@ Status RunDaemon(const DaemonOptions& options) {
   jvm_options.options = options.jvm_options;
   PRESPLIT_ASSIGN_OR_RETURN(auto jvm, JvmHost::Start(jvm_options));
 
-  std::map<std::string, std::string> hbase_settings = options.hbase_settings;
+  // The HBase client's defaults retry for many minutes while HBase or ZooKeeper is down; the
+  // daemon would rather fail a pass, report it, and try again on the next one.
+  std::map<std::string, std::string> hbase_settings = {
+      {"hbase.client.retries.number", "5"},
+      {"zookeeper.recovery.retry", "2"},
+      {"hbase.client.operation.timeout", "120000"},
+  };
+  for (const auto& [k, v] : options.hbase_settings) hbase_settings[k] = v;
   if (!hbase_settings.count("hbase.zookeeper.quorum") && options.hbase_conf_dir.empty()) {
     hbase_settings["hbase.zookeeper.quorum"] = options.zk_quorum;
   }
@@ -136,8 +140,8 @@ Status RunDaemon(const DaemonOptions& options) {
       if (last_error.empty() && std::chrono::steady_clock::now() - last_success < stale) {
         return {200, "text/plain", "ok\n"};
       }
-      return {503, "text/plain", (last_error.empty() ? "no recent reconcile pass" : last_error) +
-                                     "\n"};
+      return {503, "text/plain",
+              (last_error.empty() ? "no recent reconcile pass" : last_error) + "\n"};
     });
     http.Handle("/metrics", [&]() -> HttpResponse {
       const auto& c = reconciler.counters();

@@ -1,10 +1,9 @@
 #include "hbase_admin.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "presplit/bytes.h"
 
@@ -76,7 +75,8 @@ Result<TableDescription> ParseBridgeDescription(const std::string& text) {
       if (r.contains("server") && r.at("server").is_string()) region.server = r.at("server");
       d.regions.push_back(std::move(region));
     }
-    for (const auto& k : j.at("split_keys")) d.split_keys.push_back(ToBytesBinary(k.get<std::string>()));
+    for (const auto& k : j.at("split_keys"))
+      d.split_keys.push_back(ToBytesBinary(k.get<std::string>()));
     return d;
   } catch (const std::exception& e) {
     return Status::Internal(std::string("unexpected table description from AdminBridge: ") +

@@ -26,8 +26,8 @@ struct TableDescription {
   bool enabled = false;
   std::vector<FamilyConfig> families;
   std::map<std::string, std::string> attributes;
-  std::vector<RegionInfo> regions;     // sorted by start key
-  std::vector<std::string> split_keys; // raw start keys of every region but the first
+  std::vector<RegionInfo> regions;      // sorted by start key
+  std::vector<std::string> split_keys;  // raw start keys of every region but the first
 };
 
 // What to create: the table's families and attributes, and its split keys.

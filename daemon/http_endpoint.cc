@@ -74,9 +74,8 @@ void HttpEndpoint::Serve(std::shared_ptr<tcp::socket> socket) {
                              : response.code == 405 ? "Method Not Allowed"
                                                     : "Service Unavailable";
         auto out = std::make_shared<std::string>(
-            "HTTP/1.0 " + std::to_string(response.code) + " " + reason +
-            "\r\nContent-Type: " + response.content_type +
-            "\r\nContent-Length: " + std::to_string(response.body.size()) +
+            "HTTP/1.0 " + std::to_string(response.code) + " " + reason + "\r\nContent-Type: " +
+            response.content_type + "\r\nContent-Length: " + std::to_string(response.body.size()) +
             "\r\nConnection: close\r\n\r\n" + response.body);
         asio::async_write(*socket, asio::buffer(*out),
                           [socket, out](const boost::system::error_code&, size_t) {

@@ -3,8 +3,6 @@
 // Prometheus scrapes, nothing more.
 #pragma once
 
-#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it
-
 #include <boost/asio.hpp>
 #include <functional>
 #include <map>
@@ -27,7 +25,9 @@ class HttpEndpoint {
  public:
   explicit HttpEndpoint(boost::asio::io_context& io) : io_(io), acceptor_(io) {}
 
-  void Handle(const std::string& path, HttpHandler handler) { handlers_[path] = std::move(handler); }
+  void Handle(const std::string& path, HttpHandler handler) {
+    handlers_[path] = std::move(handler);
+  }
 
   // Binds "host:port" (port 0 picks a free one) and starts accepting.
   Status Listen(const std::string& host_port);

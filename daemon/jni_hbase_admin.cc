@@ -19,8 +19,9 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
   Status s = jvm.Run([self, &pairs](JNIEnv* env) -> Status {
     jclass cls = env->FindClass(kBridgeClass);
     if (cls == nullptr) {
-      return TakeJavaException(env, "cannot load AdminBridge (is presplit-hbase.jar on the "
-                                    "daemon's classpath?)");
+      return TakeJavaException(env,
+                               "cannot load AdminBridge (is presplit-hbase.jar on the "
+                               "daemon's classpath?)");
     }
     jmethodID connect = env->GetStaticMethodID(
         cls, "connect", "([Ljava/lang/String;)Lio/presplit/hbase/admin/AdminBridge;");
@@ -30,8 +31,9 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->close_ = env->GetMethodID(cls, "close", "()V");
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
         self->close_ == nullptr) {
-      return TakeJavaException(env, "AdminBridge does not have the expected methods (version "
-                                    "mismatch between presplitd and presplit-hbase.jar?)");
+      return TakeJavaException(env,
+                               "AdminBridge does not have the expected methods (version "
+                               "mismatch between presplitd and presplit-hbase.jar?)");
     }
     jobjectArray conf = NewJavaStringArray(env, pairs);
     if (conf == nullptr) return TakeJavaException(env, "AdminBridge.connect");

@@ -59,6 +59,9 @@ std::string Describe(JNIEnv* env, jthrowable t) {
   std::string out = env->ExceptionCheck() ? "java exception" : FromJavaString(env, name);
   env->ExceptionClear();
   std::string message = CallStringMethod(env, t, "java/lang/Throwable", "getMessage");
+  // Remote exceptions carry the server's whole stack trace in the message: its first line
+  // says what happened, the rest belongs in the server's log, not in a status document.
+  message = message.substr(0, message.find('\n'));
   if (!message.empty()) out += ": " + message;
   return out;
 }
@@ -240,7 +243,8 @@ std::string FromJavaString(JNIEnv* env, jstring s) {
 jobjectArray NewJavaStringArray(JNIEnv* env, const std::vector<std::string>& values) {
   jclass string_class = env->FindClass("java/lang/String");
   if (string_class == nullptr) return nullptr;
-  jobjectArray array = env->NewObjectArray(static_cast<jsize>(values.size()), string_class, nullptr);
+  jobjectArray array =
+      env->NewObjectArray(static_cast<jsize>(values.size()), string_class, nullptr);
   if (array == nullptr) return nullptr;
   for (size_t i = 0; i < values.size(); ++i) {
     jstring s = NewJavaString(env, values[i]);

@@ -1,21 +1,20 @@
 // presplitctl: the portal's tool. Writes and reads table documents in ZooKeeper, shows what the
 // daemon reported, and plans split keys offline.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <set>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "presplit/bytes.h"
 #include "presplit/split_algorithms.h"
@@ -147,8 +146,15 @@ int CmdPut(const Args& args) {
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
   Status s = (*zk)->EnsurePath(TablesPath(args));
+  if (!s.ok()) return Fail(s.message());
   const std::string path = JoinZkPath(TablesPath(args), table);
-  if (s.ok()) s = (*zk)->Upsert(path, *text);
+  auto current = (*zk)->Get(path, false);
+  if (current.ok() && current->data == *text) {
+    // Nothing to do, and no new revision for the daemon to look at.
+    std::cout << path << " is already this document; nothing written\n";
+    return kOk;
+  }
+  s = (*zk)->Upsert(path, *text);
   if (!s.ok()) return Fail(s.message());
   if (args.flags.count("force")) {
     std::cout << "wrote " << path << " without validation\n";
@@ -162,8 +168,8 @@ int CmdGet(const Args& args) {
   if (args.positional.size() != 1) return UsageError("get needs one TABLE");
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
-  auto node = (*zk)->Get(JoinZkPath(TablesPath(args), CanonicalTableName(args.positional[0])),
-                         false);
+  auto node =
+      (*zk)->Get(JoinZkPath(TablesPath(args), CanonicalTableName(args.positional[0])), false);
   if (!node.ok()) {
     return Fail(node.status().code() == StatusCode::kNotFound
                     ? "no document for " + CanonicalTableName(args.positional[0])
@@ -257,8 +263,7 @@ int CmdStatus(const Args& args) {
     bool reached = false;
     if (status.ok()) {
       const std::string phase = status->value("phase", "");
-      reached = wanted.empty() ||
-                std::find(wanted.begin(), wanted.end(), phase) != wanted.end();
+      reached = wanted.empty() || std::find(wanted.begin(), wanted.end(), phase) != wanted.end();
       if (reached) {
         std::cout << status->dump(2) << "\n";
         return kOk;
@@ -321,10 +326,9 @@ int CmdPlan(const Args& args) {
       break;
     }
     case presplit::SplitAlgorithm::kSaltBuckets: {
-      auto encoding =
-          presplit::ParseSaltEncoding(args.flags.count("salt-encoding")
-                                          ? args.flags.at("salt-encoding")
-                                          : std::string("decimal"));
+      auto encoding = presplit::ParseSaltEncoding(args.flags.count("salt-encoding")
+                                                      ? args.flags.at("salt-encoding")
+                                                      : std::string("decimal"));
       if (!encoding.ok()) return UsageError(encoding.status().message());
       keys = presplit::SaltBucketSplit(regions, *encoding);
       break;
@@ -346,8 +350,8 @@ int main(int argc, char** argv) {
   const char* env_quorum = std::getenv("PRESPLIT_ZK_QUORUM");
   args.zk_quorum = env_quorum && *env_quorum ? env_quorum : "127.0.0.1:2181";
   static const std::set<std::string> kValueFlags = {
-      "zk", "root", "table", "wait", "timeout", "algorithm", "regions", "first-row", "last-row",
-      "salt-encoding"};
+      "zk",        "root",    "table",     "wait",     "timeout",
+      "algorithm", "regions", "first-row", "last-row", "salt-encoding"};
   static const std::set<std::string> kSwitches = {"force"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -1,17 +1,18 @@
 // presplitd: creates the tables the portal describes in ZooKeeper, pre-split. Thin main: parse
 // flags, set up logging, hand over to RunDaemon.
+#include <spdlog/spdlog.h>
+
 #include <cstring>
 #include <iostream>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 #include "daemon_options.h"
 #include "daemon_runner.h"
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: presplitd [--config FILE] [--set KEY=VALUE ...] [--log-level LEVEL]
+constexpr const char* kUsage =
+    R"(usage: presplitd [--config FILE] [--set KEY=VALUE ...] [--log-level LEVEL]
 
 Watches <zk_root>/tables in ZooKeeper and creates each described HBase table pre-split,
 reporting to <zk_root>/status/<namespace>:<table>. Runs in the foreground (for systemd).

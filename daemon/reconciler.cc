@@ -1,11 +1,11 @@
 #include "reconciler.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <ctime>
-#include <set>
-
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <set>
 
 #include "presplit/table_config.h"
 
@@ -64,8 +64,7 @@ Status Reconciler::ReconcileAll() {
       ++it;
       continue;
     }
-    spdlog::info("table {}: document removed; the table and its data are left in place",
-                 it->first);
+    spdlog::info("table {}: document removed; the table and its data are left in place", it->first);
     Status s = zk_.Delete(StatusPath(it->first));
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       spdlog::warn("table {}: cannot remove status: {}", it->first, s.ToString());
@@ -132,17 +131,17 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   spec.split_keys = std::move(split_keys).value();
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
   outcome.buckets = config->layout.salt ? config->layout.salt->buckets : 0;
-  return EnsureTable(spec, std::move(outcome));
+  return EnsureTable(znode_name, node, spec, std::move(outcome));
 }
 
-Reconciler::Outcome Reconciler::EnsureTable(const TableSpec& spec, Outcome outcome) {
+Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const ZkNode& node,
+                                            const TableSpec& spec, Outcome outcome) {
   auto fail = [&](const Status& s) {
     counters_.hbase_errors++;
     outcome.phase = kPhaseError;
     outcome.error = s.message();
     outcome.retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal;
-    spdlog::error("table {}: {}{}", spec.table, s.ToString(),
-                  outcome.retry ? " (will retry)" : "");
+    spdlog::error("table {}: {}{}", spec.table, s.ToString(), outcome.retry ? " (will retry)" : "");
     return outcome;
   };
 
@@ -150,6 +149,11 @@ Reconciler::Outcome Reconciler::EnsureTable(const TableSpec& spec, Outcome outco
   if (!existing.ok()) return fail(existing.status());
   if (!existing->exists) {
     spdlog::info("table {}: creating with {} regions", spec.table, outcome.planned_regions);
+    Outcome creating = outcome;
+    creating.phase = kPhaseCreating;
+    Status reported = WriteStatus(znode_name, node, creating);
+    if (!reported.ok())
+      spdlog::warn("table {}: cannot write status: {}", spec.table, reported.ToString());
     Status created = admin_.CreateTable(spec);
     if (created.code() == StatusCode::kAlreadyExists) {
       spdlog::info("table {}: created meanwhile by someone else; comparing", spec.table);
@@ -171,8 +175,7 @@ Reconciler::Outcome Reconciler::EnsureTable(const TableSpec& spec, Outcome outco
     counters_.drift_reports++;
     outcome.phase = kPhaseDrift;
     for (const auto& d : outcome.differences) {
-      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table,
-                   d);
+      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table, d);
     }
   }
   return outcome;

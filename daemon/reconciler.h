@@ -70,7 +70,8 @@ class Reconciler {
   };
 
   Outcome ReconcileDocument(const std::string& znode_name, const ZkNode& node);
-  Outcome EnsureTable(const TableSpec& spec, Outcome outcome);
+  Outcome EnsureTable(const std::string& znode_name, const ZkNode& node, const TableSpec& spec,
+                      Outcome outcome);
   Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
 
   ZkClient& zk_;

@@ -1,13 +1,12 @@
 #include "zk_client.h"
 
+#include <spdlog/spdlog.h>
 #include <zookeeper.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-
-#include <spdlog/spdlog.h>
 
 namespace presplit::daemon {
 namespace {
@@ -18,18 +17,25 @@ constexpr int kMaxZnodeBytes = 1024 * 1024;
 Status FromZkError(int rc, const std::string& op, const std::string& path) {
   std::string what = op + " " + path + ": " + zerror(rc);
   switch (rc) {
-    case ZOK: return Status::Ok();
-    case ZNONODE: return Status::NotFound(what);
-    case ZNODEEXISTS: return Status::AlreadyExists(what);
+    case ZOK:
+      return Status::Ok();
+    case ZNONODE:
+      return Status::NotFound(what);
+    case ZNODEEXISTS:
+      return Status::AlreadyExists(what);
     case ZBADVERSION:
-    case ZNOTEMPTY: return Status::FailedPrecondition(what);
-    case ZBADARGUMENTS: return Status::InvalidArgument(what);
+    case ZNOTEMPTY:
+      return Status::FailedPrecondition(what);
+    case ZBADARGUMENTS:
+      return Status::InvalidArgument(what);
     case ZCONNECTIONLOSS:
     case ZOPERATIONTIMEOUT:
     case ZSESSIONEXPIRED:
     case ZINVALIDSTATE:
-    case ZCLOSING: return Status::Unavailable(what);
-    default: return Status::Internal(what);
+    case ZCLOSING:
+      return Status::Unavailable(what);
+    default:
+      return Status::Internal(what);
   }
 }
 

@@ -13,15 +13,15 @@ namespace presplit::daemon {
 
 struct ZkNode {
   std::string data;
-  int version = 0;       // the znode's data version, for compare-and-set
-  int64_t mzxid = 0;     // zxid of the last modification; identifies one revision of a document
+  int version = 0;    // the znode's data version, for compare-and-set
+  int64_t mzxid = 0;  // zxid of the last modification; identifies one revision of a document
 };
 
 enum class ZkEventType {
-  kConnected,        // (re)connected: watches may have been lost with a new session; rescan
-  kSessionExpired,   // the session was lost; the client reconnects on its own
+  kConnected,       // (re)connected: watches may have been lost with a new session; rescan
+  kSessionExpired,  // the session was lost; the client reconnects on its own
   kChildrenChanged,
-  kDataChanged,      // data changed, node created or deleted
+  kDataChanged,  // data changed, node created or deleted
 };
 
 struct ZkEvent {
@@ -56,7 +56,7 @@ using ZkEventHandler = std::function<void(const ZkEvent&)>;
 struct ZkOptions {
   std::string quorum = "127.0.0.1:2181";  // host:port[,host:port...][/chroot]
   int session_timeout_ms = 15000;
-  int connect_timeout_ms = 10000;         // how long Connect() waits for the first session
+  int connect_timeout_ms = 10000;  // how long Connect() waits for the first session
 };
 
 // Opens a session with the ZooKeeper C client (multi-threaded flavour). Events, including those

@@ -2,6 +2,7 @@
 // Integration and end-to-end tests use the real servers.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -81,6 +82,7 @@ class FakeAdmin : public HBaseAdmin {
   }
   Status CreateTable(const TableSpec& spec) override {
     creates++;
+    if (on_create) on_create();
     if (!create_error.ok()) return create_error;
     if (tables.count(spec.table)) return Status::AlreadyExists(spec.table);
     TableDescription d;
@@ -101,6 +103,7 @@ class FakeAdmin : public HBaseAdmin {
   }
 
   std::map<std::string, TableDescription> tables;
+  std::function<void()> on_create;  // runs when CreateTable is called, before it acts
   Status next_error;
   Status create_error;
   int describes = 0;

@@ -81,9 +81,11 @@ class WalkingSkeletonTest(unittest.TestCase):
         regions_before = json.loads(h.probe("describe", table).stdout)["regions"]
         self.assertEqual(len(regions_before), 5)
 
-        h.ctl(self.root, "put", path)  # same document again: a new znode revision
+        again = h.ctl(self.root, "put", path)  # the same document again
+        self.assertIn("nothing written", again.stdout)
         self.daemon.wait_passes(2)
         self.assertEqual(h.status(self.root, table)["updated_at"], first["updated_at"])
+        self.assertEqual(h.status(self.root, table)["config_version"], first["config_version"])
 
         self.assertEqual(self.daemon.stop(), 0, "presplitd must exit 0 on SIGTERM")
         self.daemon.start()
