@@ -11,9 +11,10 @@
 //       "group": { "length": 32 }                    // or { "delimiter": "|" }
 //     },
 //     "split": {                                     // required
-//       "algorithm": "salt-buckets",  // hex-string | decimal-string | uniform | salt-buckets |
-//       explicit "regions": 10, "first_row": "00000000", "last_row": "FFFFFFFF", "keys": ["a",
-//       "b\\x00"]
+//       // hex-string | decimal-string | uniform | salt-buckets | explicit
+//       "algorithm": "salt-buckets",
+//       "regions": 10, "first_row": "00000000", "last_row": "FFFFFFFF",
+//       "keys": ["a", "b\\x00"]
 //     },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
 //                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
