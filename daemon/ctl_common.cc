@@ -1,0 +1,62 @@
+#include "ctl_common.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "presplit/bytes.h"
+
+namespace presplit::ctl {
+
+using daemon::JoinZkPath;
+
+int Fail(const std::string& message) {
+  std::cerr << "presplitctl: " << message << "\n";
+  return kFailure;
+}
+
+int UsageError(const std::string& message) {
+  std::cerr << "presplitctl: " << message << "\n(see presplitctl --help)\n";
+  return kUsage;
+}
+
+Result<std::string> ReadInput(const std::string& path) {
+  std::stringstream buffer;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path);
+    if (!in) return Status::NotFound("cannot read " + path);
+    buffer << in.rdbuf();
+  }
+  return buffer.str();
+}
+
+Result<std::unique_ptr<daemon::ZkClient>> Connect(const Args& args) {
+  daemon::ZkOptions options;
+  options.quorum = args.zk_quorum;
+  options.connect_timeout_ms = 10000;
+  auto zk = daemon::ConnectZooKeeper(options);
+  if (!zk.ok()) return zk.status().WithContext("ZooKeeper " + args.zk_quorum);
+  return zk;
+}
+
+std::string TablesPath(const Args& a) { return JoinZkPath(a.root, "tables"); }
+std::string StatusRoot(const Args& a) { return JoinZkPath(a.root, "status"); }
+
+int PrintKeys(const std::vector<std::string>& keys) {
+  for (const auto& k : keys) std::cout << ToStringBinary(k) << "\n";
+  return kOk;
+}
+
+const std::vector<CommandSpec>& Commands() {
+  static const std::vector<CommandSpec> commands = [] {
+    std::vector<CommandSpec> all;
+    for (auto& c : DocumentCommands()) all.push_back(std::move(c));
+    for (auto& c : PlanCommands()) all.push_back(std::move(c));
+    return all;
+  }();
+  return commands;
+}
+
+}  // namespace presplit::ctl

@@ -1,0 +1,55 @@
+// presplitctl's shared pieces: parsed arguments, error helpers and the command registry. Each
+// command lives in its own ctl_*.cc and registers a CommandSpec.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "presplit/status.h"
+#include "zk_client.h"
+
+namespace presplit::ctl {
+
+inline constexpr int kOk = 0;
+inline constexpr int kFailure = 1;
+inline constexpr int kUsage = 2;
+
+struct Args {
+  std::string zk_quorum;
+  std::string root = "/presplit";
+  std::string command;
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> flags;  // --flag value, or "" for switches
+
+  bool has(const std::string& flag) const { return flags.count(flag) > 0; }
+  const std::string& flag(const std::string& name) const { return flags.at(name); }
+};
+
+struct CommandSpec {
+  std::string name;
+  std::set<std::string> value_flags;  // --flag VALUE
+  std::set<std::string> switches;     // --flag
+  std::string help;                   // lines for --help, already indented
+  int (*run)(const Args&);
+};
+
+// Every command, in the order --help lists them.
+const std::vector<CommandSpec>& Commands();
+std::vector<CommandSpec> DocumentCommands();
+std::vector<CommandSpec> PlanCommands();
+
+// Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
+int Fail(const std::string& message);
+int UsageError(const std::string& message);
+// Reads a file, or stdin for "-".
+Result<std::string> ReadInput(const std::string& path);
+// One Bytes.toStringBinary key a line on stdout; returns kOk.
+int PrintKeys(const std::vector<std::string>& keys);
+Result<std::unique_ptr<daemon::ZkClient>> Connect(const Args& args);
+std::string TablesPath(const Args& args);
+std::string StatusRoot(const Args& args);
+
+}  // namespace presplit::ctl

@@ -1,0 +1,223 @@
+// presplitctl's ZooKeeper commands: put, get, list, rm, status.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "ctl_common.h"
+#include "presplit/table_config.h"
+#include "reconciler.h"
+
+namespace presplit::ctl {
+namespace {
+
+using daemon::CanonicalTableName;
+using daemon::JoinZkPath;
+
+int CmdPut(const Args& args) {
+  if (args.positional.size() != 1) return UsageError("put needs one FILE (or - for stdin)");
+  if (args.flags.count("table") && !args.flags.count("force")) {
+    return UsageError("--table goes with --force; a valid document names its own table");
+  }
+  auto text = ReadInput(args.positional[0]);
+  if (!text.ok()) return Fail(text.status().message());
+  std::string table;
+  size_t regions = 0;
+  if (args.flags.count("force")) {
+    if (args.flags.count("table")) {
+      table = CanonicalTableName(args.flags.at("table"));
+    } else {
+      auto doc = nlohmann::json::parse(*text, nullptr, false);
+      if (doc.is_discarded() || !doc.is_object() || !doc.contains("table") ||
+          !doc["table"].is_string()) {
+        return UsageError("--force needs --table NAME when the document does not name its table");
+      }
+      table = CanonicalTableName(doc["table"].get<std::string>());
+    }
+  } else {
+    auto config = ParseTableConfig(*text);
+    if (!config.ok()) {
+      return Fail("document refused, nothing written: " + config.status().message());
+    }
+    auto keys = ComputeSplitKeys(*config);
+    if (!keys.ok()) return Fail("document refused, nothing written: " + keys.status().message());
+    table = config->FullName();
+    regions = keys->size() + 1;
+  }
+  auto zk = Connect(args);
+  if (!zk.ok()) return Fail(zk.status().message());
+  Status s = (*zk)->EnsurePath(TablesPath(args));
+  if (!s.ok()) return Fail(s.message());
+  const std::string path = JoinZkPath(TablesPath(args), table);
+  auto current = (*zk)->Get(path, false);
+  if (current.ok() && current->data == *text) {
+    // Nothing to do, and no new revision for the daemon to look at.
+    std::cout << path << " is already this document; nothing written\n";
+    return kOk;
+  }
+  s = (*zk)->Upsert(path, *text);
+  if (!s.ok()) return Fail(s.message());
+  if (args.flags.count("force")) {
+    std::cout << "wrote " << path << " without validation\n";
+  } else {
+    std::cout << "wrote " << path << " (" << regions << " regions planned)\n";
+  }
+  return kOk;
+}
+
+int CmdGet(const Args& args) {
+  if (args.positional.size() != 1) return UsageError("get needs one TABLE");
+  auto zk = Connect(args);
+  if (!zk.ok()) return Fail(zk.status().message());
+  auto node =
+      (*zk)->Get(JoinZkPath(TablesPath(args), CanonicalTableName(args.positional[0])), false);
+  if (!node.ok()) {
+    return Fail(node.status().code() == StatusCode::kNotFound
+                    ? "no document for " + CanonicalTableName(args.positional[0])
+                    : node.status().message());
+  }
+  std::cout << node->data;
+  if (node->data.empty() || node->data.back() != '\n') std::cout << "\n";
+  return kOk;
+}
+
+int CmdRm(const Args& args) {
+  if (args.positional.size() != 1) return UsageError("rm needs one TABLE");
+  auto zk = Connect(args);
+  if (!zk.ok()) return Fail(zk.status().message());
+  const std::string table = CanonicalTableName(args.positional[0]);
+  Status s = (*zk)->Delete(JoinZkPath(TablesPath(args), table));
+  if (s.code() == StatusCode::kNotFound) return Fail("no document for " + table);
+  if (!s.ok()) return Fail(s.message());
+  std::cout << "removed the document of " << table << "; the HBase table is left as it is\n";
+  return kOk;
+}
+
+Result<nlohmann::json> ReadStatus(daemon::ZkClient& zk, const Args& args,
+                                  const std::string& table) {
+  auto node = zk.Get(JoinZkPath(StatusRoot(args), table), false);
+  if (!node.ok()) return node.status();
+  auto doc = nlohmann::json::parse(node->data, nullptr, false);
+  if (doc.is_discarded()) return Status::Internal("status of " + table + " is not JSON");
+  return doc;
+}
+
+int CmdList(const Args& args) {
+  auto zk = Connect(args);
+  if (!zk.ok()) return Fail(zk.status().message());
+  auto names = (*zk)->GetChildren(TablesPath(args), false);
+  if (!names.ok()) {
+    if (names.status().code() == StatusCode::kNotFound) return kOk;  // nothing written yet
+    return Fail(names.status().message());
+  }
+  for (const auto& name : *names) {
+    auto status = ReadStatus(**zk, args, name);
+    std::string phase = "pending", regions = "-";
+    if (status.ok()) {
+      phase = status->value("phase", "unknown");
+      regions = std::to_string(status->value("regions", 0));
+    }
+    std::cout << name << "\t" << phase << "\t" << regions << "\n";
+  }
+  return kOk;
+}
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+int CmdStatus(const Args& args) {
+  if (args.positional.size() > 1) return UsageError("status takes at most one TABLE");
+  auto zk = Connect(args);
+  if (!zk.ok()) return Fail(zk.status().message());
+  if (args.positional.empty()) {
+    auto names = (*zk)->GetChildren(StatusRoot(args), false);
+    if (!names.ok() && names.status().code() != StatusCode::kNotFound) {
+      return Fail(names.status().message());
+    }
+    for (const auto& name : names.ok() ? *names : std::vector<std::string>{}) {
+      auto status = ReadStatus(**zk, args, name);
+      if (status.ok()) std::cout << status->dump() << "\n";
+    }
+    return kOk;
+  }
+  const std::string table = CanonicalTableName(args.positional[0]);
+  std::vector<std::string> wanted;
+  if (args.flags.count("wait")) wanted = SplitCommas(args.flags.at("wait"));
+  int timeout_s = 60;
+  if (args.flags.count("timeout")) {
+    try {
+      timeout_s = std::stoi(args.flags.at("timeout"));
+    } catch (const std::exception&) {
+      return UsageError("--timeout needs a number of seconds");
+    }
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (true) {
+    auto status = ReadStatus(**zk, args, table);
+    bool reached = false;
+    if (status.ok()) {
+      const std::string phase = status->value("phase", "");
+      reached = wanted.empty() || std::find(wanted.begin(), wanted.end(), phase) != wanted.end();
+      if (reached) {
+        std::cout << status->dump(2) << "\n";
+        return kOk;
+      }
+    } else if (wanted.empty()) {
+      return Fail(status.status().code() == StatusCode::kNotFound
+                      ? "no status for " + table + " (no document, or the daemon has not seen it)"
+                      : status.status().message());
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (status.ok()) std::cout << status->dump(2) << "\n";
+      return Fail("timed out after " + std::to_string(timeout_s) + " s waiting for " + table +
+                  " to reach " + args.flags.at("wait"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+}  // namespace
+
+std::vector<CommandSpec> DocumentCommands() {
+  return {
+      {"put",
+       {"table"},
+       {"force"},
+       "  put FILE|-            validate a table document, then write it to "
+       "<root>/tables/<ns>:<table>\n"
+       "      [--force]         write without validating (reproduces what a faulty portal would\n"
+       "                        write; the daemon refuses it and reports why in the status)\n"
+       "      [--table NAME]    with --force: the znode name when the document cannot say\n",
+       &CmdPut},
+      {"get", {}, {}, "  get TABLE             print a table's document\n", &CmdGet},
+      {"list",
+       {},
+       {},
+       "  list                  one line per document: table, phase, regions\n",
+       &CmdList},
+      {"rm",
+       {},
+       {},
+       "  rm TABLE              remove a document (the HBase table and its data are left alone)\n",
+       &CmdRm},
+      {"status",
+       {"wait", "timeout"},
+       {},
+       "  status [TABLE]        print the daemon's status for a table (JSON), or for all tables\n"
+       "      [--wait PHASES]   wait until the phase is one of PHASES (comma-separated, e.g. "
+       "ready,error)\n"
+       "      [--timeout SECS]  how long --wait waits (default 60)\n",
+       &CmdStatus},
+  };
+}
+
+}  // namespace presplit::ctl
