@@ -1,0 +1,143 @@
+#include "presplit/hash.h"
+
+#include <cstring>
+
+namespace presplit {
+namespace {
+
+inline uint32_t RotateLeft(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+// Little-endian 32-bit load, independent of the host's byte order.
+inline uint32_t LoadLittle32(const unsigned char* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+// Java's int remainder and Math.abs of it; |remainder| < buckets, so abs never overflows.
+inline int AbsJavaRemainder(int32_t hash, int buckets) {
+  const int32_t r = hash % buckets;  // C++ truncates toward zero, as Java does
+  return r < 0 ? -r : r;
+}
+
+}  // namespace
+
+uint32_t Murmur3_32(std::string_view bytes, uint32_t seed) {
+  constexpr uint32_t kC1 = 0xcc9e2d51;
+  constexpr uint32_t kC2 = 0x1b873593;
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t length = bytes.size();
+  const size_t blocks = length / 4;
+  uint32_t h = seed;
+  for (size_t i = 0; i < blocks; ++i) {
+    uint32_t k = LoadLittle32(data + 4 * i);
+    k *= kC1;
+    k = RotateLeft(k, 15);
+    k *= kC2;
+    h ^= k;
+    h = RotateLeft(h, 13);
+    h = h * 5 + 0xe6546b64;
+  }
+  const unsigned char* tail = data + 4 * blocks;
+  uint32_t k = 0;
+  switch (length & 3) {
+    case 3:
+      k ^= static_cast<uint32_t>(tail[2]) << 16;
+      [[fallthrough]];
+    case 2:
+      k ^= static_cast<uint32_t>(tail[1]) << 8;
+      [[fallthrough]];
+    case 1:
+      k ^= static_cast<uint32_t>(tail[0]);
+      k *= kC1;
+      k = RotateLeft(k, 15);
+      k *= kC2;
+      h ^= k;
+      break;
+    default:
+      break;
+  }
+  h ^= static_cast<uint32_t>(length);
+  h ^= h >> 16;
+  h *= 0x85ebca6b;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35;
+  h ^= h >> 16;
+  return h;
+}
+
+int Murmur3Bucket(std::string_view bytes, int buckets) {
+  if (buckets < 1) return -1;
+  return static_cast<int>(Murmur3_32(bytes, kMurmur3Seed) % static_cast<uint32_t>(buckets));
+}
+
+int32_t PhoenixHashCode(std::string_view bytes) {
+  // Unsigned arithmetic wraps exactly as Java's int does.
+  uint32_t h = 1;
+  for (char c : bytes) {
+    h = 31 * h + static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c)));
+  }
+  return static_cast<int32_t>(h);
+}
+
+int PhoenixSaltByte(std::string_view key, int buckets) {
+  if (buckets < 1 || buckets > 256) return -1;
+  return AbsJavaRemainder(PhoenixHashCode(key), buckets);
+}
+
+std::optional<int32_t> JavaStringHashCode(std::string_view utf8) {
+  const auto* p = reinterpret_cast<const unsigned char*>(utf8.data());
+  const size_t n = utf8.size();
+  uint32_t h = 0;
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char b0 = p[i];
+    if (b0 < 0x80) {  // the common (ASCII) case
+      h = 31 * h + b0;
+      ++i;
+      continue;
+    }
+    uint32_t cp;
+    size_t len;
+    uint32_t min;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      cp = b0 & 0x1F;
+      len = 2;
+      min = 0x80;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      cp = b0 & 0x0F;
+      len = 3;
+      min = 0x800;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      cp = b0 & 0x07;
+      len = 4;
+      min = 0x10000;
+    } else {
+      return std::nullopt;  // a continuation byte, C0/C1 (always overlong) or F5..FF
+    }
+    if (n - i < len) return std::nullopt;
+    for (size_t j = 1; j < len; ++j) {
+      const unsigned char b = p[i + j];
+      if ((b & 0xC0) != 0x80) return std::nullopt;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+    if (cp < 0x10000) {
+      h = 31 * h + cp;
+    } else {
+      const uint32_t v = cp - 0x10000;
+      h = 31 * h + (0xD800 + (v >> 10));
+      h = 31 * h + (0xDC00 + (v & 0x3FF));
+    }
+    i += len;
+  }
+  return static_cast<int32_t>(h);
+}
+
+int JavaStringHashBucket(std::string_view utf8, int buckets) {
+  if (buckets < 1) return -1;
+  std::optional<int32_t> hash = JavaStringHashCode(utf8);
+  if (!hash) return -1;
+  return AbsJavaRemainder(*hash, buckets);
+}
+
+}  // namespace presplit
