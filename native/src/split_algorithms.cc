@@ -14,12 +14,14 @@ struct NamedAlgorithm {
   std::string_view name;
   SplitAlgorithm value;
 };
-constexpr std::array<NamedAlgorithm, 5> kAlgorithms = {{
+constexpr std::array<NamedAlgorithm, 7> kAlgorithms = {{
     {"hex-string", SplitAlgorithm::kHexString},
     {"decimal-string", SplitAlgorithm::kDecimalString},
     {"uniform", SplitAlgorithm::kUniform},
     {"salt-buckets", SplitAlgorithm::kSaltBuckets},
     {"explicit", SplitAlgorithm::kExplicit},
+    {"partitions", SplitAlgorithm::kPartitions},
+    {"sampled", SplitAlgorithm::kSampled},
 }};
 
 struct NamedEncoding {
@@ -122,7 +124,7 @@ Result<SplitAlgorithm> ParseSplitAlgorithm(std::string_view name) {
   }
   return Status::InvalidArgument("unknown split algorithm '" + ToStringBinary(name) +
                                  "' (expected one of hex-string, decimal-string, uniform, "
-                                 "salt-buckets, explicit)");
+                                 "salt-buckets, explicit, partitions, sampled)");
 }
 
 std::string_view SplitAlgorithmName(SplitAlgorithm algorithm) {

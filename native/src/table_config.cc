@@ -12,6 +12,7 @@
 
 #include "presplit/bigint.h"
 #include "presplit/bytes.h"
+#include "presplit/split_points.h"
 
 namespace presplit {
 namespace {
@@ -370,9 +371,102 @@ Result<std::optional<std::string>> GetBinaryRow(const ObjectReader& r, std::stri
   return std::optional<std::string>(*bytes);
 }
 
+// An array of row keys in toStringBinary form.
+Result<std::vector<std::string>> GetKeyArray(const ObjectReader& r, std::string_view field,
+                                             size_t max_keys) {
+  PRESPLIT_ASSIGN_OR_RETURN(const json* keys, r.Get(field, true));
+  if (!keys->is_array()) {
+    return FieldError(r.PathOf(field), std::string("expected an array, got ") + TypeName(*keys));
+  }
+  if (keys->size() > max_keys) {
+    return FieldError(r.PathOf(field), "at most " + std::to_string(max_keys) + " keys (got " +
+                                           std::to_string(keys->size()) + ")");
+  }
+  std::vector<std::string> out;
+  out.reserve(keys->size());
+  for (size_t i = 0; i < keys->size(); ++i) {
+    const json& k = (*keys)[i];
+    const std::string path = r.PathOf(field) + "[" + std::to_string(i) + "]";
+    if (!k.is_string()) {
+      return FieldError(path, std::string("expected a string, got ") + TypeName(k));
+    }
+    Result<std::string> bytes = ParseBinaryKey(k.get<std::string>());
+    if (!bytes.ok()) return FieldError(path, bytes.status().message());
+    if (bytes->size() > kMaxRowKeyLength) {
+      return FieldError(path, "longer than " + std::to_string(kMaxRowKeyLength) + " bytes");
+    }
+    out.push_back(std::move(bytes).value());
+  }
+  return out;
+}
+
+Status NotAllowedSubSplitFields(const ObjectReader& r, SplitAlgorithm algorithm) {
+  PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "regions_per_bucket", algorithm));
+  PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "within_bucket", algorithm));
+  if (algorithm != SplitAlgorithm::kSampled) {
+    PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "sample", algorithm));
+  }
+  return Status::Ok();
+}
+
+Status ParseSaltBucketsSplit(const ObjectReader& r, const LayoutConfig& layout,
+                             SplitConfig* split) {
+  PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "first_row", split->algorithm));
+  PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "last_row", split->algorithm));
+  PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "keys", split->algorithm));
+  if (!layout.salt) {
+    return FieldError(r.PathOf("algorithm"), "'salt-buckets' needs 'layout.salt'");
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto per_bucket,
+                            r.GetInt("regions_per_bucket", false, 1, kMaxConfigRegions));
+  split->regions_per_bucket = per_bucket ? static_cast<int>(*per_bucket) : 1;
+  const int64_t total = static_cast<int64_t>(layout.salt->buckets) * split->regions_per_bucket;
+  if (total > kMaxConfigRegions) {
+    return FieldError(r.PathOf("regions_per_bucket"),
+                      std::to_string(layout.salt->buckets) + " buckets x " +
+                          std::to_string(split->regions_per_bucket) + " = " +
+                          std::to_string(total) + " regions (at most " +
+                          std::to_string(kMaxConfigRegions) + ")");
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto within, r.GetString("within_bucket", false));
+  if (within) {
+    Result<SplitAlgorithm> w = ParseSplitAlgorithm(*within);
+    if (!w.ok()) return FieldError(r.PathOf("within_bucket"), w.status().message());
+    if (*w == SplitAlgorithm::kSaltBuckets || *w == SplitAlgorithm::kExplicit) {
+      return FieldError(r.PathOf("within_bucket"),
+                        "'" + std::string(SplitAlgorithmName(*w)) +
+                            "' cannot split a bucket (expected one of hex-string, "
+                            "decimal-string, uniform, partitions, sampled)");
+    }
+    if (split->regions_per_bucket == 1) {
+      return FieldError(r.PathOf("within_bucket"), "needs regions_per_bucket > 1");
+    }
+    split->within_bucket = *w;
+  }
+  if (split->within_bucket == SplitAlgorithm::kSampled) {
+    PRESPLIT_ASSIGN_OR_RETURN(split->sample, GetKeyArray(r, "sample", kMaxConfigSampleKeys));
+  } else if (r.Has("sample")) {
+    return FieldError(r.PathOf("sample"), "only allowed with \"within_bucket\": \"sampled\"");
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto regions, r.GetInt("regions", false, 1, kMaxConfigRegions));
+  if (regions && *regions != total) {
+    return FieldError(
+        r.PathOf("regions"),
+        "must equal layout.salt.buckets (" + std::to_string(layout.salt->buckets) + ")" +
+            (split->regions_per_bucket > 1
+                 ? " x regions_per_bucket (" + std::to_string(split->regions_per_bucket) +
+                       ") = " + std::to_string(total)
+                 : std::string()) +
+            " with algorithm 'salt-buckets' (got " + std::to_string(*regions) + ")");
+  }
+  split->regions = static_cast<int>(total);
+  return Status::Ok();
+}
+
 Status ParseSplit(const ObjectReader& r, const LayoutConfig& layout, SplitConfig* split) {
   PRESPLIT_RETURN_IF_ERROR(
-      r.CheckKnownFields({"algorithm", "regions", "first_row", "last_row", "keys"}));
+      r.CheckKnownFields({"algorithm", "regions", "first_row", "last_row", "keys",
+                          "regions_per_bucket", "within_bucket", "sample"}));
   PRESPLIT_ASSIGN_OR_RETURN(auto algorithm, r.GetString("algorithm", true));
   Result<SplitAlgorithm> parsed = ParseSplitAlgorithm(*algorithm);
   if (!parsed.ok()) return FieldError(r.PathOf("algorithm"), parsed.status().message());
@@ -382,6 +476,7 @@ Status ParseSplit(const ObjectReader& r, const LayoutConfig& layout, SplitConfig
     case SplitAlgorithm::kDecimalString:
     case SplitAlgorithm::kUniform: {
       PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "keys", split->algorithm));
+      PRESPLIT_RETURN_IF_ERROR(NotAllowedSubSplitFields(r, split->algorithm));
       PRESPLIT_ASSIGN_OR_RETURN(auto regions, r.GetInt("regions", true, 1, kMaxConfigRegions));
       split->regions = static_cast<int>(*regions);
       if (split->algorithm == SplitAlgorithm::kUniform) {
@@ -395,25 +490,28 @@ Status ParseSplit(const ObjectReader& r, const LayoutConfig& layout, SplitConfig
       break;
     }
     case SplitAlgorithm::kSaltBuckets: {
+      PRESPLIT_RETURN_IF_ERROR(ParseSaltBucketsSplit(r, layout, split));
+      break;
+    }
+    case SplitAlgorithm::kPartitions:
+    case SplitAlgorithm::kSampled: {
       PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "first_row", split->algorithm));
       PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "last_row", split->algorithm));
       PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "keys", split->algorithm));
-      if (!layout.salt) {
-        return FieldError(r.PathOf("algorithm"), "'salt-buckets' needs 'layout.salt'");
+      PRESPLIT_RETURN_IF_ERROR(NotAllowedSubSplitFields(r, split->algorithm));
+      PRESPLIT_ASSIGN_OR_RETURN(auto regions, r.GetInt("regions", true, 1, kMaxConfigRegions));
+      split->regions = static_cast<int>(*regions);
+      if (split->algorithm == SplitAlgorithm::kSampled) {
+        PRESPLIT_ASSIGN_OR_RETURN(split->sample, GetKeyArray(r, "sample", kMaxConfigSampleKeys));
+        Result<SampledSplitResult> sampled = SampledSplit(split->sample, split->regions);
+        if (!sampled.ok()) return FieldError(r.PathOf("sample"), sampled.status().message());
       }
-      PRESPLIT_ASSIGN_OR_RETURN(auto regions, r.GetInt("regions", false, 1, kMaxConfigRegions));
-      if (regions && *regions != layout.salt->buckets) {
-        return FieldError(r.PathOf("regions"), "must equal layout.salt.buckets (" +
-                                                   std::to_string(layout.salt->buckets) +
-                                                   ") with algorithm 'salt-buckets' (got " +
-                                                   std::to_string(*regions) + ")");
-      }
-      split->regions = layout.salt->buckets;
       break;
     }
     case SplitAlgorithm::kExplicit: {
       PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "first_row", split->algorithm));
       PRESPLIT_RETURN_IF_ERROR(NotAllowed(r, "last_row", split->algorithm));
+      PRESPLIT_RETURN_IF_ERROR(NotAllowedSubSplitFields(r, split->algorithm));
       if (r.Has("regions")) {
         return FieldError(r.PathOf("regions"),
                           "not allowed with algorithm 'explicit' (the table gets one region more "
@@ -639,7 +737,26 @@ std::string TableConfigToJson(const TableConfig& config) {
         break;
       case SplitAlgorithm::kSaltBuckets:
         split["regions"] = sp.regions;
+        if (sp.regions_per_bucket > 1) {
+          split["regions_per_bucket"] = sp.regions_per_bucket;
+          split["within_bucket"] = std::string(SplitAlgorithmName(sp.within_bucket));
+          if (sp.within_bucket == SplitAlgorithm::kSampled) {
+            ordered_json sample = ordered_json::array();
+            for (const std::string& k : sp.sample) sample.push_back(ToStringBinary(k));
+            split["sample"] = std::move(sample);
+          }
+        }
         break;
+      case SplitAlgorithm::kPartitions:
+        split["regions"] = sp.regions;
+        break;
+      case SplitAlgorithm::kSampled: {
+        split["regions"] = sp.regions;
+        ordered_json sample = ordered_json::array();
+        for (const std::string& k : sp.sample) sample.push_back(ToStringBinary(k));
+        split["sample"] = std::move(sample);
+        break;
+      }
       case SplitAlgorithm::kExplicit: {
         ordered_json keys = ordered_json::array();
         for (const std::string& k : sp.keys) keys.push_back(ToStringBinary(k));
@@ -691,7 +808,27 @@ Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config) {
         return Status::InvalidArgument("algorithm 'salt-buckets' needs layout.salt");
       }
       const SaltConfig& s = *config.layout.salt;
-      PRESPLIT_ASSIGN_OR_RETURN(keys, SaltBucketSplit(s.buckets, s.encoding, s.width));
+      if (sp.regions_per_bucket <= 1) {
+        PRESPLIT_ASSIGN_OR_RETURN(keys, SaltBucketSplit(s.buckets, s.encoding, s.width));
+        break;
+      }
+      SaltedSplitOptions options;
+      options.buckets = s.buckets;
+      options.encoding = s.encoding;
+      options.salt_width = s.width;
+      options.regions_per_bucket = sp.regions_per_bucket;
+      options.within_bucket = sp.within_bucket;
+      options.sample = &sp.sample;
+      PRESPLIT_ASSIGN_OR_RETURN(keys, SaltedSubSplit(options));
+      break;
+    }
+    case SplitAlgorithm::kPartitions: {
+      PRESPLIT_ASSIGN_OR_RETURN(keys, PartitionSplit(sp.regions));
+      break;
+    }
+    case SplitAlgorithm::kSampled: {
+      PRESPLIT_ASSIGN_OR_RETURN(SampledSplitResult sampled, SampledSplit(sp.sample, sp.regions));
+      keys = std::move(sampled.keys);
       break;
     }
     case SplitAlgorithm::kExplicit:

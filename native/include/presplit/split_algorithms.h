@@ -16,7 +16,16 @@
 
 namespace presplit {
 
-enum class SplitAlgorithm { kHexString, kDecimalString, kUniform, kSaltBuckets, kExplicit };
+// kPartitions and kSampled are implemented in split_points.h.
+enum class SplitAlgorithm {
+  kHexString,
+  kDecimalString,
+  kUniform,
+  kSaltBuckets,
+  kExplicit,
+  kPartitions,
+  kSampled,
+};
 enum class SaltEncoding { kByte, kDecimal, kHex };
 
 // The algorithms refuse more regions than this, so a bad input cannot allocate without bound.
@@ -26,7 +35,8 @@ inline constexpr int kMaxSplitRegions = 1'000'000;
 // HBase's limit on a row key's length (Short.MAX_VALUE), which a split key must respect too.
 inline constexpr size_t kMaxRowKeyLength = 32767;
 
-// "hex-string", "decimal-string", "uniform", "salt-buckets", "explicit" (any letter case);
+// "hex-string", "decimal-string", "uniform", "salt-buckets", "explicit", "partitions",
+// "sampled" (any letter case);
 // InvalidArgument lists the valid names.
 Result<SplitAlgorithm> ParseSplitAlgorithm(std::string_view name);
 std::string_view SplitAlgorithmName(SplitAlgorithm algorithm);

@@ -11,10 +11,12 @@
 //       "group": { "length": 32 }                    // or { "delimiter": "|" }
 //     },
 //     "split": {                                     // required
-//       // hex-string | decimal-string | uniform | salt-buckets | explicit
+//       // hex-string | decimal-string | uniform | salt-buckets | explicit | partitions | sampled
 //       "algorithm": "salt-buckets",
 //       "regions": 10, "first_row": "00000000", "last_row": "FFFFFFFF",
-//       "keys": ["a", "b\\x00"]
+//       "keys": ["a", "b\\x00"],
+//       "regions_per_bucket": 4, "within_bucket": "hex-string",   // salt-buckets only
+//       "sample": ["k1", "k2"]                                    // sampled only
 //     },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
 //                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
@@ -34,8 +36,18 @@
 //  - split.algorithm required. hex-string, decimal-string, uniform: regions required
 //    (1..10000), first_row / last_row optional (hex/decimal: digits of the radix; uniform:
 //    toStringBinary form), keys not allowed. salt-buckets: needs layout.salt; regions optional
-//    and must equal layout.salt.buckets; no rows or keys. explicit: keys required (toStringBinary
-//    form, non-empty, strictly increasing, at most 9999), regions and rows not allowed. The split
+//    and must equal layout.salt.buckets * regions_per_bucket; regions_per_bucket optional
+//    (1..10000, default 1; buckets * regions_per_bucket at most 10000) sub-splits every bucket
+//    with within_bucket (hex-string, decimal-string, uniform (the default), partitions or
+//    sampled; see SaltedSubSplit), the within-bucket algorithm's default rows; sample required
+//    with within_bucket "sampled" (full row keys, salt prefix included), else not allowed; no
+//    rows or keys. explicit: keys required (toStringBinary form, non-empty, strictly increasing,
+//    at most 9999), regions and rows not allowed. partitions: regions required (1..10000),
+//    nothing else (split keys: 8-byte big-endian ids 1..regions-1). sampled: regions required
+//    (1..10000) and sample required (an array of at most 100000 row keys in toStringBinary form;
+//    empty keys ignored; the split keys are its quantiles, fewer regions when it has too few
+//    distinct keys); rows and keys not allowed. regions_per_bucket, within_bucket and sample are
+//    not allowed with any other algorithm. The split
 //    keys are computed during validation, so a range too small for the regions is caught here;
 //  - families: at least one; name non-empty printable ASCII without ':', '\', '/', not starting
 //    with '.', not "recovered.edits", unique; compression NONE, GZ, LZO, SNAPPY, LZ4, BZIP2, ZSTD,
@@ -59,6 +71,7 @@ namespace presplit {
 
 inline constexpr int kTableConfigVersion = 1;
 inline constexpr int kMaxConfigRegions = 10000;
+inline constexpr size_t kMaxConfigSampleKeys = 100000;
 
 struct SaltConfig {
   int buckets = 1;
@@ -80,12 +93,17 @@ struct LayoutConfig {
 
 struct SplitConfig {
   SplitAlgorithm algorithm = SplitAlgorithm::kHexString;
-  // The number of regions the table is created with; for salt-buckets the bucket count, for
-  // explicit the number of keys + 1.
+  // The number of regions the table is created with; for salt-buckets the bucket count times
+  // regions_per_bucket, for explicit the number of keys + 1, for sampled the number asked for
+  // (the table gets fewer when the sample has too few distinct keys).
   int regions = 1;
   // As given for hex-string / decimal-string; raw bytes for uniform; unset = the default.
   std::optional<std::string> first_row, last_row;
   std::vector<std::string> keys;  // raw bytes; explicit only
+  int regions_per_bucket = 1;     // salt-buckets only
+  // salt-buckets with regions_per_bucket > 1: how each bucket is split.
+  SplitAlgorithm within_bucket = SplitAlgorithm::kUniform;
+  std::vector<std::string> sample;  // raw bytes; sampled, or salt-buckets within "sampled"
 };
 
 struct FamilyConfig {

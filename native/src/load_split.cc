@@ -1,0 +1,104 @@
+#include "presplit/load_split.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "presplit/bytes.h"
+
+namespace presplit {
+namespace {
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
+  uint64_t sum = a + b;
+  return sum < a ? std::numeric_limits<uint64_t>::max() : sum;
+}
+
+Status CheckFraction(const char* name, double value) {
+  if (!(value > 0.0 && value <= 1.0)) {  // also rejects NaN
+    return Status::InvalidArgument(std::string(name) + " must be in (0, 1] (got " +
+                                   std::to_string(value) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::optional<LoadSplitChoice>> ChooseLoadSplitKey(
+    const std::vector<LoadCandidate>& candidates, const LoadSplitParams& params) {
+  PRESPLIT_RETURN_IF_ERROR(CheckFraction("max_imbalance", params.max_imbalance));
+  PRESPLIT_RETURN_IF_ERROR(CheckFraction("max_contained_fraction", params.max_contained_fraction));
+  std::optional<LoadSplitChoice> best;
+  double best_score = 0;
+  for (const LoadCandidate& c : candidates) {
+    if (c.key.empty()) continue;
+    const uint64_t sides = SaturatingAdd(c.left, c.right);
+    const uint64_t requests = SaturatingAdd(sides, c.contained);
+    if (sides == 0 || requests < params.min_requests) continue;
+    const uint64_t diff = c.left > c.right ? c.left - c.right : c.right - c.left;
+    const double imbalance = static_cast<double>(diff) / static_cast<double>(sides);
+    const double contained = static_cast<double>(c.contained) / static_cast<double>(requests);
+    if (!(imbalance < params.max_imbalance) || !(contained < params.max_contained_fraction)) {
+      continue;
+    }
+    const double score = imbalance + contained;
+    if (!best || score < best_score ||
+        (score == best_score && CompareBytes(c.key, best->key) < 0)) {
+      best = LoadSplitChoice{c.key, imbalance, contained, requests};
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+LoadSampler::LoadSampler(size_t capacity, uint64_t seed)
+    : capacity_(capacity == 0 ? 1 : capacity), rng_state_(seed) {
+  candidates_.reserve(capacity_);
+}
+
+uint64_t LoadSampler::NextRandom() {
+  uint64_t z = (rng_state_ += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+void LoadSampler::Record(std::string_view start, std::string_view end, uint64_t weight) {
+  if (weight == 0) return;
+  for (LoadCandidate& c : candidates_) {
+    if (!end.empty() && CompareBytes(end, c.key) <= 0) {
+      c.left = SaturatingAdd(c.left, weight);
+    } else if (CompareBytes(start, c.key) >= 0) {
+      c.right = SaturatingAdd(c.right, weight);
+    } else {
+      c.contained = SaturatingAdd(c.contained, weight);
+    }
+  }
+  total_weight_ = SaturatingAdd(total_weight_, weight);
+  if (start.empty()) return;
+  if (candidates_.size() < capacity_) {
+    candidates_.push_back(LoadCandidate{std::string(start), 0, 0, 0});
+    return;
+  }
+  // Chao's weighted reservoir: keep with probability capacity * weight / total.
+  const double p = static_cast<double>(capacity_) * static_cast<double>(weight) /
+                   static_cast<double>(total_weight_);
+  const double u = static_cast<double>(NextRandom() >> 11) * 0x1.0p-53;
+  if (p >= 1.0 || u < p) {
+    const size_t slot = static_cast<size_t>(NextRandom() % capacity_);
+    candidates_[slot] = LoadCandidate{std::string(start), 0, 0, 0};
+  }
+}
+
+void LoadSampler::RecordRow(std::string_view row, uint64_t weight) {
+  std::string end(row);
+  end.push_back('\0');
+  Record(row, end, weight);
+}
+
+void LoadSampler::Reset() {
+  candidates_.clear();
+  total_weight_ = 0;
+}
+
+}  // namespace presplit
