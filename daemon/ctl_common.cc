@@ -54,6 +54,9 @@ const std::vector<CommandSpec>& Commands() {
     std::vector<CommandSpec> all;
     for (auto& c : DocumentCommands()) all.push_back(std::move(c));
     for (auto& c : PlanCommands()) all.push_back(std::move(c));
+    for (auto& c : AdviseCommands()) all.push_back(std::move(c));
+    for (auto& c : SimulateCommands()) all.push_back(std::move(c));
+    for (auto& c : KeyCommands()) all.push_back(std::move(c));
     return all;
   }();
   return commands;

@@ -40,6 +40,9 @@ struct CommandSpec {
 const std::vector<CommandSpec>& Commands();
 std::vector<CommandSpec> DocumentCommands();
 std::vector<CommandSpec> PlanCommands();
+std::vector<CommandSpec> AdviseCommands();
+std::vector<CommandSpec> SimulateCommands();
+std::vector<CommandSpec> KeyCommands();
 
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);
