@@ -1,0 +1,182 @@
+package io.presplit.hbase.coprocessor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * A bounded sample of one region's requests, the CockroachDB/TiKV load-splitting idea: a
+ * reservoir of sampled request start keys (weighted by request: every request is one draw), and
+ * for each sampled key how many later requests fell left of it, right of it, or spanned it.
+ * libpresplit's LoadSampler is the reference; the counting rules are the same:
+ * <ul>
+ *   <li>a point request (get, put, delete) on key k counts left of candidate c if k &lt; c, else
+ *       right;</li>
+ *   <li>a range request [start, end) (a scan; empty end = end of the table) counts left if
+ *       end &lt;= c, right if start &gt;= c, contained if start &lt; c &lt; end.</li>
+ * </ul>
+ * Constant memory: {@code shards x capacity} candidates. Handlers do not contend: each thread
+ * records into the shard of its thread id and only with {@code tryLock}; a request that finds its
+ * shard busy (only a snapshot or a thread with a colliding id can hold it) is counted as skipped
+ * instead of waiting.
+ */
+public final class RegionLoadSampler {
+  public static final int DEFAULT_SHARDS = 8;
+  public static final int DEFAULT_CAPACITY = 20;
+
+  private final Shard[] shards;
+  private final LongAdder requests = new LongAdder();
+  private final LongAdder skipped = new LongAdder();
+
+  public RegionLoadSampler() {
+    this(DEFAULT_SHARDS, DEFAULT_CAPACITY);
+  }
+
+  public RegionLoadSampler(int shardCount, int capacity) {
+    if (shardCount < 1 || capacity < 1) {
+      throw new IllegalArgumentException("shards and capacity must be >= 1");
+    }
+    shards = new Shard[shardCount];
+    for (int i = 0; i < shardCount; i++) {
+      shards[i] = new Shard(capacity, 0x5eed0000L + i);
+    }
+  }
+
+  /** A get, put, delete, increment or append of one row. */
+  public void recordPoint(byte[] row) {
+    if (row == null) {
+      return;
+    }
+    record(row, row, true);
+  }
+
+  /** A scan of [start, stop); an empty stop is the end of the table. */
+  public void recordRange(byte[] start, byte[] stop) {
+    record(start == null ? HConstants.EMPTY_BYTE_ARRAY : start,
+        stop == null ? HConstants.EMPTY_BYTE_ARRAY : stop, false);
+  }
+
+  private void record(byte[] start, byte[] end, boolean point) {
+    requests.increment();
+    Shard shard = shards[(int) (Thread.currentThread().getId() % shards.length)];
+    if (!shard.lock.tryLock()) {
+      skipped.increment();
+      return;
+    }
+    try {
+      shard.record(start, end, point);
+    } finally {
+      shard.lock.unlock();
+    }
+  }
+
+  /** Requests seen (including skipped ones). */
+  public long requests() {
+    return requests.sum();
+  }
+
+  /** Requests not counted because their shard was busy. */
+  public long skipped() {
+    return skipped.sum();
+  }
+
+  /** The candidates with their counts, merged across shards (same key: counts added), sorted. */
+  public Snapshot snapshot() {
+    TreeMap<byte[], long[]> merged = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    for (Shard shard : shards) {
+      shard.lock.lock();
+      try {
+        for (int i = 0; i < shard.size; i++) {
+          long[] counts = merged.computeIfAbsent(shard.keys[i], k -> new long[3]);
+          counts[0] += shard.left[i];
+          counts[1] += shard.right[i];
+          counts[2] += shard.contained[i];
+        }
+      } finally {
+        shard.lock.unlock();
+      }
+    }
+    List<byte[]> keys = new ArrayList<>(merged.keySet());
+    int n = keys.size();
+    long[] left = new long[n];
+    long[] right = new long[n];
+    long[] contained = new long[n];
+    int i = 0;
+    for (long[] counts : merged.values()) {
+      left[i] = counts[0];
+      right[i] = counts[1];
+      contained[i] = counts[2];
+      i++;
+    }
+    return new Snapshot(keys.toArray(new byte[0][]), left, right, contained, requests());
+  }
+
+  /** Parallel arrays: keys[i] counted left[i], right[i], contained[i] requests. */
+  public record Snapshot(byte[][] keys, long[] left, long[] right, long[] contained,
+      long requests) {
+    public int size() {
+      return keys.length;
+    }
+  }
+
+  private static final class Shard {
+    final ReentrantLock lock = new ReentrantLock();
+    final byte[][] keys;
+    final long[] left;
+    final long[] right;
+    final long[] contained;
+    final SplittableRandom random;
+    int size;
+    long seen;
+
+    Shard(int capacity, long seed) {
+      keys = new byte[capacity][];
+      left = new long[capacity];
+      right = new long[capacity];
+      contained = new long[capacity];
+      random = new SplittableRandom(seed);
+    }
+
+    void record(byte[] start, byte[] end, boolean point) {
+      for (int i = 0; i < size; i++) {
+        byte[] c = keys[i];
+        if (point) {
+          if (Bytes.compareTo(start, c) < 0) {
+            left[i]++;
+          } else {
+            right[i]++;
+          }
+        } else if (end.length > 0 && Bytes.compareTo(end, c) <= 0) {
+          left[i]++;
+        } else if (Bytes.compareTo(start, c) >= 0) {
+          right[i]++;
+        } else {
+          contained[i]++;
+        }
+      }
+      if (start.length == 0) {
+        return; // the start of the table is never a split point
+      }
+      seen++;
+      int slot;
+      if (size < keys.length) {
+        slot = size++;
+      } else {
+        long draw = random.nextLong(seen);
+        if (draw >= keys.length) {
+          return;
+        }
+        slot = (int) draw;
+      }
+      keys[slot] = start.clone();
+      left[slot] = 0;
+      right[slot] = 0;
+      contained[slot] = 0;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.presplit.hbase.nativelib;
+
+/**
+ * libpresplit's split decisions, through JNI ({@code libpresplit_jni}). Every method loads the
+ * library on first use ({@link NativeLibrary#require()}) and reports every failure — a native
+ * error, an invalid argument, a missing library — as a {@link NativeException}; nothing else is
+ * thrown. The native method signatures are compiled into the C++ glue through the header
+ * {@code javac -h} generates from this class, so a drift fails the build.
+ */
+public final class PresplitNative {
+  /** Bumped with every change of the native methods; the library must report the same. */
+  public static final int ABI_VERSION = 1;
+
+  private PresplitNative() {
+  }
+
+  /** The size policy kind's number for a name ("stepping", "constant-size", ...). */
+  public static int parseSizePolicy(String name) throws NativeException {
+    NativeLibrary.require();
+    return nParseSizePolicy(name);
+  }
+
+  /** The size above which a store (or the region, with overallFiles) makes a region split. */
+  public static long splitSizeThreshold(SizeParams p, int tableRegionsOnServer)
+      throws NativeException {
+    NativeLibrary.require();
+    return nSplitSizeThreshold(p.kind(), p.maxFileSize(), p.flushSize(), p.initialSize(),
+        p.jitter(), p.jitterSeed(), p.overallFiles(), tableRegionsOnServer);
+  }
+
+  /** Whether a region with these store sizes should split by size. */
+  public static boolean shouldSplitBySize(SizeParams p, int tableRegionsOnServer,
+      long[] storeSizes) throws NativeException {
+    NativeLibrary.require();
+    return nShouldSplitBySize(p.kind(), p.maxFileSize(), p.flushSize(), p.initialSize(),
+        p.jitter(), p.jitterSeed(), p.overallFiles(), tableRegionsOnServer, storeSizes);
+  }
+
+  /** Checks a layout as libpresplit does (bucket count, widths, names, group). */
+  public static void validateLayout(LayoutSpec layout) throws NativeException {
+    NativeLibrary.require();
+    nValidateLayout(layout.saltBuckets(), layout.saltEncoding(), layout.saltWidth(),
+        layout.saltHash(), layout.saltFrom(), layout.groupLength(), layout.groupDelimiter());
+  }
+
+  /**
+   * The candidate snapped to a group boundary strictly inside [regionStart, regionEnd) (an empty
+   * end is the end of the table), or null when the region has no valid split point (or the
+   * candidate is empty). A candidate outside the region is an error.
+   */
+  public static byte[] snapSplitPoint(LayoutSpec layout, byte[] regionStart, byte[] regionEnd,
+      byte[] candidate) throws NativeException {
+    NativeLibrary.require();
+    return nSnapSplitPoint(layout.saltBuckets(), layout.saltEncoding(), layout.saltWidth(),
+        layout.saltHash(), layout.saltFrom(), layout.groupLength(), layout.groupDelimiter(),
+        regionStart, regionEnd, candidate);
+  }
+
+  /**
+   * The candidate key that splits the sampled requests most evenly, or null when none is good
+   * enough (too few requests, too unbalanced, or most requests span it). The arrays are
+   * parallel: keys[i] counted left[i], right[i] and contained[i] requests.
+   */
+  public static LoadSplitChoice chooseLoadSplitKey(byte[][] keys, long[] left, long[] right,
+      long[] contained, long minRequests, double maxImbalance, double maxContainedFraction)
+      throws NativeException {
+    NativeLibrary.require();
+    return nChooseLoadSplitKey(keys, left, right, contained, minRequests, maxImbalance,
+        maxContainedFraction);
+  }
+
+  // The JNI surface. Only NativeLibrary and the wrappers above call these.
+
+  static native int nAbiVersion();
+
+  static native int nParseSizePolicy(String name) throws NativeException;
+
+  static native long nSplitSizeThreshold(int kind, long maxFileSize, long flushSize,
+      long initialSize, double jitter, long jitterSeed, boolean overallFiles,
+      int tableRegionsOnServer) throws NativeException;
+
+  static native boolean nShouldSplitBySize(int kind, long maxFileSize, long flushSize,
+      long initialSize, double jitter, long jitterSeed, boolean overallFiles,
+      int tableRegionsOnServer, long[] storeSizes) throws NativeException;
+
+  static native void nValidateLayout(int saltBuckets, String saltEncoding, int saltWidth,
+      String saltHash, String saltFrom, int groupLength, byte[] groupDelimiter)
+      throws NativeException;
+
+  static native byte[] nSnapSplitPoint(int saltBuckets, String saltEncoding, int saltWidth,
+      String saltHash, String saltFrom, int groupLength, byte[] groupDelimiter,
+      byte[] regionStart, byte[] regionEnd, byte[] candidate) throws NativeException;
+
+  static native LoadSplitChoice nChooseLoadSplitKey(byte[][] keys, long[] left, long[] right,
+      long[] contained, long minRequests, double maxImbalance, double maxContainedFraction)
+      throws NativeException;
+
+  /** Test hook: raises a native error of the given code name from C++ (exception path tests). */
+  static native void nRaiseForTest(String what) throws NativeException;
+}
