@@ -40,10 +40,24 @@ def ctl(root, *args, check=True, input=None, timeout=120):
                timeout=timeout)
 
 
+def java_command(source, jvm_args=()):
+    """The command that runs a single-file Java program of the tests on the HBase classpath.
+
+    Each program is compiled once per build (not at every launch, as `java File.java` would):
+    the tests start these programs dozens of times.
+    """
+    name = os.path.splitext(os.path.basename(source))[0]
+    classes = os.path.join(BUILD_DIR, "e2e", "classes", name)
+    stamp = os.path.join(classes, name + ".class")
+    if not os.path.exists(stamp) or os.path.getmtime(stamp) < os.path.getmtime(source):
+        os.makedirs(classes, exist_ok=True)
+        run(["javac", "-nowarn", "-cp", hbase_classpath(), "-d", classes, source], timeout=300)
+    return ["java", *jvm_args, "-cp", classes + ":" + hbase_classpath(), name]
+
+
 def probe(*args, check=True):
     """Runs HBaseProbe (plain HBase client) and returns the completed process."""
-    return run(["java", "-cp", hbase_classpath(), PROBE, "--zk", ZK_QUORUM, *args], check=check,
-               timeout=180)
+    return run([*java_command(PROBE), "--zk", ZK_QUORUM, *args], check=check, timeout=180)
 
 
 class Daemon:

@@ -1,0 +1,241 @@
+/*
+ * SplitWorkload: drives the split-policy end-to-end tests through the official HBase client
+ * only (presplit-hbase.jar is not on its classpath). Single-file program:
+ *
+ *   java -cp "$(hbase classpath)" SplitWorkload.java --zk HOST:PORT <command> [args]
+ *
+ * Commands (results on stdout, one item a line):
+ *   create TABLE [--attr K=V]... [--coprocessor CLASS] [--splits K1,K2,...]
+ *                                        family 'f'; keys and values in toStringBinary form
+ *   add-coprocessor TABLE CLASS          modifies the table (its regions reopen)
+ *   fill TABLE GROUPS ROWS VALUE_BYTES [PREFIX]
+ *                                        rows PREFIX + "g%05d|" + "%06d", flushes after
+ *   check-groups TABLE GROUPS ROWS [PREFIX]
+ *                                        one prefix scan per group must return ROWS rows;
+ *                                        prints "ok" or exits 1 naming the first bad group
+ *   gets TABLE COUNT HOT_GROUPS GROUPS HOT_PERCENT
+ *                                        COUNT gets on existing rows; HOT_PERCENT of them on
+ *                                        groups [0, HOT_GROUPS), the rest on [HOT_GROUPS, GROUPS)
+ *   split TABLE                          asks HBase to split every region (the policy chooses
+ *                                        the point); waits for the region count to grow
+ *   split-at TABLE KEY                   split at KEY; prints "ok" or "refused: <message>"
+ *   merge TABLE I J                      merge regions I and J (0-based, by start key); prints
+ *                                        "ok" or "refused: <message>"
+ *   regions TABLE                        start key of every region but the first
+ *   wait-regions TABLE N SECONDS         waits until the table has at least N regions
+ */
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+
+public class SplitWorkload {
+  static final byte[] F = Bytes.toBytes("f");
+  static final byte[] Q = Bytes.toBytes("q");
+
+  public static void main(String[] args) throws Exception {
+    org.apache.logging.log4j.core.config.Configurator.setRootLevel(
+        org.apache.logging.log4j.Level.ERROR);
+    Configuration conf = HBaseConfiguration.create();
+    int i = 0;
+    if (args.length > 1 && args[0].equals("--zk")) {
+      String[] hp = args[1].split(":");
+      conf.set("hbase.zookeeper.quorum", hp[0]);
+      conf.set("hbase.zookeeper.property.clientPort", hp[1]);
+      i = 2;
+    }
+    conf.setInt("hbase.client.retries.number", 5);
+    String cmd = args[i];
+    TableName table = TableName.valueOf(args[i + 1]);
+    String[] rest = java.util.Arrays.copyOfRange(args, i + 2, args.length);
+    try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
+      switch (cmd) {
+        case "create": create(admin, table, rest); break;
+        case "add-coprocessor": {
+          TableDescriptor d = TableDescriptorBuilder.newBuilder(admin.getDescriptor(table))
+              .setCoprocessor(CoprocessorDescriptorBuilder.of(rest[0])).build();
+          admin.modifyTable(d);
+          break;
+        }
+        case "fill": fill(c, admin, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]),
+            Integer.parseInt(rest[2]), rest.length > 3 ? rest[3] : ""); break;
+        case "check-groups": checkGroups(c, table, Integer.parseInt(rest[0]),
+            Integer.parseInt(rest[1]), rest.length > 2 ? rest[2] : ""); break;
+        case "gets": gets(c, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]),
+            Integer.parseInt(rest[2]), Integer.parseInt(rest[3])); break;
+        case "split": {
+          int before = admin.getRegions(table).size();
+          admin.split(table);
+          waitRegions(admin, table, before + 1, 120);
+          break;
+        }
+        case "split-at": outcome(() -> admin.splitRegionAsync(
+            region(admin, table, Bytes.toBytesBinary(rest[0])).getRegionName(),
+            Bytes.toBytesBinary(rest[0])).get(60, TimeUnit.SECONDS)); break;
+        case "merge": {
+          List<RegionInfo> rs = sorted(admin, table);
+          RegionInfo a = rs.get(Integer.parseInt(rest[0]));
+          RegionInfo b = rs.get(Integer.parseInt(rest[1]));
+          outcome(() -> admin.mergeRegionsAsync(new byte[][] {a.getRegionName(),
+              b.getRegionName()}, false).get(60, TimeUnit.SECONDS));
+          break;
+        }
+        case "regions":
+          for (RegionInfo r : sorted(admin, table)) {
+            if (r.getStartKey().length > 0) System.out.println(Bytes.toStringBinary(r.getStartKey()));
+          }
+          break;
+        case "wait-regions":
+          waitRegions(admin, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]));
+          break;
+        default: throw new IllegalArgumentException("unknown command " + cmd);
+      }
+    }
+  }
+
+  interface Action { void run() throws Exception; }
+
+  static void outcome(Action a) {
+    try {
+      a.run();
+      System.out.println("ok");
+    } catch (Exception e) {
+      Throwable t = e;
+      StringBuilder msg = new StringBuilder();
+      while (t != null) { msg.append(t.getMessage()).append(" | "); t = t.getCause(); }
+      String text = msg.toString();
+      int at = text.indexOf("\tat ");
+      System.out.println("refused: " + (at > 0 ? text.substring(0, at) : text).replace('\n', ' '));
+    }
+  }
+
+  static List<RegionInfo> sorted(Admin admin, TableName table) throws Exception {
+    List<RegionInfo> rs = new ArrayList<>();
+    for (RegionInfo r : admin.getRegions(table)) {
+      if (r.getReplicaId() == 0 && !r.isSplitParent() && !r.isOffline()) rs.add(r);
+    }
+    rs.sort((x, y) -> Bytes.compareTo(x.getStartKey(), y.getStartKey()));
+    return rs;
+  }
+
+  static RegionInfo region(Admin admin, TableName table, byte[] key) throws Exception {
+    RegionInfo found = null;
+    for (RegionInfo r : sorted(admin, table)) {
+      if (Bytes.compareTo(r.getStartKey(), key) <= 0) found = r;
+    }
+    return found;
+  }
+
+  static void waitRegions(Admin admin, TableName table, int n, int seconds) throws Exception {
+    long deadline = System.currentTimeMillis() + seconds * 1000L;
+    while (System.currentTimeMillis() < deadline) {
+      if (sorted(admin, table).size() >= n) return;
+      Thread.sleep(500);
+    }
+    throw new IllegalStateException(table + " has " + sorted(admin, table).size()
+        + " regions after " + seconds + " s, expected at least " + n);
+  }
+
+  static void create(Admin admin, TableName table, String[] args) throws Exception {
+    TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(table)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F));
+    byte[][] splits = null;
+    for (int i = 0; i < args.length; i += 2) {
+      switch (args[i]) {
+        case "--attr": {
+          int eq = args[i + 1].indexOf('=');
+          b.setValue(args[i + 1].substring(0, eq), args[i + 1].substring(eq + 1));
+          break;
+        }
+        case "--coprocessor": b.setCoprocessor(CoprocessorDescriptorBuilder.of(args[i + 1])); break;
+        case "--splits": {
+          String[] ks = args[i + 1].split(",");
+          splits = new byte[ks.length][];
+          for (int k = 0; k < ks.length; k++) splits[k] = Bytes.toBytesBinary(ks[k]);
+          break;
+        }
+        default: throw new IllegalArgumentException("unknown create option " + args[i]);
+      }
+    }
+    if (splits == null) admin.createTable(b.build()); else admin.createTable(b.build(), splits);
+  }
+
+  static int rowOffset = Integer.getInteger("rowOffset", 0);
+
+  static byte[] row(String prefix, int group, int r) {
+    return Bytes.toBytes(String.format("%sg%05d|%06d", prefix, group, r));
+  }
+
+  static void fill(Connection c, Admin admin, TableName table, int groups, int rows, int valueBytes,
+      String prefix) throws Exception {
+    Random random = new Random(42);
+    byte[] value = new byte[valueBytes];
+    try (BufferedMutator m = c.getBufferedMutator(table)) {
+      // Groups in a shuffled order, so the table grows everywhere at once.
+      List<Integer> order = new ArrayList<>();
+      for (int g = 0; g < groups; g++) order.add(g);
+      java.util.Collections.shuffle(order, random);
+      for (int g : order) {
+        for (int r = 0; r < rows; r++) {
+          random.nextBytes(value);
+          m.mutate(new Put(row(prefix, g, rowOffset + r)).addColumn(F, Q, value.clone()));
+        }
+      }
+    }
+    admin.flush(table);
+  }
+
+  static void checkGroups(Connection c, TableName table, int groups, int rows, String prefix)
+      throws Exception {
+    try (Table t = c.getTable(table)) {
+      for (int g = 0; g < groups; g++) {
+        byte[] p = Bytes.toBytes(String.format("%sg%05d|", prefix, g));
+        int n = 0;
+        try (ResultScanner s = t.getScanner(new Scan().setStartStopRowForPrefixScan(p))) {
+          for (Result ignored : s) n++;
+        }
+        if (n != rows) {
+          System.out.println("group " + Bytes.toStringBinary(p) + ": " + n + " rows, expected " + rows);
+          System.exit(1);
+        }
+      }
+    }
+    System.out.println("ok");
+  }
+
+  static void gets(Connection c, TableName table, int count, int hotGroups, int groups,
+      int hotPercent) throws Exception {
+    Random random = new Random(7);
+    try (Table t = c.getTable(table)) {
+      List<Get> batch = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        int g = random.nextInt(100) < hotPercent ? random.nextInt(hotGroups)
+            : hotGroups + random.nextInt(groups - hotGroups);
+        batch.add(new Get(row("", g, random.nextInt(10))));
+        if (batch.size() == 50) { t.get(batch); batch.clear(); }
+      }
+      if (!batch.isEmpty()) t.get(batch);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+"""End to end: NativeSplitPolicy, LoadSamplingObserver and BucketGuardObserver on a real HBase.
+
+Runs against the split-policy cluster (ctest fixture split_cluster: its RegionServer and HMaster
+load presplit-hbase.jar and libpresplit_jni.so, and the HMaster the bucket guard). Tables are
+driven with tests/e2e/java/SplitWorkload.java and checked with the plain HBase client
+(HBaseProbe), never through presplit's own code.
+"""
+import os
+import re
+import time
+import unittest
+import uuid
+
+import harness as h
+
+RUN = uuid.uuid4().hex[:6]
+WORKLOAD = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SplitWorkload.java")
+RS_LOG = os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "logs", "regionserver.log")
+POLICY = "io.presplit.hbase.NativeSplitPolicy"
+SAMPLER = "io.presplit.hbase.coprocessor.LoadSamplingObserver"
+GROUP_BOUNDARY = re.compile(r"^g\d{5}\|$")
+
+
+def workload(*args, props=(), timeout=300):
+    cmd = [*h.java_command(WORKLOAD, [f"-D{p}" for p in props]), "--zk", h.ZK_QUORUM, *args]
+    return h.run(cmd, timeout=timeout).stdout
+
+
+def split_keys(table):
+    return h.probe("split-keys", table).stdout.split()
+
+
+def rs_log():
+    with open(RS_LOG, errors="replace") as f:
+        return f.read()
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(2)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class SplitPolicyTest(unittest.TestCase):
+    def fill_until_split(self, table, groups, rows_per_round, rounds, min_regions):
+        """Writes `rounds` rounds of rows_per_round rows into every group (500-byte values,
+        a flush after each round) and waits until the table has min_regions regions."""
+        for r in range(rounds):
+            workload("fill", table, str(groups), str(rows_per_round), "500",
+                     props=[f"rowOffset={r * rows_per_round}"])
+            time.sleep(4)  # lets the daughters compact, so they can split again
+        return wait_for(lambda: len(split_keys(table)) + 1 >= min_regions and split_keys(table),
+                        120, f"{table} to have {min_regions} regions")
+
+    def test_delimited_groups_split_on_group_boundaries(self):
+        table = f"sp_groups_{RUN}"
+        workload("create", table, "--attr", f"SPLIT_POLICY={POLICY}",
+                 "--attr", "presplit.layout.group.delimiter=|",
+                 "--attr", "MAX_FILESIZE=2621440", "--attr", "MEMSTORE_FLUSHSIZE=1048576")
+        keys = self.fill_until_split(table, groups=400, rows_per_round=25, rounds=3,
+                                     min_regions=4)
+        self.assertGreaterEqual(len(keys), 3, keys)
+        for key in keys:
+            self.assertRegex(key, GROUP_BOUNDARY, f"region boundary inside a group: {keys}")
+        # Every group's rows come back with one prefix scan.
+        self.assertEqual(workload("check-groups", table, "400", "75").strip(), "ok")
+        self.assertIn(f"region {table},", rs_log())
+        self.assertNotIn(f"region {table},,", "".join(
+            l for l in rs_log().splitlines(True) if "falls back" in l))
+
+    def test_broken_parameter_falls_back_to_stepping_and_says_why(self):
+        table = f"sp_broken_{RUN}"
+        workload("create", table, "--attr", f"SPLIT_POLICY={POLICY}",
+                 "--attr", "presplit.split.size-policy=fastest",
+                 "--attr", "presplit.layout.group.delimiter=|",
+                 "--attr", "MAX_FILESIZE=2621440", "--attr", "MEMSTORE_FLUSHSIZE=1048576")
+        keys = self.fill_until_split(table, groups=200, rows_per_round=25, rounds=1,
+                                     min_regions=2)
+        self.assertTrue(keys)
+        log = [l for l in rs_log().splitlines()
+               if f"region {table}," in l and "falls back to HBase's SteppingSplitPolicy" in l]
+        self.assertTrue(log, "no fallback line in the RegionServer log")
+        self.assertIn("WARN", log[0])
+        self.assertIn("unknown size split policy 'fastest'", log[0])
+
+    def test_skewed_requests_give_a_load_balanced_split_point(self):
+        table = f"sp_skew_{RUN}"
+        groups, hot_groups, hot_percent = 200, 40, 80
+        workload("create", table, "--attr", f"SPLIT_POLICY={POLICY}",
+                 "--attr", "presplit.layout.group.delimiter=|",
+                 "--attr", "MAX_FILESIZE=1073741824")
+        # Uniform data: a size-based split would cut near group 100.
+        workload("fill", table, str(groups), "20", "200")
+        # The sampler is added after the load, so it sees only the skewed reads.
+        workload("add-coprocessor", table, SAMPLER)
+        workload("gets", table, "6000", str(hot_groups), str(groups), str(hot_percent))
+        workload("split", table)
+        [key] = split_keys(table)
+        self.assertRegex(key, GROUP_BOUNDARY)
+        split_group = int(key[1:6])
+
+        def left_share(g):  # share of the workload's reads on groups < g
+            hot = hot_percent / 100.0
+            return hot * min(g, hot_groups) / hot_groups + \
+                (1 - hot) * max(0, g - hot_groups) / (groups - hot_groups)
+
+        self.assertTrue(0.4 <= left_share(split_group) <= 0.6,
+                        f"split at group {split_group}: {left_share(split_group):.2f} of reads left")
+        self.assertFalse(0.4 <= left_share(groups // 2) <= 0.6)
+        self.assertIn("load-balanced split point", rs_log())
+
+    def test_merge_across_salt_buckets_is_refused(self):
+        table = f"sp_salted_{RUN}"
+        workload("create", table, "--attr", f"SPLIT_POLICY={POLICY}",
+                 "--attr", "presplit.managed=true", "--attr", "presplit.layout.salt.buckets=4",
+                 "--attr", "presplit.layout.salt.encoding=decimal",
+                 "--attr", "presplit.layout.salt.width=2",
+                 "--attr", "presplit.layout.group.length=4", "--splits", "01,01mmmm,02,03")
+        refused = workload("merge", table, "0", "1").strip()
+        self.assertTrue(refused.startswith("refused:"), refused)
+        self.assertIn("would join two buckets across the bucket boundary '01'", refused)
+        self.assertEqual(split_keys(table), ["01", "01mmmm", "02", "03"])
+        # Inside one bucket a merge is fine.
+        self.assertEqual(workload("merge", table, "1", "2").strip(), "ok")
+        wait_for(lambda: split_keys(table) == ["01", "02", "03"], 60, "the merge")
+        # A split point inside the 2-character salt prefix is refused too.
+        refused = workload("split-at", table, "0").strip()
+        self.assertIn("lies inside a 2-byte salt prefix", refused)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
