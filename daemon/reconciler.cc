@@ -128,6 +128,7 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   TableSpec spec;
   spec.table = config->FullName();
   spec.families = config->families;
+  spec.attributes = SplitPolicyAttributes(*config);
   spec.split_keys = std::move(split_keys).value();
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
   outcome.buckets = config->layout.salt ? config->layout.salt->buckets : 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <exception>
 #include <initializer_list>
 #include <limits>
@@ -13,6 +15,7 @@
 #include "presplit/bigint.h"
 #include "presplit/bytes.h"
 #include "presplit/split_points.h"
+#include "presplit/split_policy.h"
 
 namespace presplit {
 namespace {
@@ -105,6 +108,13 @@ Result<std::string> OneOf(const std::string& path, std::string_view what, const 
                               "' (expected one of " + ListOf(names) + ")");
 }
 
+// The shortest text that reads back as the same double.
+std::string FormatNumber(double value) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
+}
+
 // Reads the members of one JSON object, with the path of the object for error messages.
 class ObjectReader {
  public:
@@ -169,6 +179,22 @@ class ObjectReader {
       return FieldError(PathOf(key), std::string("expected a string, got ") + TypeName(*v));
     }
     return std::optional<std::string>(v->get<std::string>());
+  }
+
+  // A number in (min, max]; integers are accepted as numbers.
+  Result<std::optional<double>> GetFraction(std::string_view key, double min, double max) const {
+    PRESPLIT_ASSIGN_OR_RETURN(const json* v, Get(key, false));
+    if (v == nullptr) return std::optional<double>();
+    if (!v->is_number()) {
+      return FieldError(PathOf(key), std::string("expected a number, got ") + TypeName(*v));
+    }
+    const double value = v->get<double>();
+    if (!(value > min && value <= max)) {
+      return FieldError(PathOf(key), "must be greater than " + FormatNumber(min) +
+                                         " and at most " + FormatNumber(max) + " (got " +
+                                         FormatNumber(value) + ")");
+    }
+    return std::optional<double>(value);
   }
 
   Result<std::optional<bool>> GetBool(std::string_view key) const {
@@ -582,6 +608,40 @@ Result<FamilyConfig> ParseFamily(const ObjectReader& r) {
   return family;
 }
 
+constexpr int64_t kMinMaxFileSize = 1LL << 20;     // 1 MiB: HBase refuses smaller regions
+constexpr int64_t kMaxMaxFileSize = 100LL << 40;   // 100 TiB
+
+Result<SplitPolicyConfig> ParseSplitPolicy(const ObjectReader& r) {
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"size_policy", "max_file_size", "load_balanced",
+                                               "min_requests", "max_imbalance",
+                                               "max_contained_fraction"}));
+  SplitPolicyConfig policy;
+  PRESPLIT_ASSIGN_OR_RETURN(auto size_policy, r.GetString("size_policy", false));
+  if (size_policy) {
+    Result<SizePolicyKind> kind = ParseSizePolicy(*size_policy);
+    if (!kind.ok()) return FieldError(r.PathOf("size_policy"), kind.status().message());
+    policy.size_policy = std::string(SizePolicyName(*kind));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto max_file_size,
+                            r.GetInt("max_file_size", false, kMinMaxFileSize, kMaxMaxFileSize));
+  policy.max_file_size = max_file_size;
+  PRESPLIT_ASSIGN_OR_RETURN(auto load_balanced, r.GetBool("load_balanced"));
+  if (load_balanced) policy.load_balanced = *load_balanced;
+  PRESPLIT_ASSIGN_OR_RETURN(auto min_requests,
+                            r.GetInt("min_requests", false, 1, 1'000'000'000));
+  if (min_requests) policy.min_requests = *min_requests;
+  PRESPLIT_ASSIGN_OR_RETURN(auto imbalance, r.GetFraction("max_imbalance", 0.0, 1.0));
+  if (imbalance) policy.max_imbalance = *imbalance;
+  PRESPLIT_ASSIGN_OR_RETURN(auto contained, r.GetFraction("max_contained_fraction", 0.0, 1.0));
+  if (contained) policy.max_contained_fraction = *contained;
+  if (!policy.load_balanced) {
+    for (const char* key : {"min_requests", "max_imbalance", "max_contained_fraction"}) {
+      if (r.Has(key)) return FieldError(r.PathOf(key), "only applies with load_balanced true");
+    }
+  }
+  return policy;
+}
+
 Status SplitTableName(std::string_view name, std::string* ns, std::string* qualifier) {
   PRESPLIT_RETURN_IF_ERROR(ValidateTableName(name));
   size_t colon = name.find(':');
@@ -627,7 +687,8 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
                             r.GetInt("version", true, kTableConfigVersion, kTableConfigVersion));
   config.version = static_cast<int>(*version);
   PRESPLIT_RETURN_IF_ERROR(
-      r.CheckKnownFields({"version", "table", "description", "layout", "split", "families"}));
+      r.CheckKnownFields({"version", "table", "description", "layout", "split", "families",
+                          "split_policy"}));
 
   PRESPLIT_ASSIGN_OR_RETURN(auto table, r.GetString("table", true));
   Status name_ok = SplitTableName(*table, &config.namespace_name, &config.qualifier);
@@ -665,6 +726,11 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
     config.families.push_back(std::move(family));
   }
 
+  PRESPLIT_ASSIGN_OR_RETURN(auto split_policy, r.GetObject("split_policy", false));
+  if (split_policy) {
+    PRESPLIT_ASSIGN_OR_RETURN(config.split_policy, ParseSplitPolicy(*split_policy));
+  }
+
   // Running the algorithm catches what only the combination of fields reveals (a range too
   // small for the regions, a last row below the first).
   Result<std::vector<std::string>> keys = ComputeSplitKeys(config);
@@ -680,6 +746,44 @@ std::string NumberRowDefault(SplitAlgorithm algorithm, bool first) {
 }  // namespace
 
 std::string TableConfig::FullName() const { return namespace_name + ":" + qualifier; }
+
+std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& config) {
+  std::map<std::string, std::string> attributes;
+  if (!config.split_policy) return attributes;
+  const SplitPolicyConfig& p = *config.split_policy;
+  attributes["SPLIT_POLICY"] = "io.presplit.hbase.NativeSplitPolicy";
+  attributes["presplit.split.size-policy"] = p.size_policy;
+  if (p.max_file_size) attributes["MAX_FILESIZE"] = std::to_string(*p.max_file_size);
+  attributes["presplit.load.enabled"] = p.load_balanced ? "true" : "false";
+  if (p.load_balanced) {
+    attributes["presplit.load.min-requests"] = std::to_string(p.min_requests);
+    attributes["presplit.load.max-imbalance"] = FormatNumber(p.max_imbalance);
+    attributes["presplit.load.max-contained-fraction"] = FormatNumber(p.max_contained_fraction);
+    // A table coprocessor at the user priority (Coprocessor.PRIORITY_USER), no jar path: the
+    // class is on the RegionServers' classpath (conf/hbase/hbase-env.sh).
+    attributes["coprocessor$1"] = "|io.presplit.hbase.coprocessor.LoadSamplingObserver|1073741823|";
+  }
+  if (config.layout.salt) {
+    const SaltConfig& salt = *config.layout.salt;
+    attributes["presplit.managed"] = "true";
+    attributes["presplit.layout.salt.buckets"] = std::to_string(salt.buckets);
+    attributes["presplit.layout.salt.encoding"] = std::string(SaltEncodingName(salt.encoding));
+    Result<int> width = SaltWidth(salt.encoding, salt.buckets, salt.width);
+    attributes["presplit.layout.salt.width"] = std::to_string(width.ok() ? *width : salt.width);
+    attributes["presplit.layout.salt.hash"] = salt.hash;
+    attributes["presplit.layout.salt.from"] = salt.from;
+  }
+  if (config.layout.group) {
+    if (config.layout.group->length) {
+      attributes["presplit.layout.group.length"] = std::to_string(*config.layout.group->length);
+    }
+    if (config.layout.group->delimiter) {
+      attributes["presplit.layout.group.delimiter"] =
+          ToStringBinary(*config.layout.group->delimiter);
+    }
+  }
+  return attributes;
+}
 
 Result<TableConfig> ParseTableConfig(std::string_view json_text) {
   try {
@@ -780,6 +884,19 @@ std::string TableConfigToJson(const TableConfig& config) {
       families.push_back(std::move(family));
     }
     doc["families"] = std::move(families);
+    if (config.split_policy) {
+      const SplitPolicyConfig& p = *config.split_policy;
+      ordered_json policy;
+      policy["size_policy"] = p.size_policy;
+      if (p.max_file_size) policy["max_file_size"] = *p.max_file_size;
+      policy["load_balanced"] = p.load_balanced;
+      if (p.load_balanced) {
+        policy["min_requests"] = p.min_requests;
+        policy["max_imbalance"] = p.max_imbalance;
+        policy["max_contained_fraction"] = p.max_contained_fraction;
+      }
+      doc["split_policy"] = std::move(policy);
+    }
     // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).
     return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   } catch (...) {

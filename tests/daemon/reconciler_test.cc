@@ -64,6 +64,32 @@ TEST_F(ReconcilerTest, CreatesTablePreSplitAndReportsReady) {
   EXPECT_TRUE(zk_.data_watches.count("/presplit/tables/tinawang:check"));
 }
 
+TEST_F(ReconcilerTest, SplitPolicyBecomesTableAttributesAndIsComparedLater) {
+  std::string doc = kCheckDoc;
+  doc.replace(doc.rfind('}'), 1, R"(, "split_policy": {"size_policy": "increasing-to-upper-bound",
+      "max_file_size": 2147483648, "max_imbalance": 0.2}})");
+  PutDoc("tinawang:check", doc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const auto& attributes = admin_.tables.at("tinawang:check").attributes;
+  EXPECT_EQ(attributes.at("SPLIT_POLICY"), "io.presplit.hbase.NativeSplitPolicy");
+  EXPECT_EQ(attributes.at("presplit.split.size-policy"), "increasing-to-upper-bound");
+  EXPECT_EQ(attributes.at("MAX_FILESIZE"), "2147483648");
+  EXPECT_EQ(attributes.at("presplit.load.max-imbalance"), "0.2");
+  EXPECT_EQ(attributes.at("presplit.layout.salt.buckets"), "10");
+  EXPECT_EQ(attributes.at("presplit.layout.group.length"), "32");
+  EXPECT_EQ(attributes.at("presplit.managed"), "true");
+  EXPECT_NE(attributes.at("coprocessor$1").find("LoadSamplingObserver"), std::string::npos);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+
+  // Someone switches the policy off by hand: reported, not reverted.
+  admin_.tables.at("tinawang:check").attributes.erase("SPLIT_POLICY");
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "drift");
+  EXPECT_NE(status["differences"][0].get<std::string>().find("SPLIT_POLICY"), std::string::npos);
+}
+
 TEST_F(ReconcilerTest, RepeatedPassesAndRestartsChangeNothing) {
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());

@@ -5,6 +5,7 @@ load presplit-hbase.jar and libpresplit_jni.so, and the HMaster the bucket guard
 driven with tests/e2e/java/SplitWorkload.java and checked with the plain HBase client
 (HBaseProbe), never through presplit's own code.
 """
+import json
 import os
 import re
 import time
@@ -130,6 +131,57 @@ class SplitPolicyTest(unittest.TestCase):
         # A split point inside the 2-character salt prefix is refused too.
         refused = workload("split-at", table, "0").strip()
         self.assertIn("lies inside a 2-byte salt prefix", refused)
+
+    def test_daemon_creates_a_table_with_the_documents_split_policy(self):
+        """The document's split_policy becomes the table's policy, coprocessor and parameters,
+        on a cluster that has presplit-hbase.jar (HBase refuses a policy it cannot load)."""
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
+        root = f"/presplit-e2e-policy-{RUN}"
+        daemon = h.Daemon(root, http_port=19465, name="presplitd-policy").start()
+        try:
+            table = f"sp_doc_{RUN}"
+            doc = {
+                "version": 1, "table": table,
+                "layout": {"salt": {"buckets": 4, "encoding": "decimal", "width": 2},
+                           "group": {"delimiter": "|"}},
+                "split": {"algorithm": "salt-buckets"},
+                "families": [{"name": "f"}],
+                "split_policy": {"size_policy": "increasing-to-upper-bound",
+                                 "max_file_size": 2621440, "max_imbalance": 0.2},
+            }
+            path = os.path.join(daemon.dir, "doc.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            h.ctl(root, "put", path)
+            status = h.wait_status(root, table, ["ready", "error", "drift", "invalid"])
+            self.assertEqual(status["phase"], "ready", status)
+
+            described = json.loads(h.probe("describe", table).stdout)
+            attributes = described["attributes"]
+            self.assertEqual(attributes.get("SPLIT_POLICY"), POLICY)
+            self.assertEqual(attributes.get("presplit.split.size-policy"),
+                             "increasing-to-upper-bound")
+            self.assertEqual(attributes.get("MAX_FILESIZE"), "2621440")
+            self.assertEqual(attributes.get("presplit.load.max-imbalance"), "0.2")
+            self.assertEqual(attributes.get("presplit.managed"), "true")
+            self.assertEqual(attributes.get("presplit.layout.salt.width"), "2")
+            self.assertEqual(attributes.get("presplit.layout.group.delimiter"), "|")
+            self.assertTrue(any(SAMPLER in v for k, v in attributes.items()
+                                if k.startswith("coprocessor")), attributes)
+            self.assertEqual(split_keys(table), ["01", "02", "03"])
+
+            # The master's guard protects the daemon-created table's buckets.
+            refused = workload("merge", table, "0", "1").strip()
+            self.assertTrue(refused.startswith("refused:"), refused)
+
+            # A restarted daemon finds the table as the document describes it: no drift.
+            self.assertEqual(daemon.stop(), 0)
+            daemon.start()
+            daemon.wait_passes(2)
+            self.assertEqual(h.status(root, table)["phase"], "ready")
+        finally:
+            if daemon.alive():
+                daemon.stop()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@
 //       "regions_per_bucket": 4, "within_bucket": "hex-string",   // salt-buckets only
 //       "sample": ["k1", "k2"]                                    // sampled only
 //     },
+//     "split_policy": { "size_policy": "stepping", "max_file_size": 10737418240,   // optional
+//                       "load_balanced": true, "min_requests": 100, "max_imbalance": 0.25,
+//                       "max_contained_fraction": 0.5 },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
 //                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
 //                     "block_size": 65536, "in_memory": false } ]   // required, at least one
@@ -59,6 +62,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,6 +121,17 @@ struct FamilyConfig {
   bool in_memory = false;
 };
 
+// How the table's regions split after creation: presplit's NativeSplitPolicy on the
+// RegionServers (java-shim), whose parameters travel as table attributes.
+struct SplitPolicyConfig {
+  std::string size_policy = "stepping";  // stepping | increasing-to-upper-bound | constant-size
+  std::optional<int64_t> max_file_size;  // bytes: the table's MAX_FILESIZE; unset = the site's
+  bool load_balanced = true;             // sample request keys and split where load balances
+  int64_t min_requests = 100;            // requests a candidate key needs before it counts
+  double max_imbalance = 0.25;           // |left - right| / (left + right) must be below this
+  double max_contained_fraction = 0.5;   // share of requests spanning the key must be below this
+};
+
 struct TableConfig {
   int version = kTableConfigVersion;
   std::string table;                       // as given in the document
@@ -126,6 +141,7 @@ struct TableConfig {
   LayoutConfig layout;
   SplitConfig split;
   std::vector<FamilyConfig> families;
+  std::optional<SplitPolicyConfig> split_policy;  // unset: HBase's own split policy
 
   // "namespace:qualifier", always with the namespace, e.g. "default:t".
   std::string FullName() const;
@@ -143,6 +159,14 @@ std::string TableConfigToJson(const TableConfig& config);
 // The split keys the table is created with: runs the configured algorithm, then
 // ValidateSplitKeys.
 Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config);
+
+// The table attributes (TableDescriptor values) the daemon sets when it creates the table: with
+// "split_policy", SPLIT_POLICY = NativeSplitPolicy, its parameters (presplit.split.*,
+// presplit.load.*, MAX_FILESIZE), the LoadSamplingObserver coprocessor when load_balanced, and
+// the key layout (presplit.layout.*, presplit.managed for salted tables, which the HMaster's
+// BucketGuardObserver protects). Empty without "split_policy". The names are those of
+// conf/hbase/table-attributes.md.
+std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& config);
 
 // HBase's TableName rules: "[namespace:]qualifier"; the namespace is [A-Za-z0-9_]+ and must not be
 // "hbase" (reserved for HBase's system tables); the qualifier is [A-Za-z0-9_.-]+, does not start
