@@ -1,0 +1,492 @@
+package io.presplit.client;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The entry point of presplit's writer SDK: salted tables whose layout comes from presplit's
+ * documents in ZooKeeper.
+ *
+ * <pre>{@code
+ * try (Connection hbase = ConnectionFactory.createConnection(conf);
+ *      PresplitTables tables = PresplitTables.open(hbase, "zk1:2181,zk2:2181")) {
+ *   SaltedTable check = tables.table("tinawang:check");
+ *   check.put(new Put(logicalKey).addColumn(f, q, v));      // the SDK adds the salt
+ *   List<Result> rows = check.scanGroup(checkId);           // one bucket-local prefix scan
+ * }
+ * }</pre>
+ *
+ * <p>For each table it reads {@code <root>/tables/<ns>:<table>} (the document: the key layout)
+ * and {@code <root>/status/<ns>:<table>} (what presplitd observed: phase, physical table,
+ * generation, bucket count), caches them and watches both. When either changes it builds a new
+ * immutable {@link TableSnapshot} and swaps it in at once; operations already running finish on
+ * the snapshot they started with. Watches are re-armed on every read, the whole state is re-read
+ * after a ZooKeeper session expiry and every {@code resync} interval as a safety net. While
+ * ZooKeeper is unreachable the last snapshot stays in use.
+ *
+ * <p>The {@link Connection} stays the caller's; {@link #close()} closes only what this object
+ * opened (its ZooKeeper session and threads).
+ */
+public final class PresplitTables implements Closeable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PresplitTables.class);
+
+  /** Settings; the defaults suit most writers. */
+  public static final class Options {
+    int sessionTimeoutMs = 30_000;
+    int connectTimeoutMs = 30_000;
+    long resyncMs = 30_000;
+    int scanThreads = 32;
+    int groupScanCaching = 100;
+    int scanBatch = 100;
+
+    /** ZooKeeper session timeout (default 30 s). */
+    public Options sessionTimeoutMs(int ms) {
+      this.sessionTimeoutMs = ms;
+      return this;
+    }
+
+    /** How long {@code open} waits for ZooKeeper (default 30 s). */
+    public Options connectTimeoutMs(int ms) {
+      this.connectTimeoutMs = ms;
+      return this;
+    }
+
+    /** Re-read every table's document and status this often, besides watches (default 30 s). */
+    public Options resyncMs(long ms) {
+      this.resyncMs = ms;
+      return this;
+    }
+
+    /** Threads that fetch the buckets of merged scans (default 32, shared by all scans). */
+    public Options scanThreads(int n) {
+      this.scanThreads = n;
+      return this;
+    }
+
+    /** Rows per RPC of a group scan (default 100: a group of ~50 rows is one round trip). */
+    public Options groupScanCaching(int n) {
+      this.groupScanCaching = n;
+      return this;
+    }
+
+    /**
+     * Rows per RPC of each bucket of a merged scan, when the scan does not set its own caching
+     * (default 100); each bucket buffers at most about twice this many rows ahead of the reader.
+     */
+    public Options scanBatch(int n) {
+      this.scanBatch = n;
+      return this;
+    }
+  }
+
+  private final Connection connection;
+  private final String quorum;
+  private final String root;
+  private final Options options;
+  private final Map<String, Handle> tables = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService refresher;
+  private final ExecutorService scanExecutor;
+  private final Object zkLock = new Object();
+  private volatile ZooKeeper zk;
+  private volatile boolean closed;
+
+  /** One logical table's current snapshot. */
+  static final class Handle {
+    final String name; // ns:qualifier
+    final String znode; // the document's znode name
+    final AtomicReference<TableSnapshot> current = new AtomicReference<>();
+
+    Handle(String name, String znode) {
+      this.name = name;
+      this.znode = znode;
+    }
+  }
+
+  private PresplitTables(Connection connection, String quorum, String root, Options options) {
+    this.connection = connection;
+    this.quorum = quorum;
+    this.root = root.endsWith("/") && root.length() > 1 ? root.substring(0, root.length() - 1)
+        : root;
+    this.options = options;
+    ScheduledThreadPoolExecutor r = new ScheduledThreadPoolExecutor(1, daemonThreads("refresh"));
+    r.setRemoveOnCancelPolicy(true);
+    this.refresher = r;
+    ThreadPoolExecutor s = new ThreadPoolExecutor(options.scanThreads, options.scanThreads, 30,
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemonThreads("scan"));
+    s.allowCoreThreadTimeOut(true);
+    this.scanExecutor = s;
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String what) {
+    AtomicInteger n = new AtomicInteger();
+    return runnable -> {
+      Thread t = new Thread(runnable, "presplit-" + what + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** {@link #open(Connection, String, String)} with the root {@code /presplit}. */
+  public static PresplitTables open(Connection connection, String zkQuorum) throws IOException {
+    return open(connection, zkQuorum, "/presplit");
+  }
+
+  public static PresplitTables open(Connection connection, String zkQuorum, String root)
+      throws IOException {
+    return open(connection, zkQuorum, root, new Options());
+  }
+
+  /**
+   * Connects to presplit's ZooKeeper.
+   *
+   * @param zkQuorum {@code host:port[,host:port...]}; null = the HBase connection's own quorum
+   *     ({@code hbase.zookeeper.quorum} and {@code hbase.zookeeper.property.clientPort})
+   * @param root presplit's root znode, {@code /presplit} by default
+   * @throws PresplitConfigException when ZooKeeper cannot be reached in time
+   */
+  public static PresplitTables open(Connection connection, String zkQuorum, String root,
+      Options options) throws IOException {
+    if (zkQuorum == null) {
+      zkQuorum = quorumOf(connection.getConfiguration());
+    }
+    PresplitTables t = new PresplitTables(connection, zkQuorum, root, options);
+    try {
+      t.connect();
+    } catch (IOException | RuntimeException e) {
+      t.close();
+      throw e;
+    }
+    if (options.resyncMs > 0) {
+      t.refresher.scheduleWithFixedDelay(t::refreshAllQuietly, options.resyncMs,
+          options.resyncMs, TimeUnit.MILLISECONDS);
+    }
+    return t;
+  }
+
+  private static String quorumOf(Configuration conf) {
+    String hosts = conf.get("hbase.zookeeper.quorum", "127.0.0.1");
+    String port = conf.get("hbase.zookeeper.property.clientPort", "2181");
+    StringBuilder b = new StringBuilder();
+    for (String h : hosts.split(",")) {
+      if (b.length() > 0) {
+        b.append(',');
+      }
+      b.append(h.trim());
+      if (!h.contains(":")) {
+        b.append(':').append(port);
+      }
+    }
+    return b.toString();
+  }
+
+  private void connect() throws IOException {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper z = new ZooKeeper(quorum, options.sessionTimeoutMs, event -> {
+      if (event.getType() == Watcher.Event.EventType.None) {
+        switch (event.getState()) {
+          case SyncConnected:
+            connected.countDown();
+            break;
+          case Expired:
+            onExpired();
+            break;
+          default:
+            break;
+        }
+      }
+    });
+    try {
+      if (!connected.await(options.connectTimeoutMs, TimeUnit.MILLISECONDS)) {
+        z.close();
+        throw new PresplitConfigException("cannot reach presplit's ZooKeeper at " + quorum
+            + " within " + options.connectTimeoutMs + " ms");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while connecting to ZooKeeper " + quorum);
+    }
+    zk = z;
+  }
+
+  private void onExpired() {
+    if (closed) {
+      return;
+    }
+    LOG.warn("presplit: ZooKeeper session at {} expired; reconnecting", quorum);
+    refresher.execute(() -> {
+      synchronized (zkLock) {
+        ZooKeeper old = zk;
+        try {
+          connect();
+        } catch (IOException e) {
+          LOG.warn("presplit: cannot reconnect to ZooKeeper {}: {}; retrying", quorum,
+              e.getMessage());
+          refresher.schedule(this::onExpired, 1, TimeUnit.SECONDS);
+          return;
+        }
+        try {
+          old.close();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      refreshAllQuietly();
+    });
+  }
+
+  /** The canonical {@code namespace:qualifier} of a table name. */
+  static String canonical(String name) {
+    return name.indexOf(':') < 0 ? "default:" + name : name;
+  }
+
+  /**
+   * The salted table for a logical table name ({@code ns:qualifier}, or a qualifier in the
+   * default namespace). The first call reads its document and status; later calls return the
+   * same watched state. A table whose status is not ready yet is returned: operations then throw
+   * {@link TableNotReadyException} until it is ({@link SaltedTable#awaitReady}).
+   *
+   * @throws PresplitConfigException when there is no document for the table, or it cannot be
+   *     read or used
+   */
+  public SaltedTable table(String logicalName) throws IOException {
+    if (closed) {
+      throw new IOException("PresplitTables is closed");
+    }
+    String name = canonical(logicalName);
+    Handle handle = tables.get(name);
+    if (handle == null) {
+      String znode = name;
+      if (name.startsWith("default:") && !exists(documentPath(name))
+          && exists(documentPath(name.substring("default:".length())))) {
+        znode = name.substring("default:".length());
+      }
+      Handle fresh = new Handle(name, znode);
+      TableSnapshot first = load(fresh);
+      fresh.current.set(first);
+      Handle raced = tables.putIfAbsent(name, fresh);
+      handle = raced != null ? raced : fresh;
+    }
+    return new SaltedTable(this, handle);
+  }
+
+  Connection connection() {
+    return connection;
+  }
+
+  Options options() {
+    return options;
+  }
+
+  ExecutorService scanExecutor() {
+    return scanExecutor;
+  }
+
+  String documentPath(String znode) {
+    return root + "/tables/" + znode;
+  }
+
+  String statusPath(String znode) {
+    return root + "/status/" + znode;
+  }
+
+  private boolean exists(String path) throws IOException {
+    try {
+      return zk.exists(path, false) != null;
+    } catch (KeeperException e) {
+      throw new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
+          + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading " + path);
+    }
+  }
+
+  private final Watcher tableWatcher = this::onEvent;
+
+  private void onEvent(WatchedEvent event) {
+    if (closed || event.getPath() == null) {
+      return;
+    }
+    String path = event.getPath();
+    for (Handle h : tables.values()) {
+      if (path.equals(documentPath(h.znode)) || path.equals(statusPath(h.znode))) {
+        refresher.execute(() -> refreshQuietly(h));
+      }
+    }
+  }
+
+  /** Data of a znode with a watch, or null (and a watch on its creation) when it is missing. */
+  private byte[] readWatched(String path, Stat stat) throws IOException {
+    ZooKeeper z = zk;
+    try {
+      try {
+        return z.getData(path, tableWatcher, stat);
+      } catch (KeeperException.NoNodeException e) {
+        if (z.exists(path, tableWatcher) == null) {
+          return null;
+        }
+        return z.getData(path, tableWatcher, stat);
+      }
+    } catch (KeeperException e) {
+      throw new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
+          + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading " + path);
+    }
+  }
+
+  private static JsonObject parseObject(String path, byte[] data) throws PresplitConfigException {
+    try {
+      JsonElement e = JsonParser.parseString(new String(data, StandardCharsets.UTF_8));
+      if (!e.isJsonObject()) {
+        throw new PresplitConfigException(path + " does not hold a JSON object");
+      }
+      return e.getAsJsonObject();
+    } catch (JsonParseException e) {
+      throw new PresplitConfigException(path + " does not hold valid JSON: " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads a table's document and status (arming watches) into a snapshot. */
+  TableSnapshot load(Handle h) throws IOException {
+    String docPath = documentPath(h.znode);
+    Stat docStat = new Stat();
+    byte[] doc = readWatched(docPath, docStat);
+    if (doc == null) {
+      throw new PresplitConfigException("presplit has no document for table " + h.name + " (no "
+          + docPath + " in ZooKeeper " + quorum + ")");
+    }
+    JsonObject document = parseObject(docPath, doc);
+    KeyLayout documentLayout;
+    try {
+      JsonElement layout = document.get("layout");
+      documentLayout = KeyLayout.fromDocument(
+          layout == null || layout.isJsonNull() ? null : layout.getAsJsonObject());
+    } catch (RuntimeException e) {
+      throw new PresplitConfigException(
+          "the layout of " + docPath + " cannot be used: " + e.getMessage(), e);
+    }
+    String statusPath = statusPath(h.znode);
+    Stat statusStat = new Stat();
+    byte[] status = readWatched(statusPath, statusStat);
+    if (status == null) {
+      return new TableSnapshot(h.name, null, null, null, 0, documentLayout, docStat.getVersion(),
+          -1);
+    }
+    JsonObject s = parseObject(statusPath, status);
+    String phase = text(s, "phase");
+    String error = text(s, "error");
+    String physical = text(s, "physical_table");
+    long generation = s.has("generation") && !s.get("generation").isJsonNull()
+        ? s.get("generation").getAsLong() : 0;
+    KeyLayout layout = documentLayout;
+    try {
+      JsonElement statusLayout = s.get("layout");
+      if (statusLayout != null && statusLayout.isJsonObject()) {
+        // A status that names the layout of its generation is the most precise source.
+        layout = KeyLayout.fromDocument(statusLayout.getAsJsonObject());
+      } else if (s.has("buckets") && !s.get("buckets").isJsonNull()) {
+        // The status names the bucket count the physical table was built with; during a
+        // migration the document may already describe the next generation.
+        layout = documentLayout.withBuckets(s.get("buckets").getAsInt());
+      }
+    } catch (RuntimeException e) {
+      throw new PresplitConfigException("the status " + statusPath
+          + " names a layout that cannot be used: " + e.getMessage(), e);
+    }
+    TableName table = null;
+    if (physical != null) {
+      try {
+        table = TableName.valueOf(physical);
+      } catch (IllegalArgumentException e) {
+        throw new PresplitConfigException("the status " + statusPath
+            + " names an invalid physical table '" + physical + "'", e);
+      }
+    }
+    return new TableSnapshot(h.name, phase, error, table, generation, layout,
+        docStat.getVersion(), statusStat.getVersion());
+  }
+
+  private static String text(JsonObject o, String field) {
+    JsonElement e = o.get(field);
+    return e == null || e.isJsonNull() ? null : e.getAsString();
+  }
+
+  /** Re-reads one table; keeps the last snapshot when the new state cannot be read or used. */
+  void refreshQuietly(Handle h) {
+    if (closed) {
+      return;
+    }
+    try {
+      TableSnapshot next = load(h);
+      TableSnapshot previous = h.current.getAndSet(next);
+      if (previous == null || previous.generation() != next.generation()
+          || !java.util.Objects.equals(previous.physicalTable(), next.physicalTable())
+          || !previous.layout().equals(next.layout())
+          || !java.util.Objects.equals(previous.phase(), next.phase())) {
+        LOG.info("presplit: table {} now {}", h.name, next);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("presplit: table {}: keeping generation {}: {}", h.name,
+          h.current.get() == null ? "none" : h.current.get().generation(), e.getMessage());
+    }
+  }
+
+  private void refreshAllQuietly() {
+    for (Handle h : tables.values()) {
+      refreshQuietly(h);
+    }
+  }
+
+  /** Re-reads every table now (watches do this by themselves; for tests and tools). */
+  public void refresh() {
+    for (Handle h : tables.values()) {
+      refreshQuietly(h);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    refresher.shutdownNow();
+    scanExecutor.shutdown();
+    ZooKeeper z = zk;
+    if (z != null) {
+      try {
+        z.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

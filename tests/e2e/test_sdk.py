@@ -1,0 +1,214 @@
+"""End to end: the writer SDK (io.presplit.client) on a real HBase + ZooKeeper.
+
+Tables are created by the real presplitd from documents (round trips, merged scans, adoption) or
+by hand with the HBase client when the test plays the daemon's part (the generation switch). The
+Java side is tests/e2e/java/SdkE2E.java, which checks what the SDK did through the plain HBase
+client; each command prints one JSON line of evidence.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+
+import harness as h
+
+RUN = uuid.uuid4().hex[:8]
+SDK_PROGRAM = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SdkE2E.java")
+EXAMPLE = os.path.join(h.SOURCE_DIR, "examples", "ReferenceCase.java")
+NS = f"sdk{RUN}"
+
+
+def compiled(source):
+    """javac once per build; the command that runs the program with the SDK on the classpath."""
+    name = os.path.splitext(os.path.basename(source))[0]
+    classes = os.path.join(h.BUILD_DIR, "e2e", "classes", "sdk-" + name)
+    stamp = os.path.join(classes, name + ".class")
+    cp = h.PRESPLIT_JAR + ":" + h.hbase_classpath()
+    newest = max(os.path.getmtime(source), os.path.getmtime(h.PRESPLIT_JAR))
+    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
+        os.makedirs(classes, exist_ok=True)
+        h.run(["javac", "-nowarn", "-cp", cp, "-d", classes, source], timeout=300)
+    return ["java", "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
+            "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+            "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+            "-cp", classes + ":" + cp, name]
+
+
+def sdk(root, *args, input=None, timeout=300):
+    proc = h.run([*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", root, *args],
+                 input=input, timeout=timeout)
+    lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    return json.loads(lines[-1]) if lines else None
+
+
+def put_doc(root, doc):
+    fd, path = tempfile.mkstemp(suffix=".json", dir=os.path.join(h.BUILD_DIR, "e2e"))
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f)
+    h.ctl(root, "put", path)
+    return path
+
+
+def salted_doc(table, buckets, encoding, hash_="murmur3", group=None, **salt):
+    return {
+        "version": 1,
+        "table": table,
+        "layout": {"salt": {"buckets": buckets, "encoding": encoding, "hash": hash_, **salt},
+                   "group": group or {"delimiter": "|"}},
+        "split": {"algorithm": "salt-buckets"},
+        "families": [{"name": "f"}],
+    }
+
+
+class SdkWithDaemonTest(unittest.TestCase):
+    """Tables that presplitd created from documents."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
+        cls.root = f"/presplit-sdk-{RUN}"
+        cls.daemon = h.Daemon(cls.root, http_port=19471, name="presplitd-sdk").start()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.daemon.alive():
+            cls.daemon.stop()
+
+    def ready(self, doc):
+        put_doc(self.root, doc)
+        # The suite's one RegionServer has a small heap: drop each table when its test is done.
+        self.addCleanup(lambda: (h.ctl(self.root, "rm", doc["table"], check=False),
+                                 sdk(self.root, "drop", doc["table"])))
+        status = h.wait_status(self.root, doc["table"], ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        return status
+
+    def test_1_round_trips_byte_decimal_hex(self):
+        cases = [
+            ("byte", salted_doc(f"{NS}:rt_byte", 16, "byte", group={"delimiter": "|"})),
+            ("decimal", salted_doc(f"{NS}:rt_dec", 10, "decimal", "java-hashcode",
+                                   group={"length": 8})),
+            ("hex", salted_doc(f"{NS}:rt_hex", 20, "hex", "phoenix",
+                               group={"delimiter": "\\x00\\x00"})),
+        ]
+        for encoding, doc in cases:
+            with self.subTest(encoding=encoding):
+                status = self.ready(doc)
+                self.assertEqual(status["buckets"], doc["layout"]["salt"]["buckets"])
+                result = sdk(self.root, "roundtrip", doc["table"], "400")
+                print(f"round trip {encoding}: {json.dumps(result)}")
+                self.assertEqual(result["rows"], 400)
+                self.assertGreater(result["buckets_used"], 1)
+                self.assertIn("group", result["refused"])
+
+    def test_2_merged_scan_equals_plain_table(self):
+        for buckets, encoding in ((16, "hex"), (7, "byte")):
+            with self.subTest(buckets=buckets):
+                doc = salted_doc(f"{NS}:scan{buckets}", buckets, encoding)
+                doc["layout"]["salt"]["from"] = "key" if buckets == 7 else "group"
+                self.ready(doc)
+                plain = f"{NS}:plain{buckets}"
+                sdk(self.root, "create-plain", plain)
+                self.addCleanup(sdk, self.root, "drop", plain)
+                result = sdk(self.root, "compare", doc["table"], plain, "3000", "42")
+                print(f"merged scans, {buckets} buckets: {json.dumps(result)}")
+                self.assertEqual(result["rows"], 3000)
+                self.assertEqual(result["range_scans"], 40)
+
+    def test_3_adoption_of_the_published_layout(self):
+        table = f"{NS}:check_adopt"
+        self.addCleanup(sdk, self.root, "drop", table)
+        written = sdk(self.root, "adopt-write", table, "500")
+        self.assertEqual(written["written"], 500)
+        # The document describes the existing table as it is; presplitd finds it matching.
+        with open(os.path.join(h.SOURCE_DIR, "conf", "tables", "tinawang-check.json")) as f:
+            doc = json.load(f)
+        doc["table"] = table
+        status = self.ready(doc)
+        self.assertEqual(status["physical_table"], table)
+        result = sdk(self.root, "adopt-read", table, "500")
+        print(f"adoption: {json.dumps(result)}")
+        self.assertEqual(result["rows_read"], 500)
+
+    def test_4_examples_run(self):
+        for name in ("check", "opinion"):
+            with open(os.path.join(h.SOURCE_DIR, "examples", f"{name}.json")) as f:
+                doc = json.load(f)
+            doc["table"] = f"{NS}:{name}"
+            if name == "opinion":
+                # The example has no bucket count of its own: it follows the document. 10
+                # buckets here instead of the example's 50 keep the test cluster small.
+                doc["layout"]["salt"]["buckets"] = 10
+                doc["layout"]["salt"]["width"] = 2
+            self.ready(doc)
+        cmd = [*compiled(EXAMPLE), "--zk", h.ZK_QUORUM, "--root", self.root, "--namespace", NS]
+        load = h.run([*cmd, "load", "2000"], timeout=300)
+        print(load.stdout)
+        check = h.run([*cmd, "check", "CHK000042"], timeout=120)
+        print(check.stdout)
+        rows = [l for l in check.stdout.splitlines() if l.startswith("  ")]
+        self.assertGreater(len(rows), 0)
+        self.assertTrue(all("CHK000042" in l for l in rows), check.stdout)
+        opinion = h.run([*cmd, "opinion", "BN00007", "B"], timeout=120)
+        print(opinion.stdout)
+        rows = [l for l in opinion.stdout.splitlines() if l.startswith("  ")]
+        self.assertGreater(len(rows), 0)
+        self.assertTrue(all("BN00007" in l and "type=B" in l for l in rows), opinion.stdout)
+
+
+class GenerationSwitchTest(unittest.TestCase):
+    """The daemon's switch of a table to a new generation, played by hand: a second physical
+    table with another bucket count, the document, then the status znode rewritten."""
+
+    def test_writer_follows_the_switch_and_loses_nothing(self):
+        root = f"/presplit-sdk-switch-{RUN}"
+        logical = f"{NS}:events"
+        old, new = f"{NS}:events_g1", f"{NS}:events_g2"
+        count = 1500
+        doc = salted_doc(logical, 4, "decimal")
+        sdk(root, "create-salted", old, "4", "decimal")
+        self.addCleanup(sdk, root, "drop", old, new)
+        sdk(root, "create-salted", new, "12", "decimal")
+        sdk(root, "zk-set", f"{root}/tables/{logical}", input=json.dumps(doc))
+
+        def status(generation, table, buckets):
+            return json.dumps({"table": logical, "phase": "ready", "physical_table": table,
+                               "generation": generation, "buckets": buckets, "regions": buckets,
+                               "error": None})
+
+        sdk(root, "zk-set", f"{root}/status/{logical}", input=status(1, old, 4))
+        writer = subprocess.Popen(
+            [*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", root, "writer", logical,
+             str(count), "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(6)
+            # The migration has begun: the document already names the next bucket count; the
+            # writer must keep to the status (generation 1, 4 buckets) until the switch.
+            doc["layout"]["salt"]["buckets"] = 12
+            sdk(root, "zk-set", f"{root}/tables/{logical}", input=json.dumps(doc))
+            time.sleep(2)
+            sdk(root, "zk-set", f"{root}/status/{logical}", input=status(2, new, 12))
+            out, err = writer.communicate(timeout=600)
+        finally:
+            if writer.poll() is None:
+                writer.kill()
+                writer.wait()
+        self.assertEqual(writer.returncode, 0, err[-3000:])
+        result = json.loads(out.strip().splitlines()[-1])
+        print(f"writer: {json.dumps(result)}")
+        self.assertEqual(result["final_generation"], 2)
+        self.assertEqual(result["final_physical_table"], new)
+        self.assertEqual(result["final_buckets"], 12)
+        self.assertGreater(result["first_seq_in_new_generation"], 0)
+        verified = sdk(root, "verify-switch", logical, old, "4", new, "12", str(count), "decimal")
+        print(f"switch: {json.dumps(verified)}")
+        self.assertEqual(verified["old_rows"] + verified["new_rows"], count)
+        self.assertLess(verified["last_old_seq"], verified["first_new_seq"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
