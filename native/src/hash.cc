@@ -1,5 +1,6 @@
 #include "presplit/hash.h"
 
+#include <bit>
 #include <cstring>
 
 namespace presplit {
@@ -7,11 +8,46 @@ namespace {
 
 inline uint32_t RotateLeft(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
-// Little-endian 32-bit load, independent of the host's byte order.
+// Little-endian 32-bit load, independent of the host's byte order (one unaligned load on
+// little-endian hosts).
 inline uint32_t LoadLittle32(const unsigned char* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  return v;
 }
+
+inline uint64_t LoadLittle64(const unsigned char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+
+// 31^k with Java int (mod 2^32) arithmetic: h = 31 * h + c applied to eight values c0..c7 is
+// h * 31^8 + c0 * 31^7 + ... + c7, so eight bytes cost one multiply on the dependency chain.
+constexpr uint32_t Pow31(int k) { return k == 0 ? 1u : 31u * Pow31(k - 1); }
+
+// h = 31 * h + c for the eight bytes of `word` (first byte in the low bits), each widened by
+// `widen` (signed for Phoenix, unsigned for ASCII chars).
+template <typename Widen>
+inline uint32_t Polynomial31x8(uint32_t h, uint64_t word, Widen widen) {
+  uint32_t sum = 0;
+  sum += widen(static_cast<uint8_t>(word)) * Pow31(7);
+  sum += widen(static_cast<uint8_t>(word >> 8)) * Pow31(6);
+  sum += widen(static_cast<uint8_t>(word >> 16)) * Pow31(5);
+  sum += widen(static_cast<uint8_t>(word >> 24)) * Pow31(4);
+  sum += widen(static_cast<uint8_t>(word >> 32)) * Pow31(3);
+  sum += widen(static_cast<uint8_t>(word >> 40)) * Pow31(2);
+  sum += widen(static_cast<uint8_t>(word >> 48)) * Pow31(1);
+  sum += widen(static_cast<uint8_t>(word >> 56));
+  return h * Pow31(8) + sum;
+}
+
+inline uint32_t SignedByte(uint8_t b) {
+  return static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(b)));
+}
+inline uint32_t UnsignedByte(uint8_t b) { return b; }
 
 // Java's int remainder and Math.abs of it; |remainder| < buckets, so abs never overflows.
 inline int AbsJavaRemainder(int32_t hash, int buckets) {
@@ -72,10 +108,12 @@ int Murmur3Bucket(std::string_view bytes, int buckets) {
 
 int32_t PhoenixHashCode(std::string_view bytes) {
   // Unsigned arithmetic wraps exactly as Java's int does.
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const size_t n = bytes.size();
   uint32_t h = 1;
-  for (char c : bytes) {
-    h = 31 * h + static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c)));
-  }
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) h = Polynomial31x8(h, LoadLittle64(p + i), SignedByte);
+  for (; i < n; ++i) h = 31 * h + SignedByte(p[i]);
   return static_cast<int32_t>(h);
 }
 
@@ -90,6 +128,15 @@ std::optional<int32_t> JavaStringHashCode(std::string_view utf8) {
   uint32_t h = 0;
   size_t i = 0;
   while (i < n) {
+    // Eight ASCII bytes at a time: each is one UTF-16 char of the same value.
+    if (n - i >= 8) {
+      const uint64_t word = LoadLittle64(p + i);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        h = Polynomial31x8(h, word, UnsignedByte);
+        i += 8;
+        continue;
+      }
+    }
     const unsigned char b0 = p[i];
     if (b0 < 0x80) {  // the common (ASCII) case
       h = 31 * h + b0;

@@ -1,8 +1,16 @@
 #include "presplit/layout.h"
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define PRESPLIT_MURMUR_AVX2 1
+#endif
 
 #include "presplit/bytes.h"
 #include "presplit/hash.h"
@@ -213,6 +221,238 @@ struct FastMod {
   uint64_t m;
 };
 
+// MurmurHash3 x86 32-bit with seed kMurmur3Seed, inlined into BucketsOf's loop. The same
+// function as Murmur3_32 (hash.cc); the layout tests check that they agree on every length.
+[[gnu::always_inline]] inline uint32_t MurmurLoad32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  return v;
+}
+
+[[gnu::always_inline]] inline uint32_t MurmurMixK(uint32_t k) {
+  return std::rotl(k * 0xcc9e2d51u, 15) * 0x1b873593u;
+}
+
+[[gnu::always_inline]] inline uint32_t MurmurBlock(uint32_t h, uint32_t k) {
+  return std::rotl(h ^ MurmurMixK(k), 13) * 5 + 0xe6546b64u;
+}
+
+// The rest of the hash once `done` whole blocks of `key` are in h: the remaining blocks, the
+// tail and the finalizer.
+[[gnu::always_inline]] inline uint32_t MurmurFinish(uint32_t h, std::string_view key,
+                                                    size_t done) {
+  const char* p = key.data();
+  const size_t n = key.size();
+  const size_t blocks = n / 4;
+  for (size_t b = done; b < blocks; ++b) h = MurmurBlock(h, MurmurLoad32(p + 4 * b));
+  const auto* tail = reinterpret_cast<const unsigned char*>(p + 4 * blocks);
+  uint32_t k = 0;
+  switch (n & 3) {
+    case 3:
+      k ^= static_cast<uint32_t>(tail[2]) << 16;
+      [[fallthrough]];
+    case 2:
+      k ^= static_cast<uint32_t>(tail[1]) << 8;
+      [[fallthrough]];
+    case 1:
+      k ^= tail[0];
+      h ^= MurmurMixK(k);
+      break;
+    default:
+      break;
+  }
+  h ^= static_cast<uint32_t>(n);
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// Four keys' hashes at once: their blocks in lockstep as long as all four have blocks left, so
+// the four dependency chains overlap, then each key's own rest.
+[[gnu::always_inline]] inline void Murmur3x4(const std::string_view* source, uint32_t* out) {
+  static_assert(kMurmur3Seed == 0);
+  const size_t common =
+      std::min(std::min(source[0].size(), source[1].size()),
+               std::min(source[2].size(), source[3].size())) / 4;
+  const char* p0 = source[0].data();
+  const char* p1 = source[1].data();
+  const char* p2 = source[2].data();
+  const char* p3 = source[3].data();
+  uint32_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+  for (size_t b = 0; b < common; ++b) {
+    h0 = MurmurBlock(h0, MurmurLoad32(p0 + 4 * b));
+    h1 = MurmurBlock(h1, MurmurLoad32(p1 + 4 * b));
+    h2 = MurmurBlock(h2, MurmurLoad32(p2 + 4 * b));
+    h3 = MurmurBlock(h3, MurmurLoad32(p3 + 4 * b));
+  }
+  out[0] = MurmurFinish(h0, source[0], common);
+  out[1] = MurmurFinish(h1, source[1], common);
+  out[2] = MurmurFinish(h2, source[2], common);
+  out[3] = MurmurFinish(h3, source[3], common);
+}
+
+#ifdef PRESPLIT_MURMUR_AVX2
+// Eight keys' hashes at once with AVX2 (chosen at run time, see HasAvx2): four blocks of each
+// key are loaded (16 bytes a key), transposed so that one vector holds one block of all eight
+// keys, and mixed lane by lane; the blocks the eight keys do not all have, the tails and the
+// finalizer are done per key by MurmurFinish. Exactly the scalar arithmetic, lane by lane.
+[[gnu::target("avx2")]] inline __m256i RotateLeft8x32(__m256i x, int r) {
+  return _mm256_or_si256(_mm256_slli_epi32(x, r), _mm256_srli_epi32(x, 32 - r));
+}
+
+[[gnu::target("avx2")]] inline __m256i MurmurBlock8x32(__m256i h, __m256i k) {
+  k = _mm256_mullo_epi32(k, _mm256_set1_epi32(static_cast<int>(0xcc9e2d51u)));
+  k = RotateLeft8x32(k, 15);
+  k = _mm256_mullo_epi32(k, _mm256_set1_epi32(0x1b873593));
+  h = RotateLeft8x32(_mm256_xor_si256(h, k), 13);
+  // h * 5 + c as (h << 2) + (h + c): two steps on the dependency chain instead of three.
+  return _mm256_add_epi32(_mm256_slli_epi32(h, 2),
+                          _mm256_add_epi32(h, _mm256_set1_epi32(static_cast<int>(0xe6546b64u))));
+}
+
+[[gnu::target("avx2")]] inline __m256i LoadTwo16(const std::string_view* source, int j,
+                                                 size_t block) {
+  const auto* low = reinterpret_cast<const __m128i*>(source[j].data() + 4 * block);
+  const auto* high = reinterpret_cast<const __m128i*>(source[j + 4].data() + 4 * block);
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(low)),
+                                 _mm_loadu_si128(high), 1);
+}
+
+[[gnu::target("avx2")]] void Murmur3x8Avx2(const std::string_view* source, uint32_t* out) {
+  size_t common = source[0].size();
+  for (int j = 1; j < 8; ++j) common = std::min(common, source[j].size());
+  common /= 4;
+  const size_t vector_blocks = common & ~size_t{3};
+  __m256i h = _mm256_setzero_si256();
+  for (size_t b = 0; b < vector_blocks; b += 4) {
+    // r_j: 16 bytes of key j in the low half, of key j + 4 in the high half.
+    const __m256i r0 = LoadTwo16(source, 0, b), r1 = LoadTwo16(source, 1, b);
+    const __m256i r2 = LoadTwo16(source, 2, b), r3 = LoadTwo16(source, 3, b);
+    const __m256i lo01 = _mm256_unpacklo_epi32(r0, r1), hi01 = _mm256_unpackhi_epi32(r0, r1);
+    const __m256i lo23 = _mm256_unpacklo_epi32(r2, r3), hi23 = _mm256_unpackhi_epi32(r2, r3);
+    h = MurmurBlock8x32(h, _mm256_unpacklo_epi64(lo01, lo23));  // block b of keys 0..7
+    h = MurmurBlock8x32(h, _mm256_unpackhi_epi64(lo01, lo23));  // block b + 1
+    h = MurmurBlock8x32(h, _mm256_unpacklo_epi64(hi01, hi23));  // block b + 2
+    h = MurmurBlock8x32(h, _mm256_unpackhi_epi64(hi01, hi23));  // block b + 3
+  }
+  const size_t length = source[0].size();
+  bool same_length = true;
+  for (int j = 1; j < 8; ++j) same_length &= source[j].size() == length;
+  if (same_length) {
+    // One length for all (fixed-width keys, the common case): the rest in the vector too.
+    auto word = [&](int j, size_t at, size_t bytes) {
+      uint32_t w = 0;
+      std::memcpy(&w, source[j].data() + at, bytes);  // little-endian host (x86-64)
+      return static_cast<int>(w);
+    };
+    for (size_t b = vector_blocks; b < common; ++b) {
+      h = MurmurBlock8x32(h, _mm256_setr_epi32(word(0, 4 * b, 4), word(1, 4 * b, 4),
+                                               word(2, 4 * b, 4), word(3, 4 * b, 4),
+                                               word(4, 4 * b, 4), word(5, 4 * b, 4),
+                                               word(6, 4 * b, 4), word(7, 4 * b, 4)));
+    }
+    const size_t tail = length & 3, at = 4 * common;
+    if (tail != 0) {
+      __m256i k = _mm256_setr_epi32(word(0, at, tail), word(1, at, tail), word(2, at, tail),
+                                    word(3, at, tail), word(4, at, tail), word(5, at, tail),
+                                    word(6, at, tail), word(7, at, tail));
+      k = _mm256_mullo_epi32(k, _mm256_set1_epi32(static_cast<int>(0xcc9e2d51u)));
+      k = RotateLeft8x32(k, 15);
+      k = _mm256_mullo_epi32(k, _mm256_set1_epi32(0x1b873593));
+      h = _mm256_xor_si256(h, k);
+    }
+    h = _mm256_xor_si256(h, _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(length))));
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+    h = _mm256_mullo_epi32(h, _mm256_set1_epi32(static_cast<int>(0x85ebca6bu)));
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 13));
+    h = _mm256_mullo_epi32(h, _mm256_set1_epi32(static_cast<int>(0xc2b2ae35u)));
+    h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), h);
+    return;
+  }
+  alignas(32) uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), h);
+  for (int j = 0; j < 8; ++j) out[j] = MurmurFinish(lanes[j], source[j], vector_blocks);
+}
+
+bool HasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+// Java's Math.abs(hash % n) for n >= 1, without a division: |hash % n| == |hash| mod n.
+inline int AbsJavaRemainder(int32_t hash, const FastMod& mod) {
+  const uint32_t magnitude =
+      hash < 0 ? 0u - static_cast<uint32_t>(hash) : static_cast<uint32_t>(hash);
+  return static_cast<int>(mod.Of(magnitude));
+}
+
+// BucketsOf's loop for one way of finding the salt source: source(key, &view) gives the bytes to
+// hash and whether the key fits the layout (a key that does not gets -1; its view is then
+// anything in the key). Keys go four at a time through the interleaved murmur3.
+template <typename Source>
+void BucketsLoop(const KeyLayout& layout, const std::vector<std::string_view>& keys,
+                 std::vector<int>& out, Source source) {
+  const size_t n = keys.size();
+  const FastMod mod(static_cast<uint32_t>(layout.buckets));
+  const std::string_view* in = keys.data();
+  int* result = out.data();
+  switch (layout.hash) {
+    case SaltHash::kMurmur3: {
+      size_t i = 0;
+#ifdef PRESPLIT_MURMUR_AVX2
+      if (HasAvx2()) {
+        for (; i + 8 <= n; i += 8) {
+          std::string_view src[8];
+          bool ok[8];
+          for (int j = 0; j < 8; ++j) ok[j] = source(in[i + j], &src[j]);
+          uint32_t h[8];
+          Murmur3x8Avx2(src, h);
+          for (int j = 0; j < 8; ++j) {
+            result[i + j] = ok[j] ? static_cast<int>(mod.Of(h[j])) : -1;
+          }
+        }
+      }
+#endif
+      for (; i + 4 <= n; i += 4) {
+        std::string_view src[4];
+        bool ok[4];
+        for (int j = 0; j < 4; ++j) ok[j] = source(in[i + j], &src[j]);
+        uint32_t h[4];
+        Murmur3x4(src, h);
+        for (int j = 0; j < 4; ++j) result[i + j] = ok[j] ? static_cast<int>(mod.Of(h[j])) : -1;
+      }
+      for (; i < n; ++i) {
+        std::string_view src;
+        const bool ok = source(in[i], &src);
+        result[i] = ok ? static_cast<int>(mod.Of(MurmurFinish(0, src, 0))) : -1;
+      }
+      return;
+    }
+    case SaltHash::kPhoenix:
+      for (size_t i = 0; i < n; ++i) {
+        std::string_view src;
+        const bool ok = source(in[i], &src);
+        result[i] = ok ? AbsJavaRemainder(PhoenixHashCode(src), mod) : -1;
+      }
+      return;
+    case SaltHash::kJavaHashCode:
+      for (size_t i = 0; i < n; ++i) {
+        std::string_view src;
+        std::optional<int32_t> hash;
+        if (source(in[i], &src)) hash = JavaStringHashCode(src);
+        result[i] = hash ? AbsJavaRemainder(*hash, mod) : -1;
+      }
+      return;
+  }
+  std::fill(out.begin(), out.end(), -1);
+}
+
 }  // namespace
 
 Result<SaltHash> ParseSaltHash(std::string_view name) {
@@ -310,31 +550,39 @@ void BucketsOf(const KeyLayout& layout, const std::vector<std::string_view>& key
                std::vector<int>& out) {
   out.resize(keys.size());
   const size_t n = keys.size();
-  const bool need_group = HasGroup(layout);
-  auto source_of = [&](std::string_view key, std::string_view* source) {
-    std::string_view group = key, rest;
-    if (need_group && !SplitGroup(layout, key, &group, &rest)) return false;
-    *source = layout.salt_from_key ? key : group;
-    return true;
-  };
   if (!IsSalted(layout)) {
-    std::string_view source;
-    for (size_t i = 0; i < n; ++i) out[i] = source_of(keys[i], &source) ? 0 : -1;
+    std::string_view group, rest;
+    for (size_t i = 0; i < n; ++i) out[i] = SplitGroup(layout, keys[i], &group, &rest) ? 0 : -1;
     return;
   }
-  if (layout.hash == SaltHash::kMurmur3) {
-    const FastMod mod(static_cast<uint32_t>(layout.buckets));
-    std::string_view source;
-    for (size_t i = 0; i < n; ++i) {
-      out[i] = source_of(keys[i], &source)
-                   ? static_cast<int>(mod.Of(Murmur3_32(source, kMurmur3Seed)))
-                   : -1;
+  // One loop per way of finding the salt source, so the loop itself has no layout branch.
+  if (layout.group_length) {
+    const auto length = static_cast<size_t>(*layout.group_length);
+    if (layout.salt_from_key) {
+      BucketsLoop(layout, keys, out, [length](std::string_view key, std::string_view* source) {
+        *source = key;
+        return key.size() >= length;
+      });
+    } else {
+      BucketsLoop(layout, keys, out, [length](std::string_view key, std::string_view* source) {
+        *source = key.substr(0, length);
+        return key.size() >= length;
+      });
     }
-    return;
-  }
-  std::string_view source;
-  for (size_t i = 0; i < n; ++i) {
-    out[i] = source_of(keys[i], &source) ? HashBucket(layout.hash, source, layout.buckets) : -1;
+  } else if (layout.group_delimiter) {
+    const std::string_view delimiter = *layout.group_delimiter;
+    const bool from_key = layout.salt_from_key;
+    BucketsLoop(layout, keys, out,
+                [delimiter, from_key](std::string_view key, std::string_view* source) {
+                  const size_t at = key.find(delimiter);
+                  *source = from_key ? key : key.substr(0, std::min(at, key.size()));
+                  return at != std::string_view::npos;
+                });
+  } else {  // no group: the salt comes from the whole key
+    BucketsLoop(layout, keys, out, [](std::string_view key, std::string_view* source) {
+      *source = key;
+      return true;
+    });
   }
 }
 
@@ -355,6 +603,11 @@ Result<std::string> EncodeKey(const KeyLayout& layout, std::string_view logical_
 }
 
 Result<DecodedKey> DecodeKey(const KeyLayout& layout, std::string_view row_key) {
+  // HBase has no empty row key (EncodeKey never makes one): refuse it rather than decode it.
+  // (A salted layout says more precisely why, below.)
+  if (row_key.empty() && !IsSalted(layout)) {
+    return Status::InvalidArgument("the empty row key is no row key");
+  }
   const auto w = static_cast<size_t>(layout.salt_width);
   DecodedKey decoded;
   decoded.bucket = 0;

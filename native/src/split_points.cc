@@ -1,7 +1,11 @@
 #include "presplit/split_points.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
 #include <utility>
 
 #include "presplit/bytes.h"
@@ -18,22 +22,184 @@ Status CheckRegionCount(int regions) {
   return Status::Ok();
 }
 
-bool BytesLess(std::string_view a, std::string_view b) { return CompareBytes(a, b) < 0; }
+// ---------------------------------------------------------------------------------------------
+// Quantile selection by MSD radix (SampledSplit).
+//
+// The first level buckets every key by its first two bytes (257 values a byte: "the key ended",
+// which sorts first, then the byte), in one pass that also validates the keys; only the buckets
+// that hold a wanted rank are gathered, in a second pass over a compact array of digits. Each
+// gathered bucket (its keys share a prefix of `depth` bytes) is then either sorted (small), or
+// split again on the byte at `depth` (a counting sort in place), after skipping the bytes every
+// key of the bucket shares. A bucket whose keys all end at `depth` holds one key, repeated.
+// Past kMaxRadixLevels levels (long shared prefixes with many distinct tails), selection falls
+// back to std::nth_element with comparisons from `depth` on.
+
+constexpr size_t kSmallBucket = 4096;  // sorted with full comparisons at or below this size
+constexpr int kMaxRadixLevels = 64;
+constexpr uint32_t kByteDigits = 257;                      // 0 = ended, 1 + byte
+constexpr uint32_t kPairDigits = kByteDigits * kByteDigits;  // first level: two bytes
+constexpr uint32_t kEmptyDigit = kPairDigits;              // empty keys, never gathered
+
+inline uint32_t ByteDigit(std::string_view key, size_t depth) {
+  return depth < key.size() ? static_cast<uint32_t>(static_cast<unsigned char>(key[depth])) + 1
+                            : 0;
+}
+
+// Orders keys that share their first `depth` bytes by what follows.
+struct SuffixLess {
+  size_t depth;
+  bool operator()(std::string_view a, std::string_view b) const {
+    return CompareBytes(a.substr(depth), b.substr(depth)) < 0;
+  }
+};
+
+using KeySpan = std::span<std::string_view>;
+
+struct RadixScratch {
+  std::vector<std::string_view> keys;
+  std::vector<uint16_t> digits;
+};
 
 // Places, for every position in positions[lo..hi) (sorted, inside [first, last)), the element of
 // that rank at that position of `order`, by recursive selection around the middle position.
-void MultiSelect(std::vector<std::string_view>& order, size_t first, size_t last,
-                 const std::vector<size_t>& positions, size_t lo, size_t hi) {
+template <typename Less>
+void MultiSelect(KeySpan order, size_t first, size_t last, const size_t* positions, size_t lo,
+                 size_t hi, Less less) {
   while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    size_t pos = positions[mid];
+    const size_t mid = lo + (hi - lo) / 2;
+    const size_t pos = positions[mid];
     std::nth_element(order.begin() + static_cast<std::ptrdiff_t>(first),
                      order.begin() + static_cast<std::ptrdiff_t>(pos),
-                     order.begin() + static_cast<std::ptrdiff_t>(last), BytesLess);
-    // Left part: positions[lo..mid) lie in [first, pos); right part in (pos, last).
-    MultiSelect(order, first, pos, positions, lo, mid);
+                     order.begin() + static_cast<std::ptrdiff_t>(last), less);
+    MultiSelect(order, first, pos, positions, lo, mid, less);
     first = pos + 1;
     lo = mid + 1;
+  }
+}
+
+// The number of bytes after `depth` that every key of `keys` shares (each key is longer than
+// depth).
+size_t SharedBytesAfter(KeySpan keys, size_t depth) {
+  const std::string_view first = keys[0].substr(depth);
+  size_t shared = first.size();
+  for (size_t i = 1; i < keys.size() && shared > 0; ++i) {
+    const std::string_view key = keys[i].substr(depth);
+    const size_t limit = std::min(shared, key.size());
+    if (std::memcmp(key.data(), first.data(), limit) == 0) {
+      shared = limit;
+      continue;
+    }
+    size_t j = 0;
+    while (key[j] == first[j]) ++j;
+    shared = j;
+  }
+  return shared;
+}
+
+// Buckets `keys` (sharing `depth` bytes, each at least `depth` long) by the byte at their first
+// differing position: skips the bytes all keys share, then counting-sorts them in place by the
+// byte at the resulting depth. Returns false when every key ends at `depth` (all equal);
+// otherwise fills `starts` (bucket d holds keys[starts[d], starts[d + 1])) and updates depth.
+bool SplitOnNextByte(KeySpan keys, size_t& depth, RadixScratch& scratch,
+                     std::array<size_t, kByteDigits + 1>& starts) {
+  const size_t n = keys.size();
+  uint16_t* digits = scratch.digits.data();
+  std::array<size_t, kByteDigits> count{};
+  for (;;) {
+    count.fill(0);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t d = ByteDigit(keys[i], depth);
+      digits[i] = static_cast<uint16_t>(d);
+      ++count[d];
+    }
+    if (count[0] == n) return false;
+    if (count[digits[0]] != n) break;
+    // One byte for all: skip every byte they share (at least that one).
+    depth += SharedBytesAfter(keys, depth);
+  }
+  starts[0] = 0;
+  for (uint32_t d = 0; d < kByteDigits; ++d) starts[d + 1] = starts[d] + count[d];
+  std::array<size_t, kByteDigits> next;
+  std::copy(starts.begin(), starts.end() - 1, next.begin());
+  std::string_view* out = scratch.keys.data();
+  for (size_t i = 0; i < n; ++i) out[next[digits[i]]++] = keys[i];
+  std::copy(out, out + n, keys.begin());
+  return true;
+}
+
+// For every rank positions[lo..hi) (ascending, inside [base, base + keys.size())), sets
+// selected[j] to the key of rank positions[j]. The keys share their first `depth` bytes.
+void SelectRanks(KeySpan keys, size_t depth, size_t base, const size_t* positions, size_t lo,
+                 size_t hi, std::string_view* selected, int level, RadixScratch& scratch) {
+  if (lo == hi) return;
+  const size_t n = keys.size();
+  if (n <= kSmallBucket || level >= kMaxRadixLevels) {
+    const SuffixLess less{depth};
+    if (n <= kSmallBucket) {
+      std::sort(keys.begin(), keys.end(), less);
+    } else {
+      std::vector<size_t> local(positions + lo, positions + hi);
+      for (size_t& p : local) p -= base;
+      MultiSelect(keys, 0, n, local.data(), 0, local.size(), less);
+    }
+    for (size_t j = lo; j < hi; ++j) selected[j] = keys[positions[j] - base];
+    return;
+  }
+  std::array<size_t, kByteDigits + 1> starts;
+  if (!SplitOnNextByte(keys, depth, scratch, starts)) {
+    for (size_t j = lo; j < hi; ++j) selected[j] = keys[0];
+    return;
+  }
+  size_t j = lo;
+  for (uint32_t d = 0; d < kByteDigits && j < hi; ++d) {
+    const size_t end = base + starts[d + 1];
+    const size_t first = j;
+    while (j < hi && positions[j] < end) ++j;
+    if (first == j) continue;
+    KeySpan bucket = keys.subspan(starts[d], starts[d + 1] - starts[d]);
+    if (d == 0) {  // the keys that end at depth: all equal
+      for (size_t k = first; k < j; ++k) selected[k] = bucket[0];
+    } else {
+      SelectRanks(bucket, depth + 1, base + starts[d], positions, first, j, selected, level + 1,
+                  scratch);
+    }
+  }
+}
+
+// The number of distinct keys in `keys` (sharing their first `depth` bytes).
+size_t CountDistinct(KeySpan keys, size_t depth, int level, RadixScratch& scratch) {
+  const size_t n = keys.size();
+  if (n == 0) return 0;
+  if (n <= kSmallBucket || level >= kMaxRadixLevels) {
+    std::sort(keys.begin(), keys.end(), SuffixLess{depth});
+    return static_cast<size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+  }
+  std::array<size_t, kByteDigits + 1> starts;
+  if (!SplitOnNextByte(keys, depth, scratch, starts)) return 1;
+  size_t distinct = starts[1] > 0 ? 1 : 0;
+  for (uint32_t d = 1; d < kByteDigits; ++d) {
+    distinct += CountDistinct(keys.subspan(starts[d], starts[d + 1] - starts[d]), depth + 1,
+                              level + 1, scratch);
+  }
+  return distinct;
+}
+
+inline uint32_t PairDigit(std::string_view key) {  // key non-empty
+  const uint32_t b0 = static_cast<uint32_t>(static_cast<unsigned char>(key[0])) + 1;
+  const uint32_t b1 =
+      key.size() > 1 ? static_cast<uint32_t>(static_cast<unsigned char>(key[1])) + 1 : 0;
+  return b0 * kByteDigits + b1;
+}
+
+// Gathers the non-empty keys whose first-level digit is marked in `wanted` (a bit set over
+// digits), bucket by bucket, into `out` (sized for them); offsets[d] is where bucket d starts.
+void GatherBuckets(const std::vector<std::string>& sample, const std::vector<uint32_t>& digits,
+                   const std::vector<uint64_t>& wanted, std::vector<size_t>& offsets,
+                   std::string_view* out) {
+  const size_t total = sample.size();
+  for (size_t i = 0; i < total; ++i) {
+    const uint32_t d = digits[i];
+    if ((wanted[d >> 6] >> (d & 63)) & 1) out[offsets[d]++] = sample[i];
   }
 }
 
@@ -135,22 +301,23 @@ Result<SampledSplitResult> SampledSplit(const std::vector<std::string>& sample, 
   PRESPLIT_RETURN_IF_ERROR(CheckRegionCount(regions));
   SampledSplitResult result;
   result.requested_regions = regions;
-  std::vector<std::string_view> order;
-  order.reserve(sample.size());
-  for (size_t i = 0; i < sample.size(); ++i) {
+  // First pass: validate, count, and bucket every key by its first two bytes.
+  const size_t total = sample.size();
+  std::vector<uint32_t> digits(total);
+  std::vector<size_t> histogram(kPairDigits + 1, 0);
+  for (size_t i = 0; i < total; ++i) {
     const std::string& key = sample[i];
-    if (key.empty()) {
-      ++result.empty_keys;
-      continue;
-    }
     if (key.size() > kMaxRowKeyLength) {
       return Status::InvalidArgument(
           "sample key " + std::to_string(i) + " is " + std::to_string(key.size()) +
           " bytes long (a row key has at most " + std::to_string(kMaxRowKeyLength) + ")");
     }
-    order.push_back(key);
+    const uint32_t d = key.empty() ? kEmptyDigit : PairDigit(key);
+    digits[i] = d;
+    ++histogram[d];
   }
-  const size_t m = order.size();
+  result.empty_keys = histogram[kEmptyDigit];
+  const size_t m = total - result.empty_keys;
   result.sample_keys = m;
   if (m == 0) {
     return Status::InvalidArgument(
@@ -164,29 +331,99 @@ Result<SampledSplitResult> SampledSplit(const std::vector<std::string>& sample, 
   }
   if (regions == 1) return result;
 
-  // Quantile positions, non-decreasing; equal positions collapse (fewer keys than regions).
+  // The ranks wanted, ascending and distinct: 0 (the smallest key) and the quantile positions.
   std::vector<size_t> positions;
-  positions.reserve(static_cast<size_t>(regions - 1));
+  positions.reserve(static_cast<size_t>(regions));
+  positions.push_back(0);
   for (int i = 1; i < regions; ++i) {
     size_t pos = static_cast<size_t>((static_cast<unsigned __int128>(i) * m) /
                                      static_cast<unsigned>(regions));
-    if (positions.empty() || positions.back() != pos) positions.push_back(pos);
+    if (positions.back() != pos) positions.push_back(pos);
   }
-  const std::string_view smallest = *std::min_element(order.begin(), order.end(), BytesLess);
-  MultiSelect(order, 0, m, positions, 0, positions.size());
 
-  for (size_t pos : positions) {
-    std::string_view key = order[pos];
+  // The first-level buckets holding a wanted rank, and where each is gathered.
+  struct Needed {
+    uint32_t digit;
+    size_t rank;    // the bucket's first rank
+    size_t offset;  // where its keys are gathered
+    size_t size;
+    size_t lo, hi;  // its positions
+  };
+  std::vector<Needed> needed;
+  std::vector<uint64_t> wanted((kPairDigits + 1 + 63) / 64, 0);
+  std::vector<size_t> offsets(kPairDigits + 1, 0);
+  size_t gathered = 0, largest = 0;
+  {
+    size_t rank = 0, j = 0;
+    for (uint32_t d = 0; d < kPairDigits && j < positions.size(); ++d) {
+      const size_t count = histogram[d];
+      if (count == 0) continue;
+      const size_t lo = j;
+      while (j < positions.size() && positions[j] < rank + count) ++j;
+      if (lo != j) {
+        needed.push_back({d, rank, gathered, count, lo, j});
+        wanted[d >> 6] |= uint64_t{1} << (d & 63);
+        offsets[d] = gathered;
+        gathered += count;
+        largest = std::max(largest, count);
+      }
+      rank += count;
+    }
+  }
+  std::vector<std::string_view> keys(gathered);
+  GatherBuckets(sample, digits, wanted, offsets, keys.data());
+
+  std::vector<std::string_view> selected(positions.size());
+  RadixScratch scratch;
+  if (largest > kSmallBucket) {
+    scratch.keys.resize(largest);
+    scratch.digits.resize(largest);
+  }
+  for (const Needed& b : needed) {
+    KeySpan bucket(keys.data() + b.offset, b.size);
+    if (b.digit % kByteDigits == 0) {  // one-byte keys: all equal
+      for (size_t j = b.lo; j < b.hi; ++j) selected[j] = bucket[0];
+    } else {
+      SelectRanks(bucket, 2, b.rank, positions.data(), b.lo, b.hi, selected.data(), 1, scratch);
+    }
+  }
+
+  const std::string_view smallest = selected[0];
+  for (size_t j = 1; j < positions.size(); ++j) {
+    const std::string_view key = selected[j];
     if (key == smallest) continue;  // would leave the first region without sample keys
     if (!result.keys.empty() && result.keys.back() == key) continue;
     result.keys.emplace_back(key);
   }
   const int planned = static_cast<int>(result.keys.size()) + 1;
   if (planned < regions) {
-    // Count the distinct keys only now, when they explain the shortfall.
-    std::sort(order.begin(), order.end(), BytesLess);
-    result.distinct_keys =
-        static_cast<size_t>(std::unique(order.begin(), order.end()) - order.begin());
+    // Count the distinct keys only now, when they explain the shortfall: every first-level
+    // bucket gathered and split down to its distinct keys.
+    std::fill(wanted.begin(), wanted.end(), 0);
+    keys.assign(m, std::string_view());
+    size_t offset = 0;
+    largest = 0;
+    for (uint32_t d = 0; d < kPairDigits; ++d) {
+      offsets[d] = offset;
+      if (histogram[d] == 0) continue;
+      wanted[d >> 6] |= uint64_t{1} << (d & 63);
+      offset += histogram[d];
+      largest = std::max(largest, histogram[d]);
+    }
+    GatherBuckets(sample, digits, wanted, offsets, keys.data());
+    if (largest > kSmallBucket && scratch.keys.size() < largest) {
+      scratch.keys.resize(largest);
+      scratch.digits.resize(largest);
+    }
+    size_t distinct = 0, begin = 0;
+    for (uint32_t d = 0; d < kPairDigits; ++d) {
+      const size_t count = histogram[d];
+      if (count == 0) continue;
+      KeySpan bucket(keys.data() + begin, count);
+      distinct += d % kByteDigits == 0 ? 1 : CountDistinct(bucket, 2, 1, scratch);
+      begin += count;
+    }
+    result.distinct_keys = distinct;
     result.notes.push_back("the sample has " + std::to_string(m) + " non-empty keys, " +
                            std::to_string(result.distinct_keys) +
                            " distinct: " + std::to_string(planned) +

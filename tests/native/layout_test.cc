@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -204,6 +205,12 @@ TEST(DecodeKey, PreciseErrors) {
   EXPECT_EQ(Error(r.status()), "row key '" + wrong + "' is in bucket " + std::to_string(other) +
                                    " but its group hashes to " + std::to_string(bucket));
 
+  KeyLayout unsalted_spec;
+  unsalted_spec.group_length = 2;
+  r = DecodeKey(Make(unsalted_spec), "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(Error(r.status()), "the empty row key is no row key");
+
   const KeyLayout byte = Make(Spec(10, SaltEncoding::kByte, SaltHash::kPhoenix, {}, "|"));
   r = DecodeKey(byte, "");
   ASSERT_FALSE(r.ok());
@@ -308,6 +315,102 @@ TEST(BucketsOf, MatchesBucketOf) {
       EXPECT_EQ(out[i], one.ok() ? *one : -1) << ToStringBinary(keys[i]);
     }
   }
+}
+
+// BucketsOf hashes keys four at a time; batches of keys of mixed lengths (0..80 bytes, so the
+// four keys share 0..20 blocks), for every hash and every way of finding the salt source, give
+// what BucketOf gives one key at a time.
+TEST(BucketsOf, MixedLengthBatchesMatchBucketOf) {
+  std::mt19937 rng(4242);
+  const std::optional<int> lengths[] = {std::nullopt, 1, 5, 16};
+  const std::optional<std::string> delimiters[] = {std::nullopt, "|", "::"};
+  const std::string alphabet[] = {"abc|:", std::string("a\xC3\xA9\xF0\x9F\x98\x80|", 9)};
+  int checked = 0;
+  for (SaltHash hash : {SaltHash::kMurmur3, SaltHash::kPhoenix, SaltHash::kJavaHashCode}) {
+    for (int buckets : {1, 7, 16, 256}) {
+      for (const auto& length : lengths) {
+        for (const auto& delimiter : delimiters) {
+          if (length && delimiter) continue;
+          for (bool from_key : {false, true}) {
+            if (!from_key && !length && !delimiter) continue;
+            const KeyLayout layout =
+                Make(Spec(buckets, SaltEncoding::kByte, hash, length, delimiter, from_key));
+            std::vector<std::string> storage;
+            // Half the batch with one length (the hashes' lockstep path runs to the end).
+            const size_t same_length = rng() % 81;
+            for (int i = 0; i < 203; ++i) {
+              std::string key(i < 100 ? same_length : rng() % 81, '\0');
+              const int kind = static_cast<int>(rng() % 3);
+              for (char& c : key) {
+                c = kind == 2 ? static_cast<char>(rng() & 0xFF)
+                              : alphabet[kind][rng() % alphabet[kind].size()];
+              }
+              storage.push_back(key);
+            }
+            std::vector<std::string_view> keys(storage.begin(), storage.end());
+            std::vector<int> out;
+            BucketsOf(layout, keys, out);
+            ASSERT_EQ(out.size(), keys.size());
+            for (size_t i = 0; i < keys.size(); ++i) {
+              const auto one = BucketOf(layout, keys[i]);
+              ASSERT_EQ(out[i], one.ok() ? *one : -1)
+                  << SaltHashName(hash) << " buckets=" << buckets << " key "
+                  << ToStringBinary(keys[i]);
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
+// The salt buckets of tests/vectors/hashes.tsv (the Java implementations' results), computed by
+// BucketsOf in one batch per hash and bucket count.
+TEST(BucketsOf, MatchesTheJavaVectors) {
+  std::ifstream in(std::string(PRESPLIT_VECTORS_DIR) + "/hashes.tsv");
+  ASSERT_TRUE(in.good());
+  struct Batch {
+    std::vector<std::string> keys;
+    std::vector<int> expected;
+  };
+  std::map<std::pair<std::string, int>, Batch> batches;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
+    if (f.size() != 4) continue;
+    if (f[0] != "murmur3" && f[0] != "phoenix" && f[0] != "java-hashcode") continue;
+    auto key = ParseBinaryKey(f[1]);
+    ASSERT_TRUE(key.ok()) << line;
+    Batch& batch = batches[{f[0], std::stoi(f[2])}];
+    batch.keys.push_back(*key);
+    batch.expected.push_back(f[3] == "error" ? -1 : std::stoi(f[3]));
+  }
+  size_t checked = 0;
+  for (const auto& [what, batch] : batches) {
+    auto hash = ParseSaltHash(what.first);
+    ASSERT_TRUE(hash.ok());
+    KeyLayout spec;
+    spec.buckets = what.second;
+    spec.encoding = what.second > 256 ? SaltEncoding::kDecimal : SaltEncoding::kByte;
+    spec.hash = *hash;
+    spec.salt_from_key = true;
+    auto layout = MakeLayout(spec);
+    if (!layout.ok()) continue;  // e.g. phoenix beyond 256 buckets
+    std::vector<std::string_view> keys(batch.keys.begin(), batch.keys.end());
+    std::vector<int> out;
+    BucketsOf(*layout, keys, out);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_EQ(out[i], batch.expected[i])
+          << what.first << " buckets=" << what.second << " key " << ToStringBinary(keys[i]);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 3000u);
 }
 
 // tests/vectors/layouts.json: written by VectorsGenerator.java from the real Java hashes and an

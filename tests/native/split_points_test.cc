@@ -246,6 +246,151 @@ TEST(SampledSplit, EveryKeyInExactlyOneRegionAndBalanced) {
   for (size_t c : counts) EXPECT_NEAR(static_cast<double>(c), 1250.0, 2.0);
 }
 
+// The contract computed the slow way: sort the non-empty keys, take s[floor(i * m / regions)],
+// drop repeats and the smallest key; the distinct count whenever regions are missing.
+void ExpectMatchesSortAndTake(const std::vector<std::string>& sample, int regions,
+                              const std::string& what) {
+  auto r = SampledSplit(sample, regions);
+  std::vector<std::string> sorted;
+  for (const std::string& k : sample) {
+    if (!k.empty()) sorted.push_back(k);
+  }
+  if (sorted.empty()) {
+    EXPECT_FALSE(r.ok()) << what;
+    return;
+  }
+  ASSERT_TRUE(r.ok()) << what << ": " << r.status().ToString();
+  std::sort(sorted.begin(), sorted.end(),
+            [](const std::string& a, const std::string& b) { return CompareBytes(a, b) < 0; });
+  const size_t m = sorted.size();
+  std::vector<std::string> expected;
+  for (int i = 1; i < regions; ++i) {
+    const std::string& k = sorted[static_cast<size_t>(i) * m / static_cast<size_t>(regions)];
+    if (k == sorted.front() || (!expected.empty() && expected.back() == k)) continue;
+    expected.push_back(k);
+  }
+  EXPECT_EQ(r->keys, expected) << what << " m=" << m << " regions=" << regions;
+  EXPECT_EQ(r->sample_keys, m) << what;
+  EXPECT_EQ(r->empty_keys, sample.size() - m) << what;
+  if (static_cast<int>(expected.size()) + 1 < regions) {
+    const size_t distinct =
+        static_cast<size_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+    EXPECT_EQ(r->distinct_keys, distinct) << what;
+    ASSERT_FALSE(r->notes.empty()) << what;
+    EXPECT_NE(r->notes.back().find(std::to_string(distinct) + " distinct"), std::string::npos)
+        << what << ": " << r->notes.back();
+  } else {
+    EXPECT_EQ(r->distinct_keys, 0u) << what;
+  }
+  ExpectSortedUnique(r->keys);
+}
+
+std::string RandomBytes(std::mt19937_64& rng, size_t n, int alphabet = 256) {
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng() % static_cast<unsigned>(alphabet));
+  return s;
+}
+
+// Samples large enough (> 4096 keys in a bucket) to exercise every level of the selection.
+TEST(SampledSplit, MatchesSortAndTakeOnShapedSamples) {
+  std::mt19937_64 rng(2024);
+  const int region_counts[] = {2, 7, 120, 1000};
+  for (int shape = 0; shape < 9; ++shape) {
+    for (int regions : region_counts) {
+      std::vector<std::string> sample;
+      std::string what;
+      const size_t n = 20000 + rng() % 5000;
+      switch (shape) {
+        case 0:  // random binary keys, high-bit bytes included
+          what = "random";
+          for (size_t i = 0; i < n; ++i) sample.push_back(RandomBytes(rng, 1 + rng() % 24));
+          break;
+        case 1:  // one long shared prefix, then a small alphabet
+          what = "shared prefix";
+          for (size_t i = 0; i < n; ++i) {
+            sample.push_back(std::string(300, '\xAB') + RandomBytes(rng, rng() % 6, 3));
+          }
+          break;
+        case 2:  // skewed: most keys under one two-byte prefix, some elsewhere
+          what = "skewed";
+          for (size_t i = 0; i < n; ++i) {
+            sample.push_back(rng() % 10 < 9 ? "k0" + std::to_string(rng() % 100000)
+                                            : RandomBytes(rng, 1 + rng() % 4));
+          }
+          break;
+        case 3:  // every key equal
+          what = "all equal";
+          sample.assign(n, "the-same-key");
+          break;
+        case 4:  // short keys: one and two bytes, few distinct
+          what = "short";
+          for (size_t i = 0; i < n; ++i) sample.push_back(RandomBytes(rng, 1 + rng() % 2, 5));
+          break;
+        case 5:  // keys that are prefixes of others, with the empty key mixed in
+          what = "prefixes and empty keys";
+          for (size_t i = 0; i < n; ++i) {
+            const std::string base = "prefix/of/every/key";
+            sample.push_back(base.substr(0, rng() % (base.size() + 1)));
+          }
+          break;
+        case 6:  // a few heavy duplicates among distinct keys
+          what = "heavy duplicates";
+          for (size_t i = 0; i < n; ++i) {
+            sample.push_back(rng() % 2 ? "dup" + std::to_string(rng() % 3)
+                                       : "dup" + RandomBytes(rng, 8));
+          }
+          break;
+        case 7:  // deep ladders: more radix levels than the selection descends
+          what = "ladder";
+          for (size_t i = 0; i < n; ++i) {
+            sample.push_back(std::string(i % 100, 'a') + "b" + std::to_string(rng() % 50));
+          }
+          break;
+        case 8:  // 0x00 and 0xFF bytes around key ends
+          what = "zero and 0xFF bytes";
+          for (size_t i = 0; i < n; ++i) {
+            std::string k = RandomBytes(rng, rng() % 4, 2);
+            for (char& c : k) c = c ? '\xFF' : '\0';
+            sample.push_back("\xFF" + k);
+          }
+          break;
+      }
+      std::shuffle(sample.begin(), sample.end(), rng);
+      ExpectMatchesSortAndTake(sample, regions, what);
+    }
+  }
+}
+
+TEST(SampledSplit, MatchesSortAndTakeOnSmallEdgeCases) {
+  ExpectMatchesSortAndTake({"a"}, 3, "one key");
+  ExpectMatchesSortAndTake({"", "", "a"}, 3, "one key and empties");
+  ExpectMatchesSortAndTake({"a", "ab", "abc", "abcd", "b"}, 5, "chain of prefixes");
+  ExpectMatchesSortAndTake({std::string(1, '\0'), std::string(2, '\0'), "\x01"}, 3, "zeros");
+  ExpectMatchesSortAndTake({"\xFF\xFF", "\xFF", "\xFF\xFF\xFF", "\xFE"}, 4, "0xFF prefixes");
+  std::mt19937_64 rng(9);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::string> sample;
+    const size_t n = rng() % 40;
+    for (size_t i = 0; i < n; ++i) sample.push_back(RandomBytes(rng, rng() % 3, 3));
+    ExpectMatchesSortAndTake(sample, 1 + static_cast<int>(rng() % 12), "tiny");
+  }
+}
+
+TEST(SampledSplit, ManyEqualKeysStayFast) {
+  // One million copies of one key (and of two keys): a full comparison sort of these would be
+  // slow; the selection needs a few passes.
+  std::vector<std::string> sample(1000000, std::string(24, 'x'));
+  auto r = SampledSplit(sample, 120);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->keys.empty());
+  EXPECT_EQ(r->distinct_keys, 1u);
+  for (size_t i = 0; i < sample.size(); i += 2) sample[i].back() = 'y';
+  r = SampledSplit(sample, 120);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->keys, (std::vector<std::string>{std::string(23, 'x') + "y"}));
+  EXPECT_EQ(r->distinct_keys, 2u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Salted sub-splits
 

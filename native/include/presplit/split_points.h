@@ -78,9 +78,10 @@ struct SampledSplitResult {
 // Split keys at the `regions`-quantiles of a sample of row keys (raw bytes): with the m
 // non-empty sample keys in sorted order s[0..m-1], split key i (1 <= i < regions) is
 // s[floor(i * m / regions)], so each region gets about m / regions of the sample. The sample is
-// not sorted: the quantiles are found by selection (std::nth_element over indexes, recursively
-// splitting the index range at the middle quantile), O(m log regions) expected time and O(m)
-// extra memory for the indexes; the sample itself is not copied.
+// not sorted: the quantiles are found by selection (MSD radix selection: one pass buckets the
+// keys by their first two bytes, only the buckets holding a quantile are split further, small
+// ones sorted), O(m) expected time plus the bytes compared, and O(m) extra memory for key views;
+// the sample itself is not copied.
 //
 // Duplicates and empty keys:
 //  - empty keys are ignored (counted in empty_keys): the empty key is the table's start;
