@@ -22,11 +22,13 @@ import org.slf4j.LoggerFactory;
  * {@link RegionLoadSampler}, which {@code NativeSplitPolicy} reads to find the key that splits
  * the region's request load evenly. Pure Java, no native code on the request path. Load it on a
  * table (table coprocessor attribute) or on every region (hbase.coprocessor.region.classes).
- * Configuration: presplit.load.sampler.shards (8), presplit.load.sampler.capacity (20).
+ * Configuration: presplit.load.sampler.shards (8), presplit.load.sampler.capacity (20),
+ * presplit.load.sampler.every (4: one request in four is recorded, to keep the write path cheap).
  */
 public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
   private static final Logger LOG = LoggerFactory.getLogger(LoadSamplingObserver.class);
   public static final String SHARDS_KEY = "presplit.load.sampler.shards";
+  public static final String SAMPLE_EVERY_KEY = "presplit.load.sampler.every";
   public static final String CAPACITY_KEY = "presplit.load.sampler.capacity";
 
   private volatile RegionLoadSampler sampler;
@@ -51,7 +53,9 @@ public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
         RegionLoadSampler.DEFAULT_CAPACITY));
     LoadSamplerRegistry.setOnlineRegions(renv.getOnlineRegions());
     encodedName = renv.getRegionInfo().getEncodedName();
-    sampler = new RegionLoadSampler(shards, capacity);
+    int every = Math.max(1, env.getConfiguration().getInt(SAMPLE_EVERY_KEY,
+        RegionLoadSampler.DEFAULT_SAMPLE_EVERY));
+    sampler = new RegionLoadSampler(shards, capacity, every);
     LoadSamplerRegistry.register(encodedName, sampler);
   }
 

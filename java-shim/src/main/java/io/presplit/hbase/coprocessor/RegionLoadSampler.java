@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.hadoop.hbase.HConstants;
@@ -29,8 +30,13 @@ public final class RegionLoadSampler {
   public static final int DEFAULT_SHARDS = 8;
   public static final int DEFAULT_CAPACITY = 20;
 
+  /** Requests recorded: one in this many, drawn at random (1 records every request). */
+  public static final int DEFAULT_SAMPLE_EVERY = 4;
+
   private final Shard[] shards;
+  private final int sampleEvery;
   private final LongAdder requests = new LongAdder();
+  private final LongAdder recorded = new LongAdder();
   private final LongAdder skipped = new LongAdder();
 
   public RegionLoadSampler() {
@@ -38,9 +44,19 @@ public final class RegionLoadSampler {
   }
 
   public RegionLoadSampler(int shardCount, int capacity) {
-    if (shardCount < 1 || capacity < 1) {
-      throw new IllegalArgumentException("shards and capacity must be >= 1");
+    this(shardCount, capacity, 1);
+  }
+
+  /**
+   * @param sampleEvery record one request in this many, at random: the counters stay
+   *     proportional to the load (so the balance of a candidate is unbiased) while the handlers
+   *     do a fraction of the work; candidates need {@code min-requests} recorded requests.
+   */
+  public RegionLoadSampler(int shardCount, int capacity, int sampleEvery) {
+    if (shardCount < 1 || capacity < 1 || sampleEvery < 1) {
+      throw new IllegalArgumentException("shards, capacity and sampleEvery must be >= 1");
     }
+    this.sampleEvery = sampleEvery;
     shards = new Shard[shardCount];
     for (int i = 0; i < shardCount; i++) {
       shards[i] = new Shard(capacity, 0x5eed0000L + i);
@@ -63,6 +79,10 @@ public final class RegionLoadSampler {
 
   private void record(byte[] start, byte[] end, boolean point) {
     requests.increment();
+    if (sampleEvery > 1 && ThreadLocalRandom.current().nextInt(sampleEvery) != 0) {
+      return;
+    }
+    recorded.increment();
     Shard shard = shards[(int) (Thread.currentThread().getId() % shards.length)];
     if (!shard.lock.tryLock()) {
       skipped.increment();
@@ -73,6 +93,11 @@ public final class RegionLoadSampler {
     } finally {
       shard.lock.unlock();
     }
+  }
+
+  /** Requests drawn for recording (one in sampleEvery), including those skipped as busy. */
+  public long recorded() {
+    return recorded.sum();
   }
 
   /** Requests seen (including skipped ones). */

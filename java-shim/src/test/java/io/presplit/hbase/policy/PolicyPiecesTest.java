@@ -73,6 +73,21 @@ class PolicyPiecesTest {
   }
 
   @Test
+  void samplingRecordsOneRequestInN() {
+    RegionLoadSampler every4 = new RegionLoadSampler(1, 4, 4);
+    RegionLoadSampler all = new RegionLoadSampler(1, 4);
+    for (int i = 0; i < 40_000; i++) {
+      every4.recordPoint(Bytes.toBytes("k" + (i % 7)));
+      all.recordPoint(Bytes.toBytes("k" + (i % 7)));
+    }
+    assertEquals(40_000, every4.requests());
+    // A quarter of the requests, give or take a few standard deviations (~87).
+    assertTrue(every4.recorded() > 9_500 && every4.recorded() < 10_500,
+        "recorded " + every4.recorded());
+    assertEquals(40_000, all.recorded());
+  }
+
+  @Test
   void saltBucketsFindBoundariesAndPrefixSplits() {
     SaltBuckets b = SaltBuckets.of(new LayoutSpec(4, "decimal", 2, "murmur3", "group", 4, null));
     assertEquals("01", Bytes.toString(b.boundaryInside(new byte[0], Bytes.toBytes("01m"))));
