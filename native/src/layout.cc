@@ -240,8 +240,7 @@ struct FastMod {
 
 // The rest of the hash once `done` whole blocks of `key` are in h: the remaining blocks, the
 // tail and the finalizer.
-[[gnu::always_inline]] inline uint32_t MurmurFinish(uint32_t h, std::string_view key,
-                                                    size_t done) {
+[[gnu::always_inline]] inline uint32_t MurmurFinish(uint32_t h, std::string_view key, size_t done) {
   const char* p = key.data();
   const size_t n = key.size();
   const size_t blocks = n / 4;
@@ -275,9 +274,9 @@ struct FastMod {
 // the four dependency chains overlap, then each key's own rest.
 [[gnu::always_inline]] inline void Murmur3x4(const std::string_view* source, uint32_t* out) {
   static_assert(kMurmur3Seed == 0);
-  const size_t common =
-      std::min(std::min(source[0].size(), source[1].size()),
-               std::min(source[2].size(), source[3].size())) / 4;
+  const size_t common = std::min(std::min(source[0].size(), source[1].size()),
+                                 std::min(source[2].size(), source[3].size())) /
+                        4;
   const char* p0 = source[0].data();
   const char* p1 = source[1].data();
   const char* p2 = source[2].data();
@@ -350,10 +349,10 @@ struct FastMod {
       return static_cast<int>(w);
     };
     for (size_t b = vector_blocks; b < common; ++b) {
-      h = MurmurBlock8x32(h, _mm256_setr_epi32(word(0, 4 * b, 4), word(1, 4 * b, 4),
-                                               word(2, 4 * b, 4), word(3, 4 * b, 4),
-                                               word(4, 4 * b, 4), word(5, 4 * b, 4),
-                                               word(6, 4 * b, 4), word(7, 4 * b, 4)));
+      h = MurmurBlock8x32(h,
+                          _mm256_setr_epi32(word(0, 4 * b, 4), word(1, 4 * b, 4), word(2, 4 * b, 4),
+                                            word(3, 4 * b, 4), word(4, 4 * b, 4), word(5, 4 * b, 4),
+                                            word(6, 4 * b, 4), word(7, 4 * b, 4)));
     }
     const size_t tail = length & 3, at = 4 * common;
     if (tail != 0) {
@@ -687,6 +686,45 @@ Result<std::string> GroupScanPrefix(const KeyLayout& layout, std::string_view gr
   prefix.append(group);
   if (layout.group_delimiter) prefix.append(*layout.group_delimiter);
   return prefix;
+}
+
+Result<KeyRange> GroupScanRange(const KeyLayout& layout, std::string_view group) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string prefix, GroupScanPrefix(layout, group));
+  std::string stop = PrefixEnd(prefix);
+  return KeyRange{std::move(prefix), std::move(stop)};
+}
+
+Result<std::vector<KeyRange>> BucketScanRanges(const KeyLayout& layout,
+                                               std::string_view logical_start,
+                                               std::string_view logical_stop) {
+  if (!logical_stop.empty() && CompareBytes(logical_stop, logical_start) <= 0) {
+    return Status::InvalidArgument("the range's stop " + Quote(logical_stop) +
+                                   " is not after its start " + Quote(logical_start));
+  }
+  std::vector<KeyRange> ranges;
+  if (!IsSalted(layout)) {
+    ranges.push_back(KeyRange{std::string(logical_start), std::string(logical_stop)});
+    return ranges;
+  }
+  ranges.reserve(static_cast<size_t>(layout.buckets));
+  for (int bucket = 0; bucket < layout.buckets; ++bucket) {
+    const std::string salt = SaltString(layout, bucket);
+    KeyRange range{salt + std::string(logical_start), std::string()};
+    // Salts have one width, so the rows of bucket b end where the next salt value begins.
+    range.stop = logical_stop.empty() ? PrefixEnd(salt) : salt + std::string(logical_stop);
+    ranges.push_back(std::move(range));
+  }
+  return ranges;
+}
+
+Result<std::string_view> StripSalt(const KeyLayout& layout, std::string_view row_key) {
+  const auto w = static_cast<size_t>(layout.salt_width);
+  if (!IsSalted(layout)) return row_key;
+  if (row_key.size() < w) {
+    return Status::InvalidArgument("row key " + Quote(row_key) + " is shorter than its " +
+                                   std::to_string(w) + "-byte salt");
+  }
+  return row_key.substr(w);
 }
 
 bool IsValidSplitPoint(const KeyLayout& layout, std::string_view split_point) {

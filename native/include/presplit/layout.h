@@ -106,6 +106,31 @@ Result<std::string> GroupPrefix(const KeyLayout& layout, std::string_view row_ke
 // is no single prefix: InvalidArgument too.
 Result<std::string> GroupScanPrefix(const KeyLayout& layout, std::string_view group);
 
+// A physical key range [start, stop) for one scan; an empty stop is the end of the table.
+struct KeyRange {
+  std::string start;
+  std::string stop;
+};
+
+// The scan range of one group's rows: [GroupScanPrefix, PrefixEnd(GroupScanPrefix)). Errors as
+// GroupScanPrefix.
+Result<KeyRange> GroupScanRange(const KeyLayout& layout, std::string_view group);
+
+// The physical ranges that together hold the rows of the logical range [logical_start,
+// logical_stop) (logical keys: group + rest, no salt; an empty stop = unbounded): one range per
+// bucket, in bucket order, [salt(b) + start, salt(b) + stop), or up to the next bucket's salt for
+// an unbounded stop; one range for an unsalted layout. Merging the buckets' rows in logical key
+// order (each with its salt stripped) gives the rows an unsalted table would return.
+// InvalidArgument when logical_stop is not after logical_start.
+Result<std::vector<KeyRange>> BucketScanRanges(const KeyLayout& layout,
+                                               std::string_view logical_start,
+                                               std::string_view logical_stop);
+
+// The logical key of a physical row key: the row key without its salt prefix, without
+// checking that the salt matches (DecodeKey checks). InvalidArgument when the key is shorter
+// than the salt.
+Result<std::string_view> StripSalt(const KeyLayout& layout, std::string_view row_key);
+
 // Split points and groups.
 //
 // A key group is the set of every row key that starts with a given group prefix (see
