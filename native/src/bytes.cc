@@ -1,5 +1,6 @@
 #include "presplit/bytes.h"
 
+#include <cctype>
 #include <cstring>
 
 namespace presplit {
@@ -95,6 +96,17 @@ std::string PrefixEnd(std::string_view prefix) {
   while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xFF) end.pop_back();
   if (!end.empty()) end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
   return end;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace presplit

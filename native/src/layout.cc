@@ -31,17 +31,6 @@ constexpr std::array<NamedHash, 3> kHashes = {{
     {"java-hashcode", SaltHash::kJavaHashCode},
 }};
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool HasGroup(const KeyLayout& layout) {
   return layout.group_length.has_value() || layout.group_delimiter.has_value();
 }

@@ -34,17 +34,6 @@ constexpr std::array<NamedEncoding, 3> kEncodings = {{
     {"hex", SaltEncoding::kHex},
 }};
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 Status CheckRegions(int regions) {
   if (regions < 1 || regions > kMaxSplitRegions) {
     return Status::InvalidArgument("the number of regions must be between 1 and " +

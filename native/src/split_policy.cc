@@ -25,17 +25,6 @@ constexpr std::array<NamedPolicy, 3> kPolicies = {{
 
 constexpr std::string_view kHBasePackage = "org.apache.hadoop.hbase.regionserver.";
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Java's long arithmetic: two's complement wrap-around.
 int64_t JavaAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));

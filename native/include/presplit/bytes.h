@@ -38,6 +38,9 @@ Result<std::string> ParseBinaryKey(std::string_view text);
 // Unsigned lexicographic byte comparison (HBase's Bytes.compareTo): <0, 0 or >0.
 int CompareBytes(std::string_view a, std::string_view b);
 
+// ASCII case-insensitive equality, for names in documents and on command lines.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
 // The smallest key greater than every key that starts with `prefix`: the prefix without its
 // trailing 0xFF bytes and with its last byte incremented. Empty when there is none (an empty or
 // all-0xFF prefix), which as a scan's stop row means "to the end of the table".
