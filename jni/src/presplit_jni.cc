@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr jint kAbiVersion = 1;  // PresplitNative.ABI_VERSION
+constexpr jint kAbiVersion = 2;  // PresplitNative.ABI_VERSION
 constexpr jint kJniVersion = JNI_VERSION_1_8;
 
 struct Cache {
@@ -325,6 +325,68 @@ JNIEXPORT jbyteArray JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nSn
     std::optional<std::string> snapped = Unwrap(presplit::SnapSplitPoint(layout, start, end, point));
     if (!snapped) return nullptr;
     return ToJava(env, *snapped);
+  });
+}
+
+JNIEXPORT jint JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nBucketOf(
+    JNIEnv* env, jclass, jint salt_buckets, jstring salt_encoding, jint salt_width,
+    jstring salt_hash, jstring salt_from, jint group_length, jbyteArray group_delimiter,
+    jbyteArray logical_key) {
+  return Guard(env, jint{-1}, [&] {
+    presplit::KeyLayout layout = ToLayout(env, salt_buckets, salt_encoding, salt_width, salt_hash,
+                                          salt_from, group_length, group_delimiter);
+    std::string key = ToBytes(env, logical_key, "logical key");
+    return static_cast<jint>(Unwrap(presplit::BucketOf(layout, key)));
+  });
+}
+
+JNIEXPORT void JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nBucketsOf(
+    JNIEnv* env, jclass, jint salt_buckets, jstring salt_encoding, jint salt_width,
+    jstring salt_hash, jstring salt_from, jint group_length, jbyteArray group_delimiter,
+    jobjectArray keys, jintArray out) {
+  Guard(env, 0, [&] {
+    presplit::KeyLayout layout = ToLayout(env, salt_buckets, salt_encoding, salt_width, salt_hash,
+                                          salt_from, group_length, group_delimiter);
+    if (keys == nullptr) Invalid("keys must not be null");
+    if (out == nullptr) Invalid("out must not be null");
+    jsize count = env->GetArrayLength(keys);
+    jsize out_length = env->GetArrayLength(out);
+    if (out_length != count) {
+      Invalid("out has " + std::to_string(out_length) + " entries, keys has " +
+              std::to_string(count));
+    }
+    if (count == 0) return 0;
+    // Every key's bytes into one buffer (ends[i] = end of keys[i]); views are taken once the
+    // buffer no longer grows.
+    std::string bytes;
+    std::vector<size_t> ends(static_cast<size_t>(count));
+    for (jsize i = 0; i < count; ++i) {
+      auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(keys, i));
+      CheckPending(env);
+      if (key == nullptr) Invalid("keys[" + std::to_string(i) + "] must not be null");
+      jsize length = env->GetArrayLength(key);
+      size_t at = bytes.size();
+      bytes.resize(at + static_cast<size_t>(length));
+      if (length > 0) {
+        env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(bytes.data() + at));
+      }
+      env->DeleteLocalRef(key);
+      CheckPending(env);
+      ends[static_cast<size_t>(i)] = bytes.size();
+    }
+    std::vector<std::string_view> views;
+    views.reserve(ends.size());
+    size_t begin = 0;
+    for (size_t end : ends) {
+      views.emplace_back(bytes.data() + begin, end - begin);
+      begin = end;
+    }
+    std::vector<int> buckets;
+    presplit::BucketsOf(layout, views, buckets);
+    std::vector<jint> result(buckets.begin(), buckets.end());
+    env->SetIntArrayRegion(out, 0, count, result.data());
+    CheckPending(env);
+    return 0;
   });
 }
 

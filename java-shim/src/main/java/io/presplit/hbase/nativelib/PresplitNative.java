@@ -9,7 +9,7 @@ package io.presplit.hbase.nativelib;
  */
 public final class PresplitNative {
   /** Bumped with every change of the native methods; the library must report the same. */
-  public static final int ABI_VERSION = 1;
+  public static final int ABI_VERSION = 2;
 
   private PresplitNative() {
   }
@@ -57,6 +57,32 @@ public final class PresplitNative {
   }
 
   /**
+   * The bucket of a logical key (group + rest, no salt) under a layout: 0..buckets-1, 0 for an
+   * unsalted layout (libpresplit's {@code BucketOf}). A key that does not fit the layout (too
+   * short for its group, no delimiter, or not UTF-8 for java-hashcode) is an error. One JNI call,
+   * which validates the layout again each time.
+   */
+  public static int bucketOf(LayoutSpec layout, byte[] logicalKey) throws NativeException {
+    NativeLibrary.require();
+    return nBucketOf(layout.saltBuckets(), layout.saltEncoding(), layout.saltWidth(),
+        layout.saltHash(), layout.saltFrom(), layout.groupLength(), layout.groupDelimiter(),
+        logicalKey);
+  }
+
+  /**
+   * {@link #bucketOf} for many keys in one JNI call (libpresplit's {@code BucketsOf}): writes
+   * the bucket of keys[i] into out[i], or -1 when that key does not fit the layout. out must
+   * have as many entries as keys; a null key is an error.
+   */
+  public static void bucketsOf(LayoutSpec layout, byte[][] keys, int[] out)
+      throws NativeException {
+    NativeLibrary.require();
+    nBucketsOf(layout.saltBuckets(), layout.saltEncoding(), layout.saltWidth(),
+        layout.saltHash(), layout.saltFrom(), layout.groupLength(), layout.groupDelimiter(), keys,
+        out);
+  }
+
+  /**
    * The candidate key that splits the sampled requests most evenly, or null when none is good
    * enough (too few requests, too unbalanced, or most requests span it). The arrays are
    * parallel: keys[i] counted left[i], right[i] and contained[i] requests.
@@ -90,6 +116,14 @@ public final class PresplitNative {
   static native byte[] nSnapSplitPoint(int saltBuckets, String saltEncoding, int saltWidth,
       String saltHash, String saltFrom, int groupLength, byte[] groupDelimiter,
       byte[] regionStart, byte[] regionEnd, byte[] candidate) throws NativeException;
+
+  static native int nBucketOf(int saltBuckets, String saltEncoding, int saltWidth,
+      String saltHash, String saltFrom, int groupLength, byte[] groupDelimiter,
+      byte[] logicalKey) throws NativeException;
+
+  static native void nBucketsOf(int saltBuckets, String saltEncoding, int saltWidth,
+      String saltHash, String saltFrom, int groupLength, byte[] groupDelimiter, byte[][] keys,
+      int[] out) throws NativeException;
 
   static native LoadSplitChoice nChooseLoadSplitKey(byte[][] keys, long[] left, long[] right,
       long[] contained, long minRequests, double maxImbalance, double maxContainedFraction)
