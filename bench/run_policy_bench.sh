@@ -23,16 +23,9 @@ if [[ ${1:-} == --no-build ]]; then
   shift
 fi
 
-if ((build)); then
-  cmake --build "$BUILD_DIR" --target presplit_jni >/dev/null
-  mvn -q -B -f "$REPO/java-shim/pom.xml" package -DskipTests -Dpresplit.jni.dir="$BUILD_DIR/jni"
-fi
-
-JAR="$REPO/java-shim/target/presplit-hbase.jar"
-LIB_DIR="$BUILD_DIR/jni"
-[[ -f $JAR ]] || { echo "run_policy_bench: $JAR missing (run scripts/build)" >&2; exit 1; }
-[[ -f $LIB_DIR/libpresplit_jni.so ]] ||
-  { echo "run_policy_bench: $LIB_DIR/libpresplit_jni.so missing (run scripts/build)" >&2; exit 1; }
+# shellcheck source=lib/artifacts.sh
+source "$REPO/bench/lib/artifacts.sh"
+bench_artifacts run_policy_bench "$build"
 
 eval "$("$REPO/scripts/local-cluster" env)"
 HBASE_CP=$(<"$PRESPLIT_HBASE_CLASSPATH_FILE")

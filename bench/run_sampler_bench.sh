@@ -29,16 +29,9 @@ if [[ ${1:-} == --no-build ]]; then
   shift
 fi
 
-if ((build)); then
-  cmake --build "$BUILD_DIR" --target presplit_jni >/dev/null
-  mvn -q -B -f "$REPO/java-shim/pom.xml" package -DskipTests -Dpresplit.jni.dir="$BUILD_DIR/jni"
-fi
-
-JAR="$REPO/java-shim/target/presplit-hbase.jar"
-LIB_DIR="$BUILD_DIR/jni"
-[[ -f $JAR ]] || { echo "run_sampler_bench: $JAR missing (run scripts/build)" >&2; exit 1; }
-[[ -f $LIB_DIR/libpresplit_jni.so ]] ||
-  { echo "run_sampler_bench: $LIB_DIR/libpresplit_jni.so missing (run scripts/build)" >&2; exit 1; }
+# shellcheck source=lib/artifacts.sh
+source "$REPO/bench/lib/artifacts.sh"
+bench_artifacts run_sampler_bench "$build"
 
 export PRESPLIT_CLUSTER_EXTRA_CLASSPATH=$JAR
 export PRESPLIT_CLUSTER_JAVA_OPTS="-Djava.library.path=$LIB_DIR"
