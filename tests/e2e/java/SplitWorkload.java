@@ -9,7 +9,8 @@
  *                                        family 'f'; keys and values in toStringBinary form
  *   add-coprocessor TABLE CLASS          modifies the table (its regions reopen)
  *   fill TABLE GROUPS ROWS VALUE_BYTES [PREFIX]
- *                                        rows PREFIX + "g%05d|" + "%06d", flushes after
+ *                                        rows PREFIX + "g%05d|" + "%06d", flushes and
+ *                                        requests a major compaction after
  *   check-groups TABLE GROUPS ROWS [PREFIX]
  *                                        one prefix scan per group must return ROWS rows;
  *                                        prints "ok" or exits 1 naming the first bad group
@@ -204,6 +205,11 @@ public class SplitWorkload {
       }
     }
     admin.flush(table);
+    // A flush that Admin asks for never checks whether the region should split (only the
+    // RegionServer's own memstore flushes and finished compactions do), so a round whose last
+    // rows reach the disk through admin.flush would leave the split decision to the next write.
+    // A major compaction ends with that check, and asks the region's split policy.
+    admin.majorCompact(table);
   }
 
   static void checkGroups(Connection c, TableName table, int groups, int rows, String prefix)
