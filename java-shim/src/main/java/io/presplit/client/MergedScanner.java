@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -194,9 +195,26 @@ final class MergedScanner implements ResultScanner {
     return all;
   }
 
+  /**
+   * The sum of every bucket's scan metrics (RPCs, regions, rows, bytes...), or null when the
+   * logical Scan did not enable them ({@link Scan#setScanMetricsEnabled}).
+   */
   @Override
   public ScanMetrics getScanMetrics() {
-    return null;
+    ScanMetrics sum = null;
+    for (Cursor c : cursors) {
+      ScanMetrics m = c.metrics();
+      if (m == null) {
+        continue;
+      }
+      if (sum == null) {
+        sum = new ScanMetrics();
+      }
+      for (Map.Entry<String, Long> e : m.getMetricsMap(false).entrySet()) {
+        sum.addToCounter(e.getKey(), e.getValue());
+      }
+    }
+    return sum;
   }
 
   /** One bucket's scanner and its bounded buffer. */
@@ -208,6 +226,7 @@ final class MergedScanner implements ResultScanner {
     private final Executor executor;
     private final ArrayDeque<Result> buffer = new ArrayDeque<>();
     private ResultScanner scanner;
+    private ScanMetrics metrics; // the scanner's, kept after it is closed
     private boolean fetching;
     private boolean exhausted;
     private boolean closed;
@@ -252,6 +271,7 @@ final class MergedScanner implements ResultScanner {
           s = table.getScanner(scan);
           synchronized (this) {
             scanner = s;
+            metrics = s.getScanMetrics();
           }
         }
         rows = s.next(batch);
@@ -311,6 +331,10 @@ final class MergedScanner implements ResultScanner {
         scanner.close();
         scanner = null;
       }
+    }
+
+    synchronized ScanMetrics metrics() {
+      return metrics;
     }
 
     synchronized boolean renewLease() {

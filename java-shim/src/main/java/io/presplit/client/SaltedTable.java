@@ -21,6 +21,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.io.TimeRange;
 
 /**
@@ -213,20 +214,29 @@ public final class SaltedTable {
    * of a template Scan (its start and stop rows are ignored).
    */
   public List<Result> scanGroup(byte[] group, Scan template) throws IOException {
+    List<Result> rows = new ArrayList<>();
+    try (ResultScanner scanner = groupScanner(group, template)) {
+      for (Result r = scanner.next(); r != null; r = scanner.next()) {
+        rows.add(r);
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * The rows of one group as a scanner (for groups too large to hold at once, or to read the
+   * scan's {@link ResultScanner#getScanMetrics()} when the template enables them): the same scan
+   * as {@link #scanGroup(byte[], Scan)}, rows with logical keys. Close it.
+   */
+  public ResultScanner groupScanner(byte[] group, Scan template) throws IOException {
     TableSnapshot s = usable();
     KeyLayout layout = s.layout();
-    List<Result> rows = new ArrayList<>();
     if (layout.isSalted() && layout.saltFromKey()) {
       byte[] prefix = layout.logicalGroupPrefix(group);
       Scan scan = new Scan(template).withStartRow(prefix, true)
           .withStopRow(KeyLayout.prefixEnd(prefix), false);
       scan.setReversed(false);
-      try (ResultScanner scanner = MergedScanner.open(tables, s, scan)) {
-        for (Result r : scanner) {
-          rows.add(r);
-        }
-      }
-      return rows;
+      return MergedScanner.open(tables, s, scan);
     }
     byte[] prefix = layout.groupScanPrefix(group);
     Scan scan = new Scan(template).withStartRow(prefix, true)
@@ -240,12 +250,51 @@ public final class SaltedTable {
       scan.setCaching(caching);
     }
     scan.setReadType(Scan.ReadType.PREAD);
-    try (Table t = open(s); ResultScanner scanner = t.getScanner(scan)) {
-      for (Result r = scanner.next(); r != null; r = scanner.next()) {
-        rows.add(toLogical(layout, r));
+    Table t = open(s);
+    try {
+      return new LogicalScanner(layout, t, t.getScanner(scan));
+    } catch (IOException | RuntimeException e) {
+      t.close();
+      throw e;
+    }
+  }
+
+  /** One bucket's scanner whose rows come back with logical keys. */
+  private static final class LogicalScanner implements ResultScanner {
+    private final KeyLayout layout;
+    private final Table table;
+    private final ResultScanner scanner;
+
+    LogicalScanner(KeyLayout layout, Table table, ResultScanner scanner) {
+      this.layout = layout;
+      this.table = table;
+      this.scanner = scanner;
+    }
+
+    @Override
+    public Result next() throws IOException {
+      return toLogical(layout, scanner.next());
+    }
+
+    @Override
+    public void close() {
+      scanner.close();
+      try {
+        table.close();
+      } catch (IOException e) {
+        // nothing to do: the scan is over
       }
     }
-    return rows;
+
+    @Override
+    public boolean renewLease() {
+      return scanner.renewLease();
+    }
+
+    @Override
+    public ScanMetrics getScanMetrics() {
+      return scanner.getScanMetrics();
+    }
   }
 
   /**
