@@ -156,3 +156,13 @@ def wait_status(root, table, phases, timeout=120):
     if proc.returncode != 0:
         raise AssertionError(f"{table} did not reach {phases}: {proc.stdout}{proc.stderr}")
     return json.loads(proc.stdout)
+
+
+def wait_for(predicate, timeout, what):
+    """Polls predicate every half second until it is true; AssertionError after timeout s."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

@@ -7,6 +7,7 @@ client; each command prints one JSON line of evidence.
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -104,6 +105,10 @@ class SdkWithDaemonTest(unittest.TestCase):
                 self.assertEqual(result["rows"], 400)
                 self.assertGreater(result["buckets_used"], 1)
                 self.assertIn("group", result["refused"])
+                # The 50-row group came back in one RPC to one region (HBase's scan metrics).
+                self.assertEqual(result["group_scan_rpcs"], 1)
+                self.assertEqual(result["merged_scan_regions"],
+                                 doc["layout"]["salt"]["buckets"])
 
     def test_2_merged_scan_equals_plain_table(self):
         for buckets, encoding in ((16, "hex"), (7, "byte")):
@@ -205,6 +210,92 @@ class GenerationSwitchTest(unittest.TestCase):
         self.assertEqual(result["final_buckets"], 12)
         self.assertGreater(result["first_seq_in_new_generation"], 0)
         verified = sdk(root, "verify-switch", logical, old, "4", new, "12", str(count), "decimal")
+        print(f"switch: {json.dumps(verified)}")
+        self.assertEqual(verified["old_rows"] + verified["new_rows"], count)
+        self.assertLess(verified["last_old_seq"], verified["first_new_seq"])
+
+
+class ZooKeeperOutageTest(unittest.TestCase):
+    """A writer survives what ZooKeeper does to clients in production (named Z... so that it runs
+    last: it stops the cluster's ZooKeeper for a while): its session expires during a long pause
+    (the process stopped as a long GC pause stops it), then ZooKeeper itself is down. Writes go
+    on all along from the last snapshot, and a generation switch made afterwards still reaches
+    the writer through its watches (the periodic re-read is off)."""
+
+    def local_cluster(self, command):
+        h.run([os.path.join(h.SOURCE_DIR, "scripts", "local-cluster"), command], timeout=120)
+
+    def test_writer_keeps_writing_and_follows_a_switch_after_expiry_and_outage(self):
+        root = f"/presplit-sdk-outage-{RUN}"
+        logical = f"{NS}:outage"
+        old, new = f"{NS}:outage_g1", f"{NS}:outage_g2"
+        count, session_ms = 2500, 4000
+        doc = salted_doc(logical, 4, "decimal")
+        sdk(root, "create-salted", old, "4", "decimal")
+        self.addCleanup(sdk, root, "drop", old, new)
+        sdk(root, "create-salted", new, "8", "decimal")
+        sdk(root, "zk-set", f"{root}/tables/{logical}", input=json.dumps(doc))
+
+        def status(generation, table, buckets):
+            return json.dumps({"table": logical, "phase": "ready", "physical_table": table,
+                               "generation": generation, "buckets": buckets, "regions": buckets,
+                               "error": None})
+
+        sdk(root, "zk-set", f"{root}/status/{logical}", input=status(1, old, 4))
+        err_path = os.path.join(h.BUILD_DIR, "e2e", f"outage-writer-{RUN}.err")
+
+        def writer_log():
+            with open(err_path) as f:
+                return f.read()
+
+        with open(err_path, "w") as err_file:
+            writer = subprocess.Popen(
+                [*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", root, "writer", logical,
+                 str(count), "20", str(session_ms)], stdout=subprocess.PIPE, stderr=err_file,
+                text=True)
+        zk_down = False
+        try:
+            h.wait_for(lambda: "written, generation 1" in writer_log(), 120,
+                       "the writer to start writing")
+            # A pause longer than the session timeout: ZooKeeper expires the session.
+            os.kill(writer.pid, signal.SIGSTOP)
+            time.sleep(3 * session_ms / 1000)
+            os.kill(writer.pid, signal.SIGCONT)
+            h.wait_for(lambda: "expired; reconnecting" in writer_log(), 60,
+                       "the SDK to see its session expire")
+            time.sleep(3)
+            # ZooKeeper down for twice the session timeout; HBase keeps its 90 s sessions.
+            written_before = writer_log().count("written, generation 1")
+            self.local_cluster("zk-stop")
+            zk_down = True
+            time.sleep(2 * session_ms / 1000)
+            self.assertIsNone(writer.poll(), "the writer died while ZooKeeper was down")
+            self.local_cluster("zk-start")
+            zk_down = False
+            self.assertGreater(writer_log().count("written, generation 1"),
+                               written_before, "no writes while ZooKeeper was down")
+            time.sleep(6)
+            self.assertIsNone(writer.poll(), "the writer finished before the switch")
+            sdk(root, "zk-set", f"{root}/tables/{logical}",
+                input=json.dumps({**doc, "layout": {**doc["layout"], "salt": {
+                    **doc["layout"]["salt"], "buckets": 8}}}))
+            sdk(root, "zk-set", f"{root}/status/{logical}", input=status(2, new, 8))
+            out, _ = writer.communicate(timeout=600)
+        finally:
+            if zk_down:
+                self.local_cluster("zk-start")
+            if writer.poll() is None:
+                writer.kill()
+                writer.wait()
+        err = writer_log()
+        self.assertEqual(writer.returncode, 0, err[-3000:])
+        result = json.loads(out.strip().splitlines()[-1])
+        print(f"writer: {json.dumps(result)}")
+        self.assertEqual(result["final_generation"], 2, err[-3000:])
+        self.assertEqual(result["final_physical_table"], new)
+        self.assertEqual(result["final_buckets"], 8)
+        self.assertGreater(result["first_seq_in_new_generation"], 0)
+        verified = sdk(root, "verify-switch", logical, old, "4", new, "8", str(count), "decimal")
         print(f"switch: {json.dumps(verified)}")
         self.assertEqual(verified["old_rows"] + verified["new_rows"], count)
         self.assertLess(verified["last_old_seq"], verified["first_new_seq"])

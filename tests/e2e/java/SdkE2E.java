@@ -13,7 +13,11 @@
  *   create-plain TABLE               an unsalted table, family f
  *   roundtrip TABLE ROWS             put/get/exists/delete/scanGroup through the SDK
  *   compare TABLE PLAIN ROWS SEED    merged range scans (forward, reversed, limits) == plain scans
- *   writer TABLE COUNT SLEEP_MS      sequential puts of seq keys; reports each key's generation
+ *   writer TABLE COUNT SLEEP_MS [SESSION_MS]
+ *                                    sequential puts of seq keys; reports each key's generation.
+ *                                    With SESSION_MS: that ZooKeeper session timeout, no periodic
+ *                                    re-read (only watches bring changes) and the SDK's log on
+ *                                    stderr at INFO
  *   verify-switch TABLE OLD OLDB NEW NEWB COUNT ENC
  *                                    old and new physical tables after a generation switch
  *   adopt-write TABLE ROWS           rows written the published code's way (no SDK)
@@ -142,7 +146,8 @@ public class SdkE2E {
         compare(a.get(1), a.get(2), Integer.parseInt(a.get(3)), Long.parseLong(a.get(4)));
         break;
       case "writer":
-        writer(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)));
+        writer(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)),
+            a.size() > 4 ? Integer.parseInt(a.get(4)) : 0);
         break;
       case "verify-switch":
         verifySwitch(a.get(1), a.get(2), Integer.parseInt(a.get(3)), a.get(4),
@@ -327,6 +332,34 @@ public class SdkE2E {
         }
         groupsChecked++;
       }
+      // The 50-row group (the reference look-up) is one round trip to one region: HBase's own
+      // scan metrics count the RPCs and regions of the SDK's group scan.
+      long groupRpcs;
+      try (ResultScanner sc = t.groupScanner(groupOf(layout, "g-big"),
+          new Scan().setScanMetricsEnabled(true))) {
+        int n = 0;
+        for (Result r = sc.next(); r != null; r = sc.next()) {
+          n++;
+        }
+        org.apache.hadoop.hbase.client.metrics.ScanMetrics m = sc.getScanMetrics();
+        check(n == 50, "group g-big: " + n + " rows");
+        check(m != null, "no scan metrics for the group scan");
+        groupRpcs = m.countOfRPCcalls.get();
+        check(groupRpcs == 1, "group g-big took " + groupRpcs + " RPCs");
+        check(m.countOfRegions.get() == 1, "group g-big read " + m.countOfRegions + " regions");
+      }
+      // A merged scan of the whole table visits every bucket's region once, in sum.
+      long mergedRegions;
+      try (ResultScanner sc = t.scan(new Scan().setScanMetricsEnabled(true))) {
+        int n = 0;
+        for (Result r = sc.next(); r != null; r = sc.next()) {
+          n++;
+        }
+        check(n == rows, "merged scan: " + n + " rows");
+        mergedRegions = sc.getScanMetrics().countOfRegions.get();
+        check(mergedRegions == layout.buckets(), "merged scan read " + mergedRegions
+            + " regions, want one per bucket (" + layout.buckets() + ")");
+      }
       // Deletes.
       byte[] gone = puts.get(rows - 1).getRow();
       t.delete(gone);
@@ -343,7 +376,8 @@ public class SdkE2E {
       }
       out.println("{\"table\":\"" + name + "\",\"physical_table\":\"" + s.physicalTable()
           + "\",\"rows\":" + physicalRows + ",\"buckets_used\":" + perBucket.size()
-          + ",\"groups_checked\":" + groupsChecked + ",\"layout\":" + layout
+          + ",\"groups_checked\":" + groupsChecked + ",\"group_scan_rpcs\":" + groupRpcs
+          + ",\"merged_scan_regions\":" + mergedRegions + ",\"layout\":" + layout
           + ",\"refused\":\"" + refused.replace("\\", "\\\\").replace("\"", "'") + "\"}");
     }
   }
@@ -449,8 +483,29 @@ public class SdkE2E {
     return Bytes.toBytes(String.format("w%03d|%08d", seq % 97, seq));
   }
 
-  static void writer(String name, int count, int sleepMs) throws Exception {
-    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root)) {
+  /**
+   * The SDK's log at INFO on stderr (stdout carries the JSON evidence). Replaces the default
+   * configuration, which HBase's classes set up before main with a console on the real stdout.
+   */
+  static void logSdkToStderr() {
+    var b = org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilderFactory
+        .newConfigurationBuilder();
+    b.add(b.newAppender("stderr", "Console").addAttribute("target", "SYSTEM_ERR")
+        .add(b.newLayout("PatternLayout")
+            .addAttribute("pattern", "%d{HH:mm:ss.SSS} %p %c{1}: %m%n")));
+    b.add(b.newRootLogger(org.apache.logging.log4j.Level.ERROR).add(b.newAppenderRef("stderr")));
+    b.add(b.newLogger("io.presplit", org.apache.logging.log4j.Level.INFO));
+    org.apache.logging.log4j.core.config.Configurator.reconfigure(b.build());
+  }
+
+  static void writer(String name, int count, int sleepMs, int sessionMs) throws Exception {
+    PresplitTables.Options options = new PresplitTables.Options();
+    if (sessionMs > 0) {
+      options.sessionTimeoutMs(sessionMs).resyncMs(0);
+      logSdkToStderr();
+    }
+    try (Connection c = hbase();
+        PresplitTables tables = PresplitTables.open(c, zk, root, options)) {
       SaltedTable t = tables.table(name);
       t.awaitReady(Duration.ofSeconds(60));
       long firstGeneration = t.snapshot().generation();
