@@ -4,13 +4,12 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -21,10 +20,10 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * A scan of a logical key range across every bucket of one generation, merged in logical key
  * order: one HBase scanner per bucket, opened in parallel on the SDK's scan threads, and a k-way
- * merge over their heads with a min-heap. Each bucket fetches {@code batch} rows at a time and
- * fetches again only when fewer than {@code batch} rows are buffered (at most about 2 x batch
- * rows per bucket ahead of the reader: back-pressure), so a slow reader never makes the SDK
- * buffer a whole table. Fetch tasks never wait for the reader, so any number of buckets share a
+ * merge over their heads with a min-heap. Each bucket fetches {@code batch} rows at a time; the
+ * reader drains one batch while the next is fetched (at most about 2 x batch rows per bucket
+ * ahead of the reader: back-pressure), so a slow reader never makes the SDK buffer a whole
+ * table. Fetch tasks never wait for the reader, so any number of buckets share a
  * small thread pool without deadlock.
  */
 final class MergedScanner implements ResultScanner {
@@ -32,19 +31,40 @@ final class MergedScanner implements ResultScanner {
   private final KeyLayout layout;
   private final List<Cursor> cursors;
   private final List<Table> tablesToClose;
-  private final PriorityQueue<Head> heap;
+  private final int saltWidth;
+  private final boolean reversed;
+  private final Head[] heap; // a binary min-heap of the buckets' current rows
+  private int heapSize;
   private final int limit;
   private int returned;
   private boolean started;
   private boolean closed;
 
+  /** A bucket's current row, with its logical key's bytes located once (no copy). */
   private static final class Head {
-    final Result row;
     final Cursor cursor;
+    Result row;
+    byte[] keyArray;
+    int keyOffset;
+    int keyLength;
 
-    Head(Result row, Cursor cursor) {
-      this.row = row;
+    Head(Cursor cursor) {
       this.cursor = cursor;
+    }
+
+    void set(Result r, int saltWidth) {
+      row = r;
+      Cell[] cells = r.rawCells();
+      if (cells != null && cells.length > 0) {
+        keyArray = cells[0].getRowArray();
+        keyOffset = cells[0].getRowOffset() + saltWidth;
+        keyLength = cells[0].getRowLength() - saltWidth;
+      } else { // a cell-less Result (a scan cursor): its row, if any
+        byte[] key = r.getRow() != null ? r.getRow() : new byte[saltWidth];
+        keyArray = key;
+        keyOffset = saltWidth;
+        keyLength = key.length - saltWidth;
+      }
     }
   }
 
@@ -128,15 +148,43 @@ final class MergedScanner implements ResultScanner {
     this.cursors = cursors;
     this.tablesToClose = tables;
     this.limit = limit;
-    final int w = layout.saltWidth();
-    Comparator<Head> byKey = (a, b) -> {
-      byte[] x = a.row.getRow();
-      byte[] y = b.row.getRow();
-      int c = Bytes.compareTo(x, w, x.length - w, y, w, y.length - w);
-      return c != 0 ? c : Integer.compare(a.cursor.bucket, b.cursor.bucket);
-    };
-    this.heap = new PriorityQueue<>(Math.max(cursors.size(), 1),
-        reversed ? byKey.reversed() : byKey);
+    this.saltWidth = layout.saltWidth();
+    this.reversed = reversed;
+    this.heap = new Head[Math.max(cursors.size(), 1)];
+  }
+
+  /** Logical key order (descending for a reversed scan), ties broken by bucket. */
+  private int compare(Head a, Head b) {
+    int c = Bytes.compareTo(a.keyArray, a.keyOffset, a.keyLength, b.keyArray, b.keyOffset,
+        b.keyLength);
+    if (c == 0) {
+      c = Integer.compare(a.cursor.bucket, b.cursor.bucket);
+    }
+    return reversed ? -c : c;
+  }
+
+  /**
+   * Moves the head at {@code i} down to its place. After the top bucket yields its next row,
+   * one call restores the heap, and as the rows of one group sit in one bucket, that row usually
+   * stays on top after two comparisons.
+   */
+  private void siftDown(int i) {
+    Head h = heap[i];
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= heapSize) {
+        break;
+      }
+      if (child + 1 < heapSize && compare(heap[child + 1], heap[child]) < 0) {
+        child++;
+      }
+      if (compare(heap[child], h) >= 0) {
+        break;
+      }
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = h;
   }
 
   @Override
@@ -152,20 +200,32 @@ final class MergedScanner implements ResultScanner {
       for (Cursor c : cursors) {
         Result r = c.take();
         if (r != null) {
-          heap.add(new Head(r, c));
+          Head h = new Head(c);
+          h.set(r, saltWidth);
+          heap[heapSize++] = h;
         }
       }
+      for (int i = heapSize / 2 - 1; i >= 0; i--) {
+        siftDown(i);
+      }
     }
-    Head head = heap.poll();
-    if (head == null) {
+    if (heapSize == 0) {
       return null;
     }
-    Result following = head.cursor.take();
+    Head top = heap[0];
+    Result row = top.row;
+    Result following = top.cursor.take();
     if (following != null) {
-      heap.add(new Head(following, head.cursor));
+      top.set(following, saltWidth);
+    } else {
+      heap[0] = heap[--heapSize];
+      heap[heapSize] = null;
+    }
+    if (heapSize > 0) {
+      siftDown(0);
     }
     returned++;
-    return SaltedTable.toLogical(layout, head.row);
+    return SaltedTable.toLogical(layout, row);
   }
 
   @Override
@@ -224,7 +284,8 @@ final class MergedScanner implements ResultScanner {
     private final Scan scan;
     private final int batch;
     private final Executor executor;
-    private final ArrayDeque<Result> buffer = new ArrayDeque<>();
+    private ArrayDeque<Result> buffer = new ArrayDeque<>(); // filled by fetches, under the lock
+    private ArrayDeque<Result> local = new ArrayDeque<>(); // drained by the reader, no lock
     private ResultScanner scanner;
     private ScanMetrics metrics; // the scanner's, kept after it is closed
     private boolean fetching;
@@ -300,13 +361,24 @@ final class MergedScanner implements ResultScanner {
       }
     }
 
-    /** The bucket's next row, or null when it has no more. */
-    synchronized Result take() throws IOException {
+    /**
+     * The bucket's next row, or null when it has no more. Reader thread only: rows come from
+     * {@code local} without a lock; only when it runs dry does the reader take the lock, swap in
+     * what the fetches buffered and start the next fetch.
+     */
+    Result take() throws IOException {
+      Result r = local.poll();
+      return r != null ? r : refill();
+    }
+
+    private synchronized Result refill() throws IOException {
       while (true) {
-        Result r = buffer.poll();
-        if (r != null) {
+        if (!buffer.isEmpty()) {
+          ArrayDeque<Result> drained = local;
+          local = buffer;
+          buffer = drained;
           requestFetch();
-          return r;
+          return local.poll();
         }
         if (error != null) {
           throw error;
@@ -327,6 +399,7 @@ final class MergedScanner implements ResultScanner {
     synchronized void close() {
       closed = true;
       buffer.clear();
+      local.clear();
       if (!fetching && scanner != null) {
         scanner.close();
         scanner = null;

@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.CellBuilder;
 import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
@@ -23,6 +24,7 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.io.TimeRange;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * One logical table of presplit: reads and writes by <em>logical key</em> (group + rest); the SDK
@@ -400,17 +402,31 @@ public final class SaltedTable {
     return g;
   }
 
-  /** A Result of a salted row with the salt stripped from every cell's row. */
+  /**
+   * A Result of a salted row with the salt stripped from every cell's row. Each cell is rebuilt
+   * as one KeyValue straight from the original arrays (row from behind the salt, family,
+   * qualifier, value, tags): one allocation and one copy a cell, on the merged scan's hot path.
+   */
+  @SuppressWarnings("deprecation") // Cell's array accessors for tags and the type byte
   static Result toLogical(KeyLayout layout, Result r) {
     if (r == null || r.isEmpty() || layout.saltWidth() == 0) {
       return r;
     }
-    byte[] row = layout.logicalKey(r.getRow());
+    int w = layout.saltWidth();
     Cell[] cells = r.rawCells();
-    List<Cell> out = new ArrayList<>(cells.length);
-    CellBuilder b = builder();
-    for (Cell c : cells) {
-      out.add(withRow(b, row, c));
+    Cell[] out = new Cell[cells.length];
+    for (int i = 0; i < cells.length; i++) {
+      Cell c = cells[i];
+      if (c.getRowLength() < w) {
+        throw new KeyLayoutException("row key '" + Bytes.toStringBinary(c.getRowArray(),
+            c.getRowOffset(), c.getRowLength()) + "' is shorter than its salt");
+      }
+      out[i] = new KeyValue(c.getRowArray(), c.getRowOffset() + w, c.getRowLength() - w,
+          c.getFamilyArray(), c.getFamilyOffset(), c.getFamilyLength(),
+          c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength(),
+          c.getTimestamp(), KeyValue.Type.codeToType(c.getTypeByte()),
+          c.getValueArray(), c.getValueOffset(), c.getValueLength(),
+          c.getTagsArray(), c.getTagsOffset(), c.getTagsLength());
     }
     return Result.create(out, r.getExists(), r.isStale(), r.mayHaveMoreCellsInRow());
   }
