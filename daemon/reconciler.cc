@@ -23,6 +23,15 @@ std::string UtcNow() {
   return buf;
 }
 
+int BucketsOf(const std::string& layout) {
+  json parsed = json::parse(layout, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("salt")) return 0;
+  const json& salt = parsed["salt"];
+  return salt.is_object() && salt.contains("buckets") && salt["buckets"].is_number_integer()
+             ? salt["buckets"].get<int>()
+             : 0;
+}
+
 // Fields that change on every write without saying anything new about the table.
 json WithoutVolatileFields(json doc) {
   doc.erase("updated_at");
@@ -131,7 +140,11 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   spec.attributes = SplitPolicyAttributes(*config);
   spec.split_keys = std::move(split_keys).value();
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
-  outcome.buckets = config->layout.salt ? config->layout.salt->buckets : 0;
+  json canonical = json::parse(TableConfigToJson(*config), nullptr, /*allow_exceptions=*/false);
+  if (!canonical.is_discarded() && canonical.contains("layout")) {
+    outcome.layout = canonical["layout"].dump();
+  }
+  outcome.buckets = BucketsOf(outcome.layout);
   return EnsureTable(znode_name, node, spec, std::move(outcome));
 }
 
@@ -148,6 +161,10 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
 
   auto existing = admin_.DescribeTable(spec.table);
   if (!existing.ok()) return fail(existing.status());
+  // The layout the physical table was built with, as the last status recorded it: the SDK salts
+  // with the status's layout, so a document edited for a coming re-salt must not change it.
+  const std::string document_layout = outcome.layout;
+  std::string built_layout = existing->exists ? RecordedLayout(znode_name, spec.table) : "";
   if (!existing->exists) {
     spdlog::info("table {}: creating with {} regions", spec.table, outcome.planned_regions);
     Outcome creating = outcome;
@@ -169,6 +186,14 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   }
   outcome.regions = static_cast<int>(existing->regions.size());
   outcome.differences = CompareTable(spec, *existing);
+  if (!built_layout.empty() &&
+      json::parse(built_layout) != json::parse(document_layout, nullptr, false)) {
+    outcome.differences.push_back(
+        "layout: the table was built with " + built_layout + ", the document asks for " +
+        document_layout + "; writers keep the table's layout (a new layout needs a re-salt)");
+    outcome.layout = built_layout;
+    outcome.buckets = BucketsOf(built_layout);
+  }
   if (outcome.differences.empty()) {
     outcome.phase = kPhaseReady;
     spdlog::info("table {}: ready ({} regions)", spec.table, outcome.regions);
@@ -182,6 +207,18 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   return outcome;
 }
 
+std::string Reconciler::RecordedLayout(const std::string& znode_name,
+                                       const std::string& table) {
+  auto current = zk_.Get(StatusPath(znode_name), /*watch=*/false);
+  if (!current.ok()) return "";
+  json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
+  if (status.is_discarded() || !status.is_object() || !status.contains("layout") ||
+      !status["layout"].is_object() || status.value("physical_table", "") != table) {
+    return "";
+  }
+  return status["layout"].dump();
+}
+
 Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
                                const Outcome& outcome) {
   const std::string canonical = CanonicalTableName(table);
@@ -190,6 +227,7 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
            {"physical_table", canonical},
            {"generation", 1},
            {"buckets", outcome.buckets},
+           {"layout", outcome.layout.empty() ? json(nullptr) : json::parse(outcome.layout)},
            {"regions", outcome.regions},
            {"planned_regions", outcome.planned_regions},
            {"config_version", node.version},

@@ -61,7 +61,8 @@ class Reconciler {
     std::vector<std::string> differences;
     int regions = 0;
     int planned_regions = 0;
-    int buckets = 0;
+    int buckets = 0;     // the physical table's salt buckets (0: unsalted or unknown)
+    std::string layout;  // the physical table's key layout as JSON (document form); "" = none
     bool retry = false;  // try again on the next pass even if the document did not change
   };
   struct Handled {
@@ -73,6 +74,8 @@ class Reconciler {
   Outcome EnsureTable(const std::string& znode_name, const ZkNode& node, const TableSpec& spec,
                       Outcome outcome);
   Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
+  // The "layout" of the table's current status when it describes this physical table, else "".
+  std::string RecordedLayout(const std::string& znode_name, const std::string& table);
 
   ZkClient& zk_;
   HBaseAdmin& admin_;

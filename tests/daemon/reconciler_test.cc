@@ -58,6 +58,12 @@ TEST_F(ReconcilerTest, CreatesTablePreSplitAndReportsReady) {
   EXPECT_EQ(status["phase"], "ready");
   EXPECT_EQ(status["regions"], 10);
   EXPECT_EQ(status["buckets"], 10);
+  // The layout the table was built with, in the document's form with every default resolved:
+  // what the SDK salts with.
+  EXPECT_EQ(status["layout"]["salt"]["buckets"], 10);
+  EXPECT_EQ(status["layout"]["salt"]["width"], 1);
+  EXPECT_EQ(status["layout"]["salt"]["hash"], "java-hashcode");
+  EXPECT_EQ(status["layout"]["group"]["length"], 32);
   EXPECT_TRUE(status["error"].is_null());
   // Watches are armed on the children and on the document.
   EXPECT_TRUE(zk_.child_watches.count("/presplit/tables"));
@@ -191,6 +197,36 @@ TEST_F(ReconcilerTest, ExistingTableThatDiffersIsReportedNeverChanged) {
   EXPECT_NE(status["differences"][1].get<std::string>().find("'4'"), std::string::npos);
   EXPECT_EQ(admin_.creates, 1);
   EXPECT_EQ(admin_.tables.at("tinawang:check").families[0].compression, "NONE");
+}
+
+TEST_F(ReconcilerTest, DocumentEditedForAReSaltKeepsTheTablesLayoutInTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  for (int pass = 0; pass < 2; pass++) {
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "drift") << status.dump();
+    // Writers must go on salting into 10 buckets: the physical table has 10.
+    EXPECT_EQ(status["buckets"], 10) << status.dump();
+    EXPECT_EQ(status["layout"]["salt"]["buckets"], 10);
+    bool layout_reported = false;
+    for (const auto& d : status["differences"]) {
+      layout_reported |= d.get<std::string>().rfind("layout: the table was built with", 0) == 0;
+    }
+    EXPECT_TRUE(layout_reported) << status.dump();
+    EXPECT_EQ(admin_.creates, 1);
+    EXPECT_EQ(admin_.tables.at("tinawang:check").split_keys.size(), 9u);
+    // A restarted daemon reads the recorded layout back and reports the same.
+    Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+    ASSERT_TRUE(restarted.ReconcileAll().ok());
+  }
+  // Back to the document the table was built with: ready again.
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 
 TEST_F(ReconcilerTest, ExtraSplitsByHBaseAreNotDrift) {
