@@ -164,6 +164,23 @@ class SdkWithDaemonTest(unittest.TestCase):
         self.assertGreater(len(rows), 0)
         self.assertTrue(all("BN00007" in l and "type=B" in l for l in rows), opinion.stdout)
 
+    def test_5_a_document_edited_for_a_resalt_changes_no_writer(self):
+        doc = salted_doc(f"{NS}:resalt", 4, "decimal")
+        self.ready(doc)
+        doc["layout"]["salt"]["buckets"] = 12
+        put_doc(self.root, doc)
+        status = h.wait_status(self.root, doc["table"], ["drift"])
+        print(f"edited document: {json.dumps(status)}")
+        # The status keeps the layout the table was built with...
+        self.assertEqual(status["buckets"], 4)
+        self.assertEqual(status["layout"]["salt"]["buckets"], 4)
+        self.assertTrue(any(d.startswith("layout:") for d in status["differences"]), status)
+        # ...and the SDK writes and reads with it: every row in its bucket's region.
+        result = sdk(self.root, "roundtrip", doc["table"], "200")
+        self.assertEqual(result["layout"]["salt"]["buckets"], 4)
+        self.assertEqual(result["rows"], 200)
+        self.assertEqual(result["merged_scan_regions"], 4)
+
 
 class GenerationSwitchTest(unittest.TestCase):
     """The daemon's switch of a table to a new generation, played by hand: a second physical
