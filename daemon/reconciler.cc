@@ -207,8 +207,7 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   return outcome;
 }
 
-std::string Reconciler::RecordedLayout(const std::string& znode_name,
-                                       const std::string& table) {
+std::string Reconciler::RecordedLayout(const std::string& znode_name, const std::string& table) {
   auto current = zk_.Get(StatusPath(znode_name), /*watch=*/false);
   if (!current.ok()) return "";
   json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
