@@ -182,54 +182,80 @@ class SdkWithDaemonTest(unittest.TestCase):
         self.assertEqual(result["merged_scan_regions"], 4)
 
 
+class HandMadeMigration:
+    """Plays the daemon's part in a re-salt: two physical tables salted into OLD and NEW decimal
+    buckets, the logical table's document, and its status naming generation 1 (the old table)
+    until switch() rewrites it to generation 2 (the new one)."""
+
+    def __init__(self, test, root, name, old_buckets, new_buckets):
+        self.test, self.root = test, root
+        self.logical = f"{NS}:{name}"
+        self.old, self.new = f"{NS}:{name}_g1", f"{NS}:{name}_g2"
+        self.old_buckets, self.new_buckets = old_buckets, new_buckets
+        sdk(root, "create-salted", self.old, str(old_buckets), "decimal")
+        test.addCleanup(sdk, root, "drop", self.old, self.new)
+        sdk(root, "create-salted", self.new, str(new_buckets), "decimal")
+        self.set_document(old_buckets)
+        self.set_status(1, self.old, old_buckets)
+
+    def set_document(self, buckets):
+        doc = salted_doc(self.logical, buckets, "decimal")
+        sdk(self.root, "zk-set", f"{self.root}/tables/{self.logical}", input=json.dumps(doc))
+
+    def set_status(self, generation, table, buckets):
+        status = {"table": self.logical, "phase": "ready", "physical_table": table,
+                  "generation": generation, "buckets": buckets, "regions": buckets,
+                  "error": None}
+        sdk(self.root, "zk-set", f"{self.root}/status/{self.logical}", input=json.dumps(status))
+
+    def switch(self):
+        self.set_status(2, self.new, self.new_buckets)
+
+    def start_writer(self, count, sleep_ms, *extra, stderr=subprocess.PIPE):
+        return subprocess.Popen(
+            [*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", self.root, "writer",
+             self.logical, str(count), str(sleep_ms), *extra],
+            stdout=subprocess.PIPE, stderr=stderr, text=True)
+
+    def check_switched(self, out, count, log):
+        """The writer ended in generation 2, and every row is in exactly one table: the first
+        ones in the old, the rest in the new."""
+        t = self.test
+        result = json.loads(out.strip().splitlines()[-1])
+        print(f"writer: {json.dumps(result)}")
+        t.assertEqual(result["final_generation"], 2, log[-3000:])
+        t.assertEqual(result["final_physical_table"], self.new)
+        t.assertEqual(result["final_buckets"], self.new_buckets)
+        t.assertGreater(result["first_seq_in_new_generation"], 0)
+        verified = sdk(self.root, "verify-switch", self.logical, self.old, str(self.old_buckets),
+                       self.new, str(self.new_buckets), str(count), "decimal")
+        print(f"switch: {json.dumps(verified)}")
+        t.assertEqual(verified["old_rows"] + verified["new_rows"], count)
+        t.assertLess(verified["last_old_seq"], verified["first_new_seq"])
+
+
 class GenerationSwitchTest(unittest.TestCase):
     """The daemon's switch of a table to a new generation, played by hand: a second physical
     table with another bucket count, the document, then the status znode rewritten."""
 
     def test_writer_follows_the_switch_and_loses_nothing(self):
-        root = f"/presplit-sdk-switch-{RUN}"
-        logical = f"{NS}:events"
-        old, new = f"{NS}:events_g1", f"{NS}:events_g2"
         count = 1500
-        doc = salted_doc(logical, 4, "decimal")
-        sdk(root, "create-salted", old, "4", "decimal")
-        self.addCleanup(sdk, root, "drop", old, new)
-        sdk(root, "create-salted", new, "12", "decimal")
-        sdk(root, "zk-set", f"{root}/tables/{logical}", input=json.dumps(doc))
-
-        def status(generation, table, buckets):
-            return json.dumps({"table": logical, "phase": "ready", "physical_table": table,
-                               "generation": generation, "buckets": buckets, "regions": buckets,
-                               "error": None})
-
-        sdk(root, "zk-set", f"{root}/status/{logical}", input=status(1, old, 4))
-        writer = subprocess.Popen(
-            [*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", root, "writer", logical,
-             str(count), "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        migration = HandMadeMigration(self, f"/presplit-sdk-switch-{RUN}", "events", 4, 12)
+        writer = migration.start_writer(count, 2)
         try:
             time.sleep(6)
             # The migration has begun: the document already names the next bucket count; the
             # writer must keep to the status (generation 1, 4 buckets) until the switch.
-            doc["layout"]["salt"]["buckets"] = 12
-            sdk(root, "zk-set", f"{root}/tables/{logical}", input=json.dumps(doc))
+            migration.set_document(12)
             time.sleep(2)
-            sdk(root, "zk-set", f"{root}/status/{logical}", input=status(2, new, 12))
+            migration.switch()
             out, err = writer.communicate(timeout=600)
         finally:
             if writer.poll() is None:
                 writer.kill()
                 writer.wait()
         self.assertEqual(writer.returncode, 0, err[-3000:])
-        result = json.loads(out.strip().splitlines()[-1])
-        print(f"writer: {json.dumps(result)}")
-        self.assertEqual(result["final_generation"], 2)
-        self.assertEqual(result["final_physical_table"], new)
-        self.assertEqual(result["final_buckets"], 12)
-        self.assertGreater(result["first_seq_in_new_generation"], 0)
-        verified = sdk(root, "verify-switch", logical, old, "4", new, "12", str(count), "decimal")
-        print(f"switch: {json.dumps(verified)}")
-        self.assertEqual(verified["old_rows"] + verified["new_rows"], count)
-        self.assertLess(verified["last_old_seq"], verified["first_new_seq"])
+        migration.check_switched(out, count, err)
 
 
 class ZooKeeperOutageTest(unittest.TestCase):
@@ -243,22 +269,8 @@ class ZooKeeperOutageTest(unittest.TestCase):
         h.run([os.path.join(h.SOURCE_DIR, "scripts", "local-cluster"), command], timeout=120)
 
     def test_writer_keeps_writing_and_follows_a_switch_after_expiry_and_outage(self):
-        root = f"/presplit-sdk-outage-{RUN}"
-        logical = f"{NS}:outage"
-        old, new = f"{NS}:outage_g1", f"{NS}:outage_g2"
         count, session_ms = 2500, 4000
-        doc = salted_doc(logical, 4, "decimal")
-        sdk(root, "create-salted", old, "4", "decimal")
-        self.addCleanup(sdk, root, "drop", old, new)
-        sdk(root, "create-salted", new, "8", "decimal")
-        sdk(root, "zk-set", f"{root}/tables/{logical}", input=json.dumps(doc))
-
-        def status(generation, table, buckets):
-            return json.dumps({"table": logical, "phase": "ready", "physical_table": table,
-                               "generation": generation, "buckets": buckets, "regions": buckets,
-                               "error": None})
-
-        sdk(root, "zk-set", f"{root}/status/{logical}", input=status(1, old, 4))
+        migration = HandMadeMigration(self, f"/presplit-sdk-outage-{RUN}", "outage", 4, 8)
         err_path = os.path.join(h.BUILD_DIR, "e2e", f"outage-writer-{RUN}.err")
 
         def writer_log():
@@ -266,10 +278,7 @@ class ZooKeeperOutageTest(unittest.TestCase):
                 return f.read()
 
         with open(err_path, "w") as err_file:
-            writer = subprocess.Popen(
-                [*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", root, "writer", logical,
-                 str(count), "20", str(session_ms)], stdout=subprocess.PIPE, stderr=err_file,
-                text=True)
+            writer = migration.start_writer(count, 20, str(session_ms), stderr=err_file)
         zk_down = False
         try:
             h.wait_for(lambda: "written, generation 1" in writer_log(), 120,
@@ -289,14 +298,12 @@ class ZooKeeperOutageTest(unittest.TestCase):
             self.assertIsNone(writer.poll(), "the writer died while ZooKeeper was down")
             self.local_cluster("zk-start")
             zk_down = False
-            self.assertGreater(writer_log().count("written, generation 1"),
-                               written_before, "no writes while ZooKeeper was down")
+            self.assertGreater(writer_log().count("written, generation 1"), written_before,
+                               "no writes while ZooKeeper was down")
             time.sleep(6)
             self.assertIsNone(writer.poll(), "the writer finished before the switch")
-            sdk(root, "zk-set", f"{root}/tables/{logical}",
-                input=json.dumps({**doc, "layout": {**doc["layout"], "salt": {
-                    **doc["layout"]["salt"], "buckets": 8}}}))
-            sdk(root, "zk-set", f"{root}/status/{logical}", input=status(2, new, 8))
+            migration.set_document(8)
+            migration.switch()
             out, _ = writer.communicate(timeout=600)
         finally:
             if zk_down:
@@ -304,18 +311,8 @@ class ZooKeeperOutageTest(unittest.TestCase):
             if writer.poll() is None:
                 writer.kill()
                 writer.wait()
-        err = writer_log()
-        self.assertEqual(writer.returncode, 0, err[-3000:])
-        result = json.loads(out.strip().splitlines()[-1])
-        print(f"writer: {json.dumps(result)}")
-        self.assertEqual(result["final_generation"], 2, err[-3000:])
-        self.assertEqual(result["final_physical_table"], new)
-        self.assertEqual(result["final_buckets"], 8)
-        self.assertGreater(result["first_seq_in_new_generation"], 0)
-        verified = sdk(root, "verify-switch", logical, old, "4", new, "8", str(count), "decimal")
-        print(f"switch: {json.dumps(verified)}")
-        self.assertEqual(verified["old_rows"] + verified["new_rows"], count)
-        self.assertLess(verified["last_old_seq"], verified["first_new_seq"])
+        self.assertEqual(writer.returncode, 0, writer_log()[-3000:])
+        migration.check_switched(out, count, writer_log())
 
 
 if __name__ == "__main__":
