@@ -212,8 +212,9 @@ std::string Reconciler::RecordedLayout(const std::string& znode_name, const std:
   if (!current.ok()) return "";
   json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
   if (status.is_discarded() || !status.is_object() || !status.contains("layout") ||
-      !status["layout"].is_object() || status.value("physical_table", "") != table) {
-    return "";
+      !status["layout"].is_object() || !status.contains("physical_table") ||
+      status["physical_table"] != table) {
+    return "";  // a status someone else wrote, or edited by hand, is no record of the table
   }
   return status["layout"].dump();
 }

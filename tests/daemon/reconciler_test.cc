@@ -227,6 +227,14 @@ TEST_F(ReconcilerTest, DocumentEditedForAReSaltKeepsTheTablesLayoutInTheStatus) 
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  // A status whose fields have the wrong types is no record: the document is taken as
+  // describing the table (as for a table found without a status).
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check",
+                         R"({"physical_table": null, "layout": {"salt": 3}})")
+                  .ok());
+  PutDoc("tinawang:check", doc.dump());  // a new version of the document: a new pass
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 20);
 }
 
 TEST_F(ReconcilerTest, ExtraSplitsByHBaseAreNotDrift) {
