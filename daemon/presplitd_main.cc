@@ -6,8 +6,8 @@
 #include <iostream>
 #include <string>
 
-#include "daemon_options.h"
-#include "daemon_runner.h"
+#include "daemon/runner/daemon_options.h"
+#include "daemon/runner/daemon_runner.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "hbase_admin.h"
-#include "zk_client.h"
+#include "daemon/hbase/hbase_admin.h"
+#include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon::testing {
 

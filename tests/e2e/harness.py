@@ -16,8 +16,8 @@ SOURCE_DIR = os.environ["PRESPLIT_SOURCE_DIR"]
 BUILD_DIR = os.environ["PRESPLIT_BUILD_DIR"]
 ZK_QUORUM = os.environ["PRESPLIT_ZK_QUORUM"]
 CLASSPATH_FILE = os.environ["PRESPLIT_HBASE_CLASSPATH_FILE"]
-PRESPLITD = os.path.join(BUILD_DIR, "daemon", "presplitd")
-PRESPLITCTL = os.path.join(BUILD_DIR, "daemon", "presplitctl")
+PRESPLITD = os.path.join(BUILD_DIR, "bin", "presplitd")
+PRESPLITCTL = os.path.join(BUILD_DIR, "bin", "presplitctl")
 PRESPLIT_JAR = os.path.join(SOURCE_DIR, "java-shim", "target", "presplit-hbase.jar")
 PROBE = os.path.join(SOURCE_DIR, "tests", "e2e", "java", "HBaseProbe.java")
 

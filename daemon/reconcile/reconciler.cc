@@ -1,4 +1,4 @@
-#include "reconciler.h"
+#include "daemon/reconcile/reconciler.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "daemon_runner.h"
+#include "daemon/runner/daemon_runner.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -9,12 +9,12 @@
 #include <mutex>
 #include <sstream>
 
-#include "http_endpoint.h"
-#include "jni_hbase_admin.h"
-#include "jvm_host.h"
-#include "periodic_worker.h"
-#include "reconciler.h"
-#include "zk_client.h"
+#include "daemon/http/http_endpoint.h"
+#include "daemon/hbase/jni_hbase_admin.h"
+#include "daemon/hbase/jvm_host.h"
+#include "daemon/util/periodic_worker.h"
+#include "daemon/reconcile/reconciler.h"
+#include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon {
 namespace {

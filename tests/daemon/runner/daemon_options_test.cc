@@ -1,4 +1,4 @@
-#include "daemon_options.h"
+#include "daemon/runner/daemon_options.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "reconciler.h"
+#include "daemon/reconcile/reconciler.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "fakes.h"
+#include "tests/daemon/fakes.h"
 
 namespace presplit::daemon {
 namespace {

@@ -2,7 +2,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "ctl_common.h"
+#include "ctl/common.h"
 #include "presplit/planning.h"
 
 namespace presplit::ctl {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "presplit/status.h"
-#include "zk_client.h"
+#include "daemon/zk/zk_client.h"
 
 namespace presplit::ctl {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "ctl_common.h"
+#include "ctl/common.h"
 #include "presplit/bytes.h"
 #include "presplit/layout.h"
 #include "presplit/table_config.h"

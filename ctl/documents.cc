@@ -6,9 +6,9 @@
 #include <sstream>
 #include <thread>
 
-#include "ctl_common.h"
+#include "ctl/common.h"
 #include "presplit/table_config.h"
-#include "reconciler.h"
+#include "daemon/reconcile/reconciler.h"
 
 namespace presplit::ctl {
 namespace {

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "ctl_common.h"
+#include "ctl/common.h"
 #include "presplit/bytes.h"
 #include "presplit/split_algorithms.h"
 #include "presplit/split_points.h"

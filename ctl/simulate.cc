@@ -4,7 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "ctl_common.h"
+#include "ctl/common.h"
 #include "presplit/bytes.h"
 #include "presplit/planning.h"
 #include "presplit/split_points.h"

@@ -1,4 +1,4 @@
-#include "http_endpoint.h"
+#include "daemon/http/http_endpoint.h"
 
 #include <spdlog/spdlog.h>
 

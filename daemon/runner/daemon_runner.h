@@ -2,7 +2,7 @@
 // and the HTTP endpoint around one Asio loop, and returns a Status when it stops.
 #pragma once
 
-#include "daemon_options.h"
+#include "daemon/runner/daemon_options.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon {

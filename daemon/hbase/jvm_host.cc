@@ -1,4 +1,4 @@
-#include "jvm_host.h"
+#include "daemon/hbase/jvm_host.h"
 
 #include <spdlog/spdlog.h>
 

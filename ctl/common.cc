@@ -1,4 +1,4 @@
-#include "ctl_common.h"
+#include "ctl/common.h"
 
 #include <fstream>
 #include <iostream>

@@ -1,4 +1,4 @@
-#include "jni_hbase_admin.h"
+#include "daemon/hbase/jni_hbase_admin.h"
 
 #include <spdlog/spdlog.h>
 

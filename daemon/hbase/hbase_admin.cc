@@ -1,4 +1,4 @@
-#include "hbase_admin.h"
+#include "daemon/hbase/hbase_admin.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "ctl_common.h"
+#include "ctl/common.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "hbase_admin.h"
-#include "jvm_host.h"
+#include "daemon/hbase/hbase_admin.h"
+#include "daemon/hbase/jvm_host.h"
 
 namespace presplit::daemon {
 

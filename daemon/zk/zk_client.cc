@@ -1,4 +1,4 @@
-#include "zk_client.h"
+#include "daemon/zk/zk_client.h"
 
 #include <spdlog/spdlog.h>
 #include <zookeeper.h>
