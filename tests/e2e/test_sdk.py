@@ -7,6 +7,7 @@ client; each command prints one JSON line of evidence.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -217,11 +218,12 @@ class HandMadeMigration:
              self.logical, str(count), str(sleep_ms), *extra],
             stdout=subprocess.PIPE, stderr=stderr, text=True)
 
-    def check_switched(self, out, count, log):
-        """The writer ended in generation 2, and every row is in exactly one table: the first
-        ones in the old, the rest in the new."""
+    def check_switched(self, out, log):
+        """The writer ended in generation 2, and every row it wrote is in exactly one table: the
+        first ones in the old, the rest in the new. Returns the writer's report."""
         t = self.test
         result = json.loads(out.strip().splitlines()[-1])
+        count = result["written"]
         print(f"writer: {json.dumps(result)}")
         t.assertEqual(result["final_generation"], 2, log[-3000:])
         t.assertEqual(result["final_physical_table"], self.new)
@@ -232,6 +234,7 @@ class HandMadeMigration:
         print(f"switch: {json.dumps(verified)}")
         t.assertEqual(verified["old_rows"] + verified["new_rows"], count)
         t.assertLess(verified["last_old_seq"], verified["first_new_seq"])
+        return result
 
 
 class GenerationSwitchTest(unittest.TestCase):
@@ -239,23 +242,41 @@ class GenerationSwitchTest(unittest.TestCase):
     table with another bucket count, the document, then the status znode rewritten."""
 
     def test_writer_follows_the_switch_and_loses_nothing(self):
-        count = 1500
+        # The writer runs until it has written 300 rows in the new generation (at most 100,000
+        # rows in all); the test moves on its progress lines, never on time.
+        bound, after_switch = 100000, 300
         migration = HandMadeMigration(self, f"/presplit-sdk-switch-{RUN}", "events", 4, 12)
-        writer = migration.start_writer(count, 2)
+        err_path = os.path.join(h.BUILD_DIR, "e2e", f"switch-writer-{RUN}.err")
+
+        def writer_log():
+            with open(err_path) as f:
+                return f.read()
+
+        def written_in_generation_1():
+            seqs = [int(m) for m in re.findall(r"writer: (\d+) written, generation 1", writer_log())]
+            return max(seqs, default=-1)
+
+        with open(err_path, "w") as err_file:
+            writer = migration.start_writer(bound, 2, "0", str(after_switch), stderr=err_file)
         try:
-            time.sleep(6)
+            h.wait_for(lambda: written_in_generation_1() >= 200 or writer.poll() is not None,
+                       120, "the writer to write 200 rows in generation 1")
             # The migration has begun: the document already names the next bucket count; the
             # writer must keep to the status (generation 1, 4 buckets) until the switch.
             migration.set_document(12)
-            time.sleep(2)
+            seen = written_in_generation_1()
+            h.wait_for(lambda: written_in_generation_1() >= seen + 200 or writer.poll() is not None,
+                       120, "200 more rows in generation 1 after the document changed")
+            self.assertIsNone(writer.poll(), "the writer stopped before the switch")
             migration.switch()
-            out, err = writer.communicate(timeout=600)
+            out, _ = writer.communicate(timeout=600)
         finally:
             if writer.poll() is None:
                 writer.kill()
                 writer.wait()
-        self.assertEqual(writer.returncode, 0, err[-3000:])
-        migration.check_switched(out, count, err)
+        self.assertEqual(writer.returncode, 0, writer_log()[-3000:])
+        written = migration.check_switched(out, writer_log())
+        self.assertEqual(written["writes_per_generation"].count("="), 2, written)
 
 
 class ZooKeeperOutageTest(unittest.TestCase):
@@ -269,7 +290,10 @@ class ZooKeeperOutageTest(unittest.TestCase):
         h.run([os.path.join(h.SOURCE_DIR, "scripts", "local-cluster"), command], timeout=120)
 
     def test_writer_keeps_writing_and_follows_a_switch_after_expiry_and_outage(self):
-        count, session_ms = 2500, 4000
+        # The writer runs until it has written 300 rows in the new generation (at most 100,000).
+        # The fault durations below are real time (a session expires only when time passes);
+        # everything else waits for the writer's progress lines.
+        bound, after_switch, session_ms = 100000, 300, 4000
         migration = HandMadeMigration(self, f"/presplit-sdk-outage-{RUN}", "outage", 4, 8)
         err_path = os.path.join(h.BUILD_DIR, "e2e", f"outage-writer-{RUN}.err")
 
@@ -278,7 +302,17 @@ class ZooKeeperOutageTest(unittest.TestCase):
                 return f.read()
 
         with open(err_path, "w") as err_file:
-            writer = migration.start_writer(count, 20, str(session_ms), stderr=err_file)
+            writer = migration.start_writer(bound, 20, str(session_ms), str(after_switch),
+                                            stderr=err_file)
+
+        def progress_lines():
+            return writer_log().count("written, generation 1")
+
+        def more_progress(what):
+            seen = progress_lines()
+            h.wait_for(lambda: progress_lines() > seen or writer.poll() is not None, 120, what)
+            self.assertIsNone(writer.poll(), f"the writer stopped while waiting for {what}")
+
         zk_down = False
         try:
             h.wait_for(lambda: "written, generation 1" in writer_log(), 120,
@@ -289,7 +323,7 @@ class ZooKeeperOutageTest(unittest.TestCase):
             os.kill(writer.pid, signal.SIGCONT)
             h.wait_for(lambda: "expired; reconnecting" in writer_log(), 60,
                        "the SDK to see its session expire")
-            time.sleep(3)
+            more_progress("writes after the session expired")
             # ZooKeeper down for twice the session timeout; HBase keeps its 90 s sessions.
             written_before = writer_log().count("written, generation 1")
             self.local_cluster("zk-stop")
@@ -300,8 +334,7 @@ class ZooKeeperOutageTest(unittest.TestCase):
             zk_down = False
             self.assertGreater(writer_log().count("written, generation 1"), written_before,
                                "no writes while ZooKeeper was down")
-            time.sleep(6)
-            self.assertIsNone(writer.poll(), "the writer finished before the switch")
+            more_progress("writes after ZooKeeper came back")
             migration.set_document(8)
             migration.switch()
             out, _ = writer.communicate(timeout=600)
@@ -312,7 +345,7 @@ class ZooKeeperOutageTest(unittest.TestCase):
                 writer.kill()
                 writer.wait()
         self.assertEqual(writer.returncode, 0, writer_log()[-3000:])
-        migration.check_switched(out, count, writer_log())
+        migration.check_switched(out, writer_log())
 
 
 if __name__ == "__main__":

@@ -13,11 +13,12 @@
  *   create-plain TABLE               an unsalted table, family f
  *   roundtrip TABLE ROWS             put/get/exists/delete/scanGroup through the SDK
  *   compare TABLE PLAIN ROWS SEED    merged range scans (forward, reversed, limits) == plain scans
- *   writer TABLE COUNT SLEEP_MS [SESSION_MS]
+ *   writer TABLE COUNT SLEEP_MS [SESSION_MS [STOP_AFTER_NEW]]
  *                                    sequential puts of seq keys; reports each key's generation.
- *                                    With SESSION_MS: that ZooKeeper session timeout, no periodic
- *                                    re-read (only watches bring changes) and the SDK's log on
- *                                    stderr at INFO
+ *                                    With SESSION_MS > 0: that ZooKeeper session timeout, no
+ *                                    periodic re-read (only watches bring changes) and the SDK's
+ *                                    log on stderr at INFO. With STOP_AFTER_NEW: stops once that
+ *                                    many rows went to a later generation (COUNT is a bound)
  *   verify-switch TABLE OLD OLDB NEW NEWB COUNT ENC
  *                                    old and new physical tables after a generation switch
  *   adopt-write TABLE ROWS           rows written the published code's way (no SDK)
@@ -147,7 +148,8 @@ public class SdkE2E {
         break;
       case "writer":
         writer(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)),
-            a.size() > 4 ? Integer.parseInt(a.get(4)) : 0);
+            a.size() > 4 ? Integer.parseInt(a.get(4)) : 0,
+            a.size() > 5 ? Integer.parseInt(a.get(5)) : 0);
         break;
       case "verify-switch":
         verifySwitch(a.get(1), a.get(2), Integer.parseInt(a.get(3)), a.get(4),
@@ -498,7 +500,12 @@ public class SdkE2E {
     org.apache.logging.log4j.core.config.Configurator.reconfigure(b.build());
   }
 
-  static void writer(String name, int count, int sleepMs, int sessionMs) throws Exception {
+  // Writes rows 0, 1, 2, ... through the SDK. It stops after `count` rows, or, when
+  // `stopAfterNew` > 0, once it has written that many rows in a generation other than the first
+  // (`count` is then only a bound): a test can take its time to switch without the writer
+  // running out of rows first. Progress goes to stderr every 100 rows.
+  static void writer(String name, int count, int sleepMs, int sessionMs, int stopAfterNew)
+      throws Exception {
     PresplitTables.Options options = new PresplitTables.Options();
     if (sessionMs > 0) {
       options.sessionTimeoutMs(sessionMs).resyncMs(0);
@@ -510,11 +517,16 @@ public class SdkE2E {
       t.awaitReady(Duration.ofSeconds(60));
       long firstGeneration = t.snapshot().generation();
       int firstNew = -1;
+      int written = 0;
       Map<Long, Integer> writesPerGeneration = new TreeMap<>();
       for (int seq = 0; seq < count; seq++) {
+        if (stopAfterNew > 0 && firstNew >= 0 && seq - firstNew >= stopAfterNew) {
+          break;
+        }
         TableSnapshot before = t.snapshot();
         t.put(new Put(seqKey(seq)).addColumn(F, Q, Bytes.toBytes(seq)));
         writesPerGeneration.merge(before.generation(), 1, Integer::sum);
+        written++;
         if (firstNew < 0 && before.generation() != firstGeneration) {
           firstNew = seq;
           System.err.println("writer: generation " + before.generation() + " from seq " + seq);
@@ -527,7 +539,7 @@ public class SdkE2E {
         }
       }
       TableSnapshot end = t.snapshot();
-      out.println("{\"written\":" + count + ",\"first_seq_in_new_generation\":" + firstNew
+      out.println("{\"written\":" + written + ",\"first_seq_in_new_generation\":" + firstNew
           + ",\"final_generation\":" + end.generation() + ",\"final_physical_table\":\""
           + end.physicalTable() + "\",\"final_buckets\":" + end.buckets()
           + ",\"writes_per_generation\":\"" + writesPerGeneration + "\"}");
