@@ -20,6 +20,9 @@ PRESPLITD = os.path.join(BUILD_DIR, "bin", "presplitd")
 PRESPLITCTL = os.path.join(BUILD_DIR, "bin", "presplitctl")
 PRESPLIT_JAR = os.path.join(SOURCE_DIR, "java-shim", "target", "presplit-hbase.jar")
 PROBE = os.path.join(SOURCE_DIR, "tests", "e2e", "java", "HBaseProbe.java")
+# Added to every port a test picks (tests/e2e/CMakeLists.txt), so two build trees can run the
+# suite at once.
+PORT_OFFSET = int(os.environ.get("PRESPLIT_E2E_PORT_OFFSET", "0"))
 
 
 def hbase_classpath():
@@ -65,7 +68,7 @@ class Daemon:
 
     def __init__(self, root, http_port, name="presplitd"):
         self.root = root
-        self.http_port = http_port
+        self.http_port = http_port + PORT_OFFSET
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
         self.log_path = os.path.join(self.dir, "presplitd.log")
         self.conf_path = os.path.join(self.dir, "presplitd.conf")
@@ -76,7 +79,7 @@ presplit_jar = {PRESPLIT_JAR}
 jvm_classpath_file = {CLASSPATH_FILE}
 jvm_max_heap = 256m
 resync_interval_s = 5
-http_listen = 127.0.0.1:{http_port}
+http_listen = 127.0.0.1:{self.http_port}
 log_level = info
 """)
         self.proc = None
