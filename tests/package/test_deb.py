@@ -236,6 +236,13 @@ class DebianPackageTest(unittest.TestCase):
         self.assertEqual(package_state(), "ii")
         self.assertTrue(os.path.isfile("/etc/presplit/presplitd.conf"))
 
+        # The config is a conffile: an operator's edit survives a reinstall of the package.
+        with open("/etc/presplit/presplitd.conf", "a") as f:
+            f.write("zk_quorum = zk1.example:2181\n")
+        h.run([*APT, "install", "--reinstall", self.deb], timeout=400)
+        with open("/etc/presplit/presplitd.conf") as f:
+            self.assertIn("zk_quorum = zk1.example:2181\n", f.read())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
