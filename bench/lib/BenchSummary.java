@@ -27,7 +27,8 @@ public final class BenchSummary {
    * @param ratio the figure's ratio (NaN: none), as ratioOf says
    * @param ratioOf how the ratio is formed, e.g. "presplit/baseline"
    * @param target the target on the ratio (or the value), e.g. ">= 0.8"; null: none
-   * @param met whether the target is met; null when there is none
+   * @param met whether the target is met; null when there is none, or when the measurement
+   *     cannot tell (the difference is within its noise)
    * @param note anything a reader of the table needs (spread, rounds, a caveat)
    */
   public static void row(String bench, String id, String figure, double presplit,
