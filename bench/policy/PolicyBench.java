@@ -353,11 +353,11 @@ public class PolicyBench {
         if (v == 1 && c != 1) {
           BenchSummary.row("policy", "policy." + cases[c], c == 2
               ? "getSplitPoint + restriction, CPU ns/call (like for like)"
-              : "checkSplit (shouldSplit + getSplitPoint + restriction), CPU ns/call",
+              : "checkSplit (the whole decision), CPU ns/call",
               median(cpu[1][c]), median(cpu[0][c]), "SteppingSplitPolicy + DelimitedKeyPrefix",
-              median(ratio), "presplit/baseline (median per-round)", c == 0 ? "<= 1.5" : null,
+              median(ratio), "presplit/baseline", c == 0 ? "<= 1.5" : null,
               c == 0 ? median(ratio) <= 1.5 : null, String.format("%d rounds x %d calls, "
-                  + "per-round ratios %.2f..%.2f", rounds, ops, min(ratio), max(ratio)));
+                  + "median of per-round ratios %.2f..%.2f", rounds, ops, min(ratio), max(ratio)));
         }
       }
     }

@@ -187,8 +187,8 @@ public class ReactionBench {
       BenchSummary.row("reaction", "reaction.online", "document -> " + regions
           + " regions online, median ms", medianP, best, medianAsync <= medianSync
               ? "createTableAsync + meta poll" : "Admin.createTable", medianP / best,
-          "presplit/baseline (medians)", "<= 1.2", medianP / best <= 1.2, String.format(
-              "%d rounds; status ready %.0f ms; createTable %.0f ms", rounds, median(readyMs),
+          "presplit/baseline", "<= 1.2", medianP / best <= 1.2, String.format(
+              "medians of %d rounds; status ready %.0f ms; createTable %.0f ms", rounds, median(readyMs),
               medianSync));
     }
   }

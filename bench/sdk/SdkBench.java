@@ -707,8 +707,8 @@ public class SdkBench {
                   ofMeans >= 0.8 ? "met" : "NOT met") : "");
       BenchSummary.row("sdk", id + (v == 1 ? ".one_scanner" : ".parallel"), figure
           + ", rows/s", mean(rps[0]), mean(rps[v]), SCAN_VARIANTS[v], ofMeans,
-          "presplit/baseline (ratio of means)", v == best ? ">= 0.8" : null,
-          v == best ? ofMeans >= 0.8 : null, String.format("%d rounds, per-round %.2f..%.2f; "
+          "presplit/baseline", v == best ? ">= 0.8" : null,
+          v == best ? ofMeans >= 0.8 : null, String.format("ratio of means over %d rounds, per-round %.2f..%.2f; "
               + "client CPU/row %.2f vs %.2f us%s", rounds, sorted[0], sorted[rounds - 1],
               mean(cpuPerRow[0]) / 1e3, mean(cpuPerRow[v]) / 1e3,
               v == best ? "; best plain variant" : ""));
