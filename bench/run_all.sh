@@ -9,7 +9,7 @@
 #   bench/run_all.sh [--quick] [--no-build] [--only native,policy,sampler,sdk,reaction]
 #                    [--json FILE]
 #
-# --quick: small sizes and few rounds (minutes, not the better part of an hour), for proving
+# --quick: small sizes and few rounds (~10 minutes on 2 cores; the full run ~20), for proving
 # that everything works or for a loaded machine; its figures are noisier (RESULTS.md says which
 # runs were quick). The full logs of each benchmark go to <build>/bench-logs/NAME.log.
 # Exits non-zero when a benchmark fails (an error or a wrong result), not on a missed target.
@@ -128,7 +128,7 @@ def met(r):
 
 table = [("bench", "figure", "presplit", "baseline", "ratio", "target", "met?")]
 for r in rows:
-    ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.3g}x ({r.get('ratio_of') or ''})"
+    ratio = "-" if r.get("ratio") is None else f"{r['ratio']:#.3g}x ({r.get('ratio_of') or ''})"
     baseline = fmt(r.get("baseline"))
     if r.get("baseline_name"):
         baseline += f" ({r['baseline_name']})"
