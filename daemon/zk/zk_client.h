@@ -45,6 +45,15 @@ class ZkClient {
   // Deletes a node; NotFound when it is not there.
   virtual Status Delete(const std::string& path, int version = -1) = 0;
 
+  // Creates an EPHEMERAL|SEQUENCE node: ZooKeeper appends a 10-digit counter to `path_prefix`
+  // (".../n_" becomes ".../n_0000000007") and removes the node when this session ends. Returns
+  // the full path created. NotFound when the parent does not exist.
+  virtual Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                        const std::string& data) = 0;
+  // The id of the session this client holds right now; 0 while disconnected or expired. Two
+  // calls returning the same non-zero id mean the ephemeral nodes created between them live on.
+  virtual int64_t SessionId() = 0;
+
   // Creates `path` and its missing ancestors with empty data.
   Status EnsurePath(const std::string& path);
   // Creates the node or replaces its data.

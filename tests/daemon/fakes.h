@@ -2,6 +2,7 @@
 // Integration and end-to-end tests use the real servers.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
@@ -37,6 +38,7 @@ class FakeZk : public ZkClient {
   }
   Status Create(const std::string& path, const std::string& data) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
+    if (before_write) before_write(path);
     if (nodes.count(path)) return Status::AlreadyExists(path);
     std::string parent = path.substr(0, path.rfind('/'));
     if (!parent.empty() && !nodes.count(parent)) return Status::NotFound(parent);
@@ -46,6 +48,7 @@ class FakeZk : public ZkClient {
   }
   Status Set(const std::string& path, const std::string& data, int version) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
+    if (before_write) before_write(path);
     auto it = nodes.find(path);
     if (it == nodes.end()) return Status::NotFound(path);
     if (version != -1 && version != it->second.version) return Status::FailedPrecondition(path);
@@ -56,12 +59,47 @@ class FakeZk : public ZkClient {
   Status Delete(const std::string& path, int version) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
     if (!nodes.erase(path)) return Status::NotFound(path);
+    ephemeral_owners.erase(path);
     writes++;
     return Status::Ok();
+  }
+  Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                const std::string& data) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    std::string parent = path_prefix.substr(0, path_prefix.rfind('/'));
+    if (!nodes.count(parent)) return Status::NotFound(parent);
+    char suffix[16];
+    std::snprintf(suffix, sizeof(suffix), "%010d", next_sequence[parent]++);
+    std::string path = path_prefix + suffix;
+    nodes[path] = ZkNode{data, 0, ++zxid};
+    ephemeral_owners[path] = session_id;
+    writes++;
+    return path;
+  }
+  int64_t SessionId() override { return available ? session_id : 0; }
+
+  // What ZooKeeper does when a session expires: its ephemeral nodes go, the next session has a
+  // new id.
+  void ExpireSession() {
+    for (auto it = ephemeral_owners.begin(); it != ephemeral_owners.end();) {
+      if (it->second == session_id) {
+        nodes.erase(it->first);
+        it = ephemeral_owners.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    session_id++;
   }
 
   std::map<std::string, ZkNode> nodes;
   std::set<std::string> data_watches, child_watches;
+  std::map<std::string, int64_t> ephemeral_owners;  // path -> session that created it
+  std::map<std::string, int> next_sequence;         // parent -> next sequence number
+  int64_t session_id = 1;
+  // Runs at the start of Create and Set, before they look at the node: lets a test slip another
+  // writer's change in between a read and the write that follows it.
+  std::function<void(const std::string& path)> before_write;
   int64_t zxid = 0;
   int writes = 0;
   bool available = true;

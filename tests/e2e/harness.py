@@ -66,7 +66,8 @@ def probe(*args, check=True):
 class Daemon:
     """A real presplitd process with its own config file and log."""
 
-    def __init__(self, root, http_port, name="presplitd"):
+    def __init__(self, root, http_port, name="presplitd", settings=None):
+        """settings: extra `key = value` lines for the config file (they override the defaults)."""
         self.root = root
         self.http_port = http_port + PORT_OFFSET
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
@@ -82,6 +83,8 @@ resync_interval_s = 5
 http_listen = 127.0.0.1:{self.http_port}
 log_level = info
 """)
+            for key, value in (settings or {}).items():
+                f.write(f"{key} = {value}\n")
         self.proc = None
         self.log = None
 
