@@ -116,14 +116,16 @@ Status LeaderElection::EnterLocked() {
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.election_path));
   const int64_t session = zk_.SessionId();
   if (session == 0) return Status::Unavailable("no ZooKeeper session");
-  // A create whose reply was lost (connection loss) may have left a node of this candidate in
-  // the live session; it would stand in the queue forever, so remove it before queueing again.
+  // A create whose reply was lost (connection loss) may have left a node owned by this very
+  // session; it would stand in the queue ahead of the new one forever (this candidate waiting
+  // behind itself), so remove it before queueing again. Only this session's nodes: another
+  // daemon's are never touched.
   auto listed = zk_.GetChildren(options_.election_path, /*watch=*/false);
   if (!listed.ok()) return listed.status().WithContext("listing election candidates");
   for (const auto& name : *listed) {
     const std::string path = JoinZkPath(options_.election_path, name);
     auto node = zk_.Get(path, /*watch=*/false);
-    if (node.ok() && node->data == options_.candidate_id) {
+    if (node.ok() && node->ephemeral_owner == session) {
       spdlog::info("removing {}, a leftover election node of this daemon", name);
       Status removed = zk_.Delete(path);
       if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
@@ -133,8 +135,9 @@ Status LeaderElection::EnterLocked() {
                                                options_.candidate_id);
   if (!created.ok()) return created.status().WithContext("entering the election");
   if (zk_.SessionId() != session) {
-    // The node may belong to a session that began meanwhile; start over with that session.
-    zk_.Delete(*created);
+    // The node may belong to a session that began meanwhile; start over with that session. Should
+    // this delete fail, the next entry removes the leftover.
+    (void)zk_.Delete(*created);
     return Status::Unavailable("the ZooKeeper session changed while entering the election");
   }
   node_ = BaseName(*created);

@@ -28,7 +28,7 @@ struct ReconcilerOptions {
   // "May I act?": asked right before every HBase mutation (CreateTable) and every status write
   // or removal. False stops the pass at once, with nothing more written; unset means always.
   // presplitd passes its leader election's lease check.
-  std::function<bool()> lease;
+  std::function<bool()> lease = nullptr;
 };
 
 struct ReconcilerCounters {

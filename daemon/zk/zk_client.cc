@@ -65,7 +65,7 @@ class RealZkClient final : public ZkClient {
     int rc = zoo_get(zh, path.c_str(), watch ? 1 : 0, buffer.data(), &length, &stat);
     if (rc != ZOK) return FromZkError(rc, "get", path);
     buffer.resize(length < 0 ? 0 : static_cast<size_t>(length));
-    return ZkNode{std::move(buffer), stat.version, stat.mzxid};
+    return ZkNode{std::move(buffer), stat.version, stat.mzxid, stat.ephemeralOwner};
   }
 
   Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {

@@ -15,6 +15,7 @@ struct ZkNode {
   std::string data;
   int version = 0;    // the znode's data version, for compare-and-set
   int64_t mzxid = 0;  // zxid of the last modification; identifies one revision of a document
+  int64_t ephemeral_owner = 0;  // the session owning an ephemeral node; 0 for a persistent one
 };
 
 enum class ZkEventType {

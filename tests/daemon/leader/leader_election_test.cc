@@ -8,16 +8,19 @@ namespace presplit::daemon {
 namespace {
 
 using testing::FakeZk;
+using testing::FakeZkSession;
 
 constexpr const char* kElection = "/presplit/leader";
 
-LeaderElection Candidate(FakeZk& zk, const std::string& id) {
-  return LeaderElection(zk, LeaderElectionOptions{kElection, id});
-}
+// One presplitd as the election sees it: its own ZooKeeper session on the shared fake ensemble.
+struct Candidate {
+  Candidate(FakeZk& zk, const std::string& id)
+      : session(zk), election(session, LeaderElectionOptions{kElection, id}) {}
+  std::string NodePath() const { return std::string(kElection) + "/" + election.NodeName(); }
 
-std::string NodePath(const LeaderElection& election) {
-  return std::string(kElection) + "/" + election.NodeName();
-}
+  FakeZkSession session;
+  LeaderElection election;
+};
 
 TEST(ElectionSequenceTest, ReadsTheSuffixOfElectionNodesOnly) {
   EXPECT_EQ(ElectionSequence("n_0000000003"), 3);
@@ -25,145 +28,186 @@ TEST(ElectionSequenceTest, ReadsTheSuffixOfElectionNodesOnly) {
   EXPECT_EQ(ElectionSequence("n_"), -1);
   EXPECT_EQ(ElectionSequence("lock"), -1);
   EXPECT_EQ(ElectionSequence("n_00x1"), -1);
+  EXPECT_EQ(ElectionSequence("n_-000000001"), -1);
 }
 
 TEST(LeaderElectionTest, LowestSequenceLeadsOthersStandBy) {
   FakeZk zk;
-  auto a = Candidate(zk, "host-a:1");
-  auto b = Candidate(zk, "host-b:2");
-  ASSERT_TRUE(a.Refresh().ok());
-  ASSERT_TRUE(b.Refresh().ok());
-  EXPECT_EQ(a.NodeName(), "n_0000000000");
-  EXPECT_EQ(b.NodeName(), "n_0000000001");
-  EXPECT_TRUE(a.IsLeader());
-  EXPECT_FALSE(b.IsLeader());
-  EXPECT_TRUE(a.HoldsLease());
-  EXPECT_FALSE(b.HoldsLease());
-  // The node carries the candidate's id, for operators listing <root>/leader.
-  EXPECT_EQ(zk.nodes.at(NodePath(a)).data, "host-a:1");
-  EXPECT_EQ(zk.ephemeral_owners.count(NodePath(a)), 1u);
+  Candidate a(zk, "host-a:1");
+  Candidate b(zk, "host-b:2");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  EXPECT_EQ(a.election.NodeName(), "n_0000000000");
+  EXPECT_EQ(b.election.NodeName(), "n_0000000001");
+  EXPECT_TRUE(a.election.IsLeader());
+  EXPECT_FALSE(b.election.IsLeader());
+  EXPECT_TRUE(a.election.HoldsLease());
+  EXPECT_FALSE(b.election.HoldsLease());
+  // The node carries the candidate's id, for operators listing <root>/leader, and is ephemeral
+  // to the candidate's own session.
+  EXPECT_EQ(zk.nodes.at(a.NodePath()).data, "host-a:1");
+  EXPECT_EQ(zk.nodes.at(a.NodePath()).ephemeral_owner, a.session.session_id);
+  EXPECT_EQ(zk.nodes.at(b.NodePath()).ephemeral_owner, b.session.session_id);
 }
 
 TEST(LeaderElectionTest, EachStandbyWatchesOnlyItsPredecessor) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  auto b = Candidate(zk, "b:2");
-  auto c = Candidate(zk, "c:3");
-  ASSERT_TRUE(a.Refresh().ok());
-  ASSERT_TRUE(b.Refresh().ok());
-  ASSERT_TRUE(c.Refresh().ok());
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  Candidate c(zk, "c:3");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  ASSERT_TRUE(c.election.Refresh().ok());
   // No herd: the leader's node is watched by b alone, b's by c; nobody watches the children.
-  EXPECT_EQ(zk.data_watches, (std::set<std::string>{NodePath(a), NodePath(b)}));
+  EXPECT_EQ(zk.data_watches, (std::set<std::string>{a.NodePath(), b.NodePath()}));
   EXPECT_TRUE(zk.child_watches.empty());
-  EXPECT_FALSE(c.IsLeader());
+  EXPECT_FALSE(c.election.IsLeader());
 }
 
 TEST(LeaderElectionTest, PredecessorDeletedNextInLineLeads) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  auto b = Candidate(zk, "b:2");
-  auto c = Candidate(zk, "c:3");
-  ASSERT_TRUE(a.Refresh().ok());
-  ASSERT_TRUE(b.Refresh().ok());
-  ASSERT_TRUE(c.Refresh().ok());
-  // The leader dies: its ephemeral node goes (as when its session ends); b's watch fires.
-  ASSERT_TRUE(zk.Delete(NodePath(a), -1).ok());
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  Candidate c(zk, "c:3");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  ASSERT_TRUE(c.election.Refresh().ok());
+  // The leader is killed: its ephemeral node goes when its session times out; b's watch fires.
+  a.session.Expire();
+  EXPECT_FALSE(zk.nodes.count(a.NodePath()));
   zk.data_watches.clear();
-  ASSERT_TRUE(b.Refresh().ok());
-  ASSERT_TRUE(c.Refresh().ok());
-  EXPECT_TRUE(b.IsLeader());
-  EXPECT_TRUE(b.HoldsLease());
-  EXPECT_FALSE(c.IsLeader());
-  EXPECT_EQ(zk.data_watches, (std::set<std::string>{NodePath(b)}));
-  // The old leader finds its node gone: the lease says no at once.
-  EXPECT_FALSE(a.HoldsLease());
-  EXPECT_FALSE(a.IsLeader());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  ASSERT_TRUE(c.election.Refresh().ok());
+  EXPECT_TRUE(b.election.IsLeader());
+  EXPECT_TRUE(b.election.HoldsLease());
+  EXPECT_FALSE(c.election.IsLeader());
+  EXPECT_EQ(zk.data_watches, (std::set<std::string>{b.NodePath()}));
+  // Had the old leader only been paused, it finds its lease gone at its next check.
+  EXPECT_FALSE(a.election.HoldsLease());
+  EXPECT_FALSE(a.election.IsLeader());
 }
 
 TEST(LeaderElectionTest, MiddleCandidateGoneStandbyWatchesTheNextOne) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  auto b = Candidate(zk, "b:2");
-  auto c = Candidate(zk, "c:3");
-  ASSERT_TRUE(a.Refresh().ok());
-  ASSERT_TRUE(b.Refresh().ok());
-  ASSERT_TRUE(c.Refresh().ok());
-  b.Resign();
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  Candidate c(zk, "c:3");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  ASSERT_TRUE(c.election.Refresh().ok());
+  b.election.Resign();
   EXPECT_FALSE(zk.nodes.count(std::string(kElection) + "/n_0000000001"));
   zk.data_watches.clear();
-  ASSERT_TRUE(c.Refresh().ok());
-  EXPECT_FALSE(c.IsLeader());  // a still leads
-  EXPECT_EQ(zk.data_watches, (std::set<std::string>{NodePath(a)}));
-  EXPECT_TRUE(a.HoldsLease());
+  ASSERT_TRUE(c.election.Refresh().ok());
+  EXPECT_FALSE(c.election.IsLeader());  // a still leads
+  EXPECT_EQ(zk.data_watches, (std::set<std::string>{a.NodePath()}));
+  EXPECT_TRUE(a.election.HoldsLease());
 }
 
 TEST(LeaderElectionTest, SessionExpiryEndsLeadershipAtOnceAndReentersWithANewNode) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  ASSERT_TRUE(a.Refresh().ok());
-  ASSERT_TRUE(a.IsLeader());
-  const std::string first = a.NodeName();
-  zk.ExpireSession();
-  a.OnSessionExpired();
-  EXPECT_FALSE(a.IsLeader());
-  EXPECT_FALSE(a.HoldsLease());
-  ASSERT_TRUE(a.Refresh().ok());
-  EXPECT_NE(a.NodeName(), first);
-  EXPECT_TRUE(a.IsLeader());
-  EXPECT_EQ(zk.ephemeral_owners.at(NodePath(a)), zk.session_id);
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  ASSERT_TRUE(a.election.IsLeader());
+  const std::string first = a.election.NodeName();
+  a.session.Expire();
+  a.election.OnSessionExpired();  // no ZooKeeper call: the loop thread never waits
+  EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_FALSE(a.election.HoldsLease());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  EXPECT_TRUE(b.election.IsLeader());
+  // a queues again, with a new node of its new session, behind the new leader.
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_NE(a.election.NodeName(), first);
+  EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_EQ(zk.nodes.at(a.NodePath()).ephemeral_owner, a.session.session_id);
+  EXPECT_EQ(zk.data_watches.count(b.NodePath()), 1u);
+}
+
+TEST(LeaderElectionTest, LoneCandidateLeadsAgainAfterItsSessionExpired) {
+  FakeZk zk;
+  Candidate a(zk, "a:1");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  const std::string first = a.election.NodeName();
+  a.session.Expire();
+  a.election.OnSessionExpired();
+  EXPECT_FALSE(a.election.IsLeader());
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_NE(a.election.NodeName(), first);
+  EXPECT_TRUE(a.election.IsLeader());
+  EXPECT_TRUE(a.election.HoldsLease());
 }
 
 TEST(LeaderElectionTest, LeaseRefusedOnANewSessionEvenBeforeTheExpiryEvent) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  ASSERT_TRUE(a.Refresh().ok());
-  zk.ExpireSession();  // the event has not been delivered yet
-  EXPECT_FALSE(a.HoldsLease());
-  EXPECT_FALSE(a.IsLeader());
-  ASSERT_TRUE(a.Refresh().ok());
-  EXPECT_TRUE(a.IsLeader());
+  Candidate a(zk, "a:1");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  a.session.Expire();  // the event has not been delivered yet
+  EXPECT_FALSE(a.election.HoldsLease());
+  EXPECT_FALSE(a.election.IsLeader());
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_TRUE(a.election.IsLeader());
 }
 
 TEST(LeaderElectionTest, DisconnectedLeaderHoldsNoLeaseAndLeadsAgainOnReconnect) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  ASSERT_TRUE(a.Refresh().ok());
-  const std::string node = a.NodeName();
-  zk.available = false;
-  EXPECT_FALSE(a.HoldsLease());
-  EXPECT_FALSE(a.Refresh().ok());
-  EXPECT_FALSE(a.IsLeader());
-  zk.available = true;  // same session: its node survived
-  ASSERT_TRUE(a.Refresh().ok());
-  EXPECT_TRUE(a.IsLeader());
-  EXPECT_EQ(a.NodeName(), node);
+  Candidate a(zk, "a:1");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  const std::string node = a.election.NodeName();
+  a.session.available = false;
+  EXPECT_FALSE(a.election.HoldsLease());
+  EXPECT_FALSE(a.election.Refresh().ok());
+  EXPECT_FALSE(a.election.IsLeader());
+  a.session.available = true;  // reconnected within the session timeout: its node survived
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_TRUE(a.election.IsLeader());
+  EXPECT_EQ(a.election.NodeName(), node);
 }
 
-TEST(LeaderElectionTest, LeftoverNodeOfThisCandidateIsRemovedBeforeQueueing) {
+TEST(LeaderElectionTest, LeftoverNodeOfItsOwnSessionIsRemovedBeforeQueueing) {
   FakeZk zk;
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
   ASSERT_TRUE(zk.EnsurePath(kElection).ok());
-  // A create whose reply was lost: the node exists in the live session, unknown to the client.
-  auto leftover = zk.CreateEphemeralSequential(std::string(kElection) + "/n_", "a:1");
+  // A create whose reply was lost: the node exists in a's live session, unknown to a. Left
+  // there, it would lead forever with nobody acting (a queued behind itself, b behind it).
+  auto leftover = a.session.CreateEphemeralSequential(std::string(kElection) + "/n_", "a:1");
   ASSERT_TRUE(leftover.ok());
-  auto b = Candidate(zk, "b:2");
-  auto a = Candidate(zk, "a:1");
-  ASSERT_TRUE(a.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  ASSERT_TRUE(a.election.Refresh().ok());
   EXPECT_FALSE(zk.nodes.count(*leftover));
-  ASSERT_TRUE(b.Refresh().ok());
-  EXPECT_TRUE(a.IsLeader());
-  EXPECT_FALSE(b.IsLeader());
+  EXPECT_TRUE(zk.nodes.count(b.NodePath()));  // another session's node is never touched
+  ASSERT_TRUE(b.election.Refresh().ok());
+  EXPECT_TRUE(b.election.IsLeader());
+  EXPECT_FALSE(a.election.IsLeader());
+}
+
+TEST(LeaderElectionTest, UnreachableZooKeeperIsAnErrorNotALeader) {
+  FakeZk zk;
+  Candidate a(zk, "a:1");
+  zk.available = false;
+  Status s = a.election.Refresh();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_EQ(a.election.NodeName(), "");
+  zk.available = true;
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_TRUE(a.election.IsLeader());
 }
 
 TEST(LeaderElectionTest, ResignLetsTheStandbyLead) {
   FakeZk zk;
-  auto a = Candidate(zk, "a:1");
-  auto b = Candidate(zk, "b:2");
-  ASSERT_TRUE(a.Refresh().ok());
-  ASSERT_TRUE(b.Refresh().ok());
-  a.Resign();
-  EXPECT_FALSE(a.IsLeader());
-  ASSERT_TRUE(b.Refresh().ok());
-  EXPECT_TRUE(b.IsLeader());
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  a.election.Resign();
+  EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_FALSE(zk.nodes.count(std::string(kElection) + "/n_0000000000"));
+  ASSERT_TRUE(b.election.Refresh().ok());
+  EXPECT_TRUE(b.election.IsLeader());
 }
 
 }  // namespace

@@ -14,16 +14,20 @@ namespace {
 
 using testing::FakeAdmin;
 using testing::FakeZk;
+using testing::FakeZkSession;
 
 constexpr const char* kDoc = R"({"version": 1, "table": "ns:t",
   "split": {"algorithm": "hex-string", "regions": 4}, "families": [{"name": "f"}]})";
 constexpr const char* kStatus = "/presplit/status/ns:t";
 
+// One presplitd: its own ZooKeeper session, election and reconciler, wired as the runner does.
 struct Daemon {
   Daemon(FakeZk& zk, FakeAdmin& admin, const std::string& id)
-      : election(zk, LeaderElectionOptions{"/presplit/leader", id}),
-        reconciler(zk, admin,
+      : session(zk),
+        election(session, LeaderElectionOptions{"/presplit/leader", id}),
+        reconciler(session, admin,
                    ReconcilerOptions{"/presplit", id, [this] { return election.HoldsLease(); }}) {}
+  FakeZkSession session;
   LeaderElection election;
   Reconciler reconciler;
 };
