@@ -41,7 +41,7 @@ std::string LeaderElection::NodeName() const {
 Status LeaderElection::Refresh() {
   std::lock_guard<std::mutex> lock(mu_);
   Status s = RefreshLocked();
-  if (!s.ok() && leading_) LoseLocked(s.ToString());
+  if (!s.ok() && leading_) LoseLocked("cannot confirm it: " + s.ToString());
   return s;
 }
 
