@@ -4,7 +4,8 @@
 // leader goes). Plain code over the ZkClient interface, unit-tested with the in-memory fake.
 //
 // Threading: Refresh, HoldsLease and Resign may be called from any thread; they serialise on an
-// internal mutex. OnSessionExpired and IsLeader never block (event loop, metrics, health).
+// internal mutex. OnSessionExpired and IsLeader never wait for ZooKeeper nor for a Refresh in
+// progress (event loop, metrics, health).
 #pragma once
 
 #include <atomic>
@@ -47,8 +48,9 @@ class LeaderElection {
   // for the session to time out. Used at shutdown.
   void Resign();
 
-  // Whether this candidate led at the last Refresh or lease check. No ZooKeeper call.
-  bool IsLeader() const { return leading_; }
+  // Whether this candidate led at the last Refresh or lease check and its session is still
+  // connected (a disconnected leader reports false at once). No call to the ZooKeeper servers.
+  bool IsLeader() const { return leading_ && zk_.SessionId() == node_session_; }
   // This candidate's node name ("n_0000000003"), "" when not in the election.
   std::string NodeName() const;
 
@@ -60,9 +62,9 @@ class LeaderElection {
   ZkClient& zk_;
   const LeaderElectionOptions options_;
   mutable std::mutex mu_;
-  std::string node_;          // this candidate's node name, "" when none
-  int64_t node_session_ = 0;  // the session that created node_
-  std::string watching_;      // the predecessor watched while standing by
+  std::string node_;                      // this candidate's node name, "" when none
+  std::atomic<int64_t> node_session_{0};  // the session that created node_
+  std::string watching_;                  // the predecessor watched while standing by
   std::atomic<bool> leading_{false};
   std::atomic<bool> session_expired_{false};  // set by OnSessionExpired, handled by Refresh
 };

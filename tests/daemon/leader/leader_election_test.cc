@@ -157,6 +157,7 @@ TEST(LeaderElectionTest, DisconnectedLeaderHoldsNoLeaseAndLeadsAgainOnReconnect)
   ASSERT_TRUE(a.election.Refresh().ok());
   const std::string node = a.election.NodeName();
   a.session.available = false;
+  EXPECT_FALSE(a.election.IsLeader());  // at once, before any call: /metrics says 0
   EXPECT_FALSE(a.election.HoldsLease());
   EXPECT_FALSE(a.election.Refresh().ok());
   EXPECT_FALSE(a.election.IsLeader());
@@ -164,6 +165,24 @@ TEST(LeaderElectionTest, DisconnectedLeaderHoldsNoLeaseAndLeadsAgainOnReconnect)
   ASSERT_TRUE(a.election.Refresh().ok());
   EXPECT_TRUE(a.election.IsLeader());
   EXPECT_EQ(a.election.NodeName(), node);
+}
+
+TEST(LeaderElectionTest, LeaderWatchesItsOwnNodeAndQueuesAgainWhenItIsRemovedByHand) {
+  FakeZk zk;
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  EXPECT_EQ(zk.data_watches.count(a.NodePath()), 1u);  // the event wakes a, not only b
+  const std::string removed = a.NodePath();
+  ASSERT_TRUE(zk.Delete(removed, -1).ok());
+  EXPECT_FALSE(a.election.HoldsLease());
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_NE(a.NodePath(), removed);
+  EXPECT_FALSE(a.election.IsLeader());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  EXPECT_TRUE(b.election.IsLeader());
+  EXPECT_EQ(zk.data_watches.count(b.NodePath()), 1u);  // watched by a, now behind b
 }
 
 TEST(LeaderElectionTest, LeftoverNodeOfItsOwnSessionIsRemovedBeforeQueueing) {
