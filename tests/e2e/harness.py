@@ -10,6 +10,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 SOURCE_DIR = os.environ["PRESPLIT_SOURCE_DIR"]
@@ -66,7 +67,7 @@ def probe(*args, check=True):
 class Daemon:
     """A real presplitd process with its own config file and log."""
 
-    def __init__(self, root, http_port, name="presplitd"):
+    def __init__(self, root, http_port, name="presplitd", extra_conf=""):
         self.root = root
         self.http_port = http_port + PORT_OFFSET
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
@@ -81,7 +82,7 @@ jvm_max_heap = 256m
 resync_interval_s = 5
 http_listen = 127.0.0.1:{self.http_port}
 log_level = info
-""")
+{extra_conf}""")
         self.proc = None
         self.log = None
 
@@ -91,6 +92,14 @@ log_level = info
                                      stderr=subprocess.STDOUT)
         self.wait_healthy()
         return self
+
+    def healthz(self):
+        """(HTTP status, body) of /healthz."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/healthz", timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def wait_healthy(self, timeout=90):
         deadline = time.time() + timeout

@@ -38,6 +38,8 @@
  *   put TABLE ROW FAMILY:QUALIFIER VALUE
  *                        ROW and VALUE in toStringBinary form (\x00 escapes); prints nothing
  *   count TABLE          number of rows (full scan)
+ *   drop TABLE           disables and deletes the table (a drop behind presplitd's back);
+ *                        prints nothing
  *   regions-count TABLE  number of regions (as in describe)
  *   regions TABLE        a table of the regions: number, start key, end key, encoded name
  *
@@ -231,6 +233,12 @@ public class HBaseProbe {
           return 0;
         case "put":
           put(conn, tn, args.get(1), args.get(2), args.get(3));
+          return 0;
+        case "drop":
+          if (admin.isTableEnabled(tn)) {
+            admin.disableTable(tn);
+          }
+          admin.deleteTable(tn);
           return 0;
         default:
           throw new Usage("unknown command: " + cmd);
