@@ -106,7 +106,12 @@ Status Reconciler::ReconcileAll(PassKind kind) {
     }
     spdlog::info("table {}: document removed; the table and its data are left in place",
                  Printable(it->first));
-    Status s = zk_.Delete(StatusPath(it->first));
+    auto recorded = zk_.Get(StatusPath(it->first), /*watch=*/false);
+    Status s = recorded.ok() ? Status::Ok() : recorded.status();
+    if (recorded.ok() && GenerationOf(ParseStatus(recorded->data)) <= 1) {
+      // Only a status of the version read: one a migration writes meanwhile stays.
+      s = zk_.Delete(StatusPath(it->first), recorded->version);
+    }
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       spdlog::warn("table {}: cannot remove status: {}", Printable(it->first), s.ToString());
       ++it;

@@ -4,7 +4,6 @@
 // was only triggered.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -39,68 +38,49 @@ class PeriodicWorker {
     cv_.notify_one();
   }
 
-  // Changes the interval; the next wait uses it.
+  // Changes the interval: the next scheduled run is `interval` from now (a shorter interval
+  // takes effect at once, not after the wait already under way).
   void SetInterval(std::chrono::milliseconds interval) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       interval_ = interval;
+      next_scheduled_ = std::chrono::steady_clock::now() + interval;
+      rescheduled_ = true;
     }
     cv_.notify_one();
   }
 
   // Waits for a running task to finish, then joins the thread.
   void Stop() {
-    RequestStop();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  // Like Stop(), but waits at most `limit` for a running task. Returns false when the task is
-  // still running: the thread is then detached and the caller must not destroy what it uses
-  // (it is about to end the process).
-  bool StopWithin(std::chrono::milliseconds limit) {
-    RequestStop();
-    if (!thread_.joinable()) return true;
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, limit, [this] { return exited_; })) {
-      lock.unlock();
-      thread_.detach();
-      return false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
     }
-    lock.unlock();
-    thread_.join();
-    return true;
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
   }
 
   const std::string& name() const { return name_; }
 
  private:
-  void RequestStop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-  }
-
   void Loop() {
     std::unique_lock<std::mutex> lock(mu_);
-    auto next_scheduled = std::chrono::steady_clock::now() + interval_;
-    bool first = true;
+    // The run Start() asks for counts as the first scheduled one.
+    next_scheduled_ = std::chrono::steady_clock::now();
     while (!stopping_) {
-      cv_.wait_until(lock, std::min(next_scheduled, std::chrono::steady_clock::now() + interval_),
-                     [this] { return stopping_ || triggered_; });
+      rescheduled_ = false;
+      cv_.wait_until(lock, next_scheduled_,
+                     [this] { return stopping_ || triggered_ || rescheduled_; });
       if (stopping_) break;
       const auto now = std::chrono::steady_clock::now();
-      const bool scheduled = first || now >= next_scheduled || !triggered_;
-      if (scheduled) next_scheduled = now + interval_;
-      first = false;
+      const bool scheduled = now >= next_scheduled_;
+      if (!scheduled && !triggered_) continue;  // the interval changed: wait again
+      if (scheduled) next_scheduled_ = now + interval_;
       triggered_ = false;
       lock.unlock();
       task_(scheduled);
       lock.lock();
     }
-    exited_ = true;
-    cv_.notify_all();
   }
 
   const std::string name_;
@@ -110,8 +90,9 @@ class PeriodicWorker {
   std::condition_variable cv_;
   std::thread thread_;
   bool stopping_ = false;
+  std::chrono::steady_clock::time_point next_scheduled_;
   bool triggered_ = false;
-  bool exited_ = false;
+  bool rescheduled_ = false;
 };
 
 }  // namespace presplit::daemon

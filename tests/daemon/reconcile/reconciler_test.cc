@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/fakes.h"
@@ -407,6 +408,35 @@ TEST_F(ReconcilerTest, StatusOfAMigrationIsLeftAlone) {
   ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
   EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
   EXPECT_EQ(admin_.creates, 0);
+}
+
+TEST_F(ReconcilerTest, AStopRequestEndsThePassBetweenDocuments) {
+  std::atomic<bool> stop{false};
+  ReconcilerOptions options{"/presplit", "test:2"};
+  options.stop = &stop;
+  Reconciler stoppable(zk_, admin_, options);
+  PutDoc("default:a", R"({"version":1,"table":"default:a","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  PutDoc("default:b", R"({"version":1,"table":"default:b","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  // SIGTERM arrives while the first table is being created: the second one is not started.
+  admin_.on_create = [&] { stop = true; };
+  Status s = stoppable.ReconcileAll();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(StatusOf("default:a")["phase"], "ready");
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:b"));
+}
+
+TEST_F(ReconcilerTest, AMigrationsStatusIsNotRemovedWithItsDocument) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const std::string migration = R"({"phase":"migrating","generation":2})";
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check", migration).ok());
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  ASSERT_TRUE(zk_.nodes.count("/presplit/status/tinawang:check"));
+  EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
 }
 
 }  // namespace
