@@ -746,8 +746,8 @@ Result<TableConfig> ParseTableConfig(std::string_view json_text) {
     if (!config.ok()) return WithPrintableMessage(config.status());
     return config;
   } catch (const std::exception& e) {
-    return WithPrintableMessage(Status::Internal(
-        std::string("unexpected failure while reading the config: ") + e.what()));
+    return WithPrintableMessage(
+        Status::Internal(std::string("unexpected failure while reading the config: ") + e.what()));
   } catch (...) {
     return Status::Internal("unexpected failure while reading the config");
   }
