@@ -205,6 +205,9 @@ class DaemonFaultsTest(unittest.TestCase):
             cluster("master-start")
         status = h.wait_status(self.root, table, ["ready"], timeout=240)
         self.assertEqual(status["regions"], 4)
+        # The failed connection was dropped and a new one opened, in the same process.
+        self.assertIn("reconnecting on the next call", self.daemon.log_text())
+        self.assertTrue(self.daemon.alive())
         self.daemon.wait_healthy(timeout=120)
         self.assertEqual(h.probe("regions-count", table).stdout.strip(), "4")
 
