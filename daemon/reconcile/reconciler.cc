@@ -35,11 +35,41 @@ int BucketsOf(const std::string& layout) {
              : 0;
 }
 
+// Keeps printable ASCII and writes every other byte as \xNN: what goes into a log line or a
+// status must not carry raw bytes from a document (the JSON writer refuses invalid UTF-8).
+std::string Printable(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+    }
+  }
+  return out;
+}
+
 // Fields that change on every write without saying anything new about the table.
 json WithoutVolatileFields(json doc) {
   doc.erase("updated_at");
   doc.erase("daemon");
   return doc;
+}
+
+json ParseStatus(const std::string& text) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_object() ? parsed : json();
+}
+
+// The generation of a status document; 1 when it does not say (the daemon's own statuses).
+int64_t GenerationOf(const json& status) {
+  if (status.is_object() && status.contains("generation") &&
+      status["generation"].is_number_integer()) {
+    return status["generation"].get<int64_t>();
+  }
+  return 1;
 }
 
 }  // namespace
@@ -63,11 +93,13 @@ bool Reconciler::MayAct() {
   return !lease_lost_;
 }
 
-Status Reconciler::ReconcileAll() {
+Status Reconciler::ReconcileAll(PassKind kind) {
+  if (!first_pass_done_) kind = PassKind::kFull;
   lease_lost_ = false;
   const Status stopped = Status::FailedPrecondition("lease lost: pass stopped before acting");
   if (!MayAct()) return stopped;  // a standby does not even read HBase
   counters_.passes++;
+  if (kind == PassKind::kFull) counters_.full_passes++;
   auto children = zk_.GetChildren(TablesPath(), /*watch=*/true);
   if (!children.ok()) {
     counters_.pass_failures++;
@@ -81,67 +113,138 @@ Status Reconciler::ReconcileAll() {
       continue;
     }
     if (!MayAct()) return stopped;
-    spdlog::info("table {}: document removed; the table and its data are left in place", it->first);
-    Status s = zk_.Delete(StatusPath(it->first));
+    spdlog::info("table {}: document removed; the table and its data are left in place",
+                 Printable(it->first));
+    auto recorded = zk_.Get(StatusPath(it->first), /*watch=*/false);
+    Status s = recorded.ok() ? Status::Ok() : recorded.status();
+    if (recorded.ok() && GenerationOf(ParseStatus(recorded->data)) <= 1) {
+      // Only a status of the version read: one a migration writes meanwhile stays.
+      s = zk_.Delete(StatusPath(it->first), recorded->version);
+    }
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
-      spdlog::warn("table {}: cannot remove status: {}", it->first, s.ToString());
+      spdlog::warn("table {}: cannot remove status: {}", Printable(it->first), s.ToString());
       ++it;
       continue;
     }
     it = handled_.erase(it);
   }
+  if (kind == PassKind::kFull) RemoveOrphanStatuses(present);
+  if (lease_lost_) return stopped;
 
-  Status first_failure;
   for (const auto& name : *children) {
+    if (options_.stop != nullptr && *options_.stop) {
+      return Status::Unavailable("stopping; pass abandoned between documents");
+    }
     auto node = zk_.Get(JoinZkPath(TablesPath(), name), /*watch=*/true);
     if (!node.ok()) {
       if (node.status().code() == StatusCode::kNotFound) continue;  // removed meanwhile
       counters_.pass_failures++;
-      return node.status().WithContext("reading document " + name);
+      return node.status().WithContext("reading document " + Printable(name));
     }
     auto seen = handled_.find(name);
-    if (seen != handled_.end() && seen->second.mzxid == node->mzxid && !seen->second.retry) {
+    if (kind == PassKind::kChanged && seen != handled_.end() && seen->second.mzxid == node->mzxid &&
+        !seen->second.retry) {
       continue;
     }
-    Outcome outcome = ReconcileDocument(name, *node);
+    auto recorded = zk_.Get(StatusPath(name), /*watch=*/false);
+    if (!recorded.ok() && recorded.status().code() != StatusCode::kNotFound) {
+      counters_.pass_failures++;
+      return recorded.status().WithContext("reading the status of " + Printable(name));
+    }
+    const std::string recorded_status = recorded.ok() ? recorded->data : "";
+    const int64_t generation = GenerationOf(ParseStatus(recorded_status));
+    if (generation > 1) {
+      if (migration_logged_.insert(name).second) {
+        spdlog::warn(
+            "table {}: its status is at generation {}, written by a migration; left to "
+            "that migration",
+            Printable(name), generation);
+      }
+      handled_[name] = Handled{node->mzxid, false};
+      continue;
+    }
+    migration_logged_.erase(name);
+
+    Outcome outcome;
+    try {
+      // After a restart nothing is known in memory: the status tells which version was built.
+      const bool revision_seen = seen == handled_.end() || seen->second.mzxid == node->mzxid;
+      outcome = ReconcileDocument(name, *node, recorded_status, revision_seen);
+    } catch (const std::exception& e) {
+      counters_.exceptions_caught++;
+      outcome = Outcome{};
+      outcome.phase = kPhaseError;
+      outcome.error = "internal error while handling the document: " + Printable(e.what());
+      spdlog::error("table {}: {}", Printable(name), outcome.error);
+    }
     if (lease_lost_) return stopped;  // the document stays unhandled for the next leader
-    Status written = WriteStatus(name, *node, outcome);
+    Status written;
+    try {
+      written = WriteStatus(name, *node, outcome);
+    } catch (const std::exception& e) {
+      counters_.exceptions_caught++;
+      written = Status::Internal("internal error while writing the status: " + Printable(e.what()));
+    }
     if (lease_lost_) return stopped;
     if (!written.ok()) {
-      spdlog::warn("table {}: cannot write status: {}", name, written.ToString());
+      spdlog::warn("table {}: cannot write status: {}", Printable(name), written.ToString());
       outcome.retry = true;
     }
     handled_[name] = Handled{node->mzxid, outcome.retry};
   }
   counters_.managed_tables = handled_.size();
+  first_pass_done_ = true;
   return Status::Ok();
 }
 
-Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
-                                                  const ZkNode& node) {
+void Reconciler::RemoveOrphanStatuses(const std::set<std::string>& documents) {
+  auto statuses = zk_.GetChildren(JoinZkPath(options_.zk_root, "status"), /*watch=*/false);
+  if (!statuses.ok()) {
+    spdlog::warn("cannot list statuses: {}", statuses.status().ToString());
+    return;
+  }
+  for (const auto& name : *statuses) {
+    if (documents.count(name)) continue;
+    if (!MayAct()) return;  // only the leader removes statuses
+    auto node = zk_.Get(StatusPath(name), /*watch=*/false);
+    if (!node.ok()) continue;
+    if (GenerationOf(ParseStatus(node->data)) > 1) continue;  // a migration's to clean up
+    Status s = zk_.Delete(StatusPath(name), node->version);
+    if (s.ok()) {
+      counters_.statuses_removed++;
+      spdlog::info("table {}: status removed, its document is gone", Printable(name));
+    } else if (s.code() != StatusCode::kNotFound && s.code() != StatusCode::kFailedPrecondition) {
+      spdlog::warn("table {}: cannot remove status: {}", Printable(name), s.ToString());
+    }
+  }
+}
+
+Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name, const ZkNode& node,
+                                                  const std::string& recorded_status,
+                                                  bool revision_seen) {
   Outcome outcome;
   auto config = ParseTableConfig(node.data);
   if (!config.ok()) {
     counters_.documents_invalid++;
-    spdlog::error("table {}: document refused: {}", znode_name, config.status().message());
     outcome.phase = kPhaseInvalid;
-    outcome.error = config.status().message();
+    outcome.error = Printable(config.status().message());
+    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
     return outcome;
   }
   if (config->FullName() != CanonicalTableName(znode_name)) {
     counters_.documents_invalid++;
     outcome.phase = kPhaseInvalid;
     outcome.error = "field 'table': the document names " + config->FullName() +
-                    " but is stored under " + znode_name;
-    spdlog::error("table {}: document refused: {}", znode_name, outcome.error);
+                    " but is stored under " + Printable(znode_name);
+    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
     return outcome;
   }
   auto split_keys = ComputeSplitKeys(*config);
   if (!split_keys.ok()) {
     counters_.documents_invalid++;
     outcome.phase = kPhaseInvalid;
-    outcome.error = split_keys.status().message();
-    spdlog::error("table {}: no valid split plan: {}", znode_name, outcome.error);
+    outcome.error = Printable(split_keys.status().message());
+    spdlog::error("table {}: no valid split plan: {}", Printable(znode_name), outcome.error);
     return outcome;
   }
   TableSpec spec;
@@ -155,15 +258,17 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
     outcome.layout = canonical["layout"].dump();
   }
   outcome.buckets = BucketsOf(outcome.layout);
-  return EnsureTable(znode_name, node, spec, std::move(outcome));
+  return EnsureTable(znode_name, node, spec, recorded_status, revision_seen, std::move(outcome));
 }
 
 Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const ZkNode& node,
-                                            const TableSpec& spec, Outcome outcome) {
+                                            const TableSpec& spec,
+                                            const std::string& recorded_status, bool revision_seen,
+                                            Outcome outcome) {
   auto fail = [&](const Status& s) {
     counters_.hbase_errors++;
     outcome.phase = kPhaseError;
-    outcome.error = s.message();
+    outcome.error = Printable(s.message());
     outcome.retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal;
     spdlog::error("table {}: {}{}", spec.table, s.ToString(), outcome.retry ? " (will retry)" : "");
     return outcome;
@@ -174,7 +279,28 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   // The layout the physical table was built with, as the last status recorded it: the SDK salts
   // with the status's layout, so a document edited for a coming re-salt must not change it.
   const std::string document_layout = outcome.layout;
-  std::string built_layout = existing->exists ? RecordedLayout(znode_name, spec.table) : "";
+  const json recorded = ParseStatus(recorded_status);
+  // The status describes this physical table (not one someone else wrote or edited by hand).
+  const bool recorded_is_ours = recorded.is_object() && recorded.contains("physical_table") &&
+                                recorded["physical_table"] == spec.table;
+  std::string built_layout = existing->exists && recorded_is_ours && recorded.contains("layout") &&
+                                     recorded["layout"].is_object()
+                                 ? recorded["layout"].dump()
+                                 : "";
+  const bool was_built_for_this_version =
+      revision_seen && recorded_is_ours && recorded.contains("config_version") &&
+      recorded["config_version"] == node.version && recorded.contains("phase") &&
+      (recorded["phase"] == kPhaseReady || recorded["phase"] == kPhaseDrift ||
+       recorded["phase"] == kPhaseMissing);
+  if (!existing->exists && was_built_for_this_version) {
+    counters_.tables_missing++;
+    outcome.phase = kPhaseMissing;
+    outcome.error =
+        "the table was dropped outside presplit after it was built for this document version; "
+        "it is not re-created until the document changes";
+    spdlog::warn("table {}: {}", spec.table, outcome.error);
+    return outcome;
+  }
   if (!existing->exists) {
     spdlog::info("table {}: creating with {} regions", spec.table, outcome.planned_regions);
     Outcome creating = outcome;
@@ -225,21 +351,11 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   return outcome;
 }
 
-std::string Reconciler::RecordedLayout(const std::string& znode_name, const std::string& table) {
-  auto current = zk_.Get(StatusPath(znode_name), /*watch=*/false);
-  if (!current.ok()) return "";
-  json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
-  if (status.is_discarded() || !status.is_object() || !status.contains("layout") ||
-      !status["layout"].is_object() || !status.contains("physical_table") ||
-      status["physical_table"] != table) {
-    return "";  // a status someone else wrote, or edited by hand, is no record of the table
-  }
-  return status["layout"].dump();
-}
-
 Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
                                const Outcome& outcome) {
   const std::string canonical = CanonicalTableName(table);
+  std::vector<std::string> differences;
+  for (const auto& d : outcome.differences) differences.push_back(Printable(d));
   json doc{{"table", canonical},
            {"phase", outcome.phase},
            {"physical_table", canonical},
@@ -249,8 +365,8 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
            {"regions", outcome.regions},
            {"planned_regions", outcome.planned_regions},
            {"config_version", node.version},
-           {"error", outcome.error.empty() ? json(nullptr) : json(outcome.error)},
-           {"differences", outcome.differences},
+           {"error", outcome.error.empty() ? json(nullptr) : json(Printable(outcome.error))},
+           {"differences", differences},
            {"updated_at", UtcNow()},
            {"daemon", options_.daemon_id}};
   if (!MayAct()) return Status::FailedPrecondition("not the leader: status not written");
@@ -259,11 +375,12 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
   if (current.ok()) {
     json parsed = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
     // Leave an identical status alone: a restart or a repeated put changes nothing.
-    if (!parsed.is_discarded() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
+    if (parsed.is_object() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
       return Status::Ok();
     }
     // Compare-and-set on the version just read: a newer status written meanwhile wins.
-    Status s = zk_.Set(path, doc.dump(), current->version);
+    Status s =
+        zk_.Set(path, doc.dump(-1, ' ', false, json::error_handler_t::replace), current->version);
     if (s.code() == StatusCode::kFailedPrecondition || s.code() == StatusCode::kNotFound) {
       return Status::FailedPrecondition("status changed by another writer since it was read (" +
                                         s.message() + "); not overwritten");
@@ -271,7 +388,9 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
     return s;
   }
   if (current.status().code() != StatusCode::kNotFound) return current.status();
-  Status s = zk_.Create(path, doc.dump());  // create only if still absent
+  // Create only if still absent. The table's name comes from a znode name (UTF-8 by ZooKeeper's
+  // rules); replace, never throw.
+  Status s = zk_.Create(path, doc.dump(-1, ' ', false, json::error_handler_t::replace));
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status::FailedPrecondition("status created by another writer meanwhile (" + s.message() +
                                       "); not overwritten");

@@ -141,8 +141,11 @@ class RealZkClient final : public ZkClient {
         state_cv_.notify_all();
         Emit({ZkEventType::kSessionExpired, ""});
       } else {
-        std::lock_guard<std::mutex> lock(state_mu_);
-        connected_ = false;
+        {
+          std::lock_guard<std::mutex> lock(state_mu_);
+          connected_ = false;
+        }
+        Emit({ZkEventType::kDisconnected, ""});
       }
       return;
     }

@@ -21,6 +21,7 @@ struct ZkNode {
 enum class ZkEventType {
   kConnected,       // (re)connected: watches may have been lost with a new session; rescan
   kSessionExpired,  // the session was lost; the client reconnects on its own
+  kDisconnected,    // the connection dropped; the session may survive if it comes back in time
   kChildrenChanged,
   kDataChanged,  // data changed, node created or deleted
 };

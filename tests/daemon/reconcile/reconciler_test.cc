@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/fakes.h"
@@ -263,6 +264,179 @@ TEST_F(ReconcilerTest, ZooKeeperOutageFailsThePassAndTheNextOneRecovers) {
   zk_.available = true;
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+}  // namespace
+}  // namespace presplit::daemon
+
+namespace presplit::daemon {
+namespace {
+
+bool IsPrintableAscii(const std::string& text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c >= 0x7F) return false;
+  }
+  return true;
+}
+
+TEST_F(ReconcilerTest, AnyBytesEndAsAnInvalidStatusWithAPrintableError) {
+  std::string random(1 << 20, '\0');
+  uint32_t x = 12345;
+  for (auto& c : random) {
+    x = x * 1664525u + 1013904223u;
+    c = static_cast<char>(x >> 24);
+  }
+  const std::vector<std::pair<std::string, std::string>> documents = {
+      {"default:utf8", std::string("{\"version\": 1, \"table\": \"default:utf8\xff\xfe\"}")},
+      {"default:binary", std::string("\x80\x00\x01\xc3(", 5)},
+      {"default:random", random},
+      {"default:nested", std::string(100000, '[')},
+      {"default:nested_objects",
+       [] {
+         std::string s;
+         for (int i = 0; i < 50000; ++i) s += "{\"a\":";
+         return s;
+       }()},
+  };
+  for (const auto& [name, doc] : documents) PutDoc(name, doc);
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  for (const auto& [name, doc] : documents) {
+    auto status = StatusOf(name);
+    EXPECT_EQ(status["phase"], "invalid") << name;
+    ASSERT_TRUE(status["error"].is_string()) << name;
+    EXPECT_TRUE(IsPrintableAscii(status["error"].get<std::string>())) << status["error"];
+  }
+  EXPECT_EQ(StatusOf("default:utf8")["error"].get<std::string>().find("\\xFF") != std::string::npos,
+            true)
+      << StatusOf("default:utf8")["error"];
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  EXPECT_EQ(reconciler_.counters().documents_invalid, documents.size());
+}
+
+TEST_F(ReconcilerTest, AnExceptionWhileHandlingOneDocumentIsCaughtCountedAndReported) {
+  PutDoc("tinawang:check", kCheckDoc);
+  PutDoc("default:other", R"({"version":1,"table":"default:other","split":{"algorithm":
+      "uniform","regions":2},"families":[{"name":"f"}]})");
+  admin_.on_create = [&] {
+    if (admin_.creates == 1) throw std::runtime_error("bug in a bridge \xff");
+  };
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(reconciler_.counters().exceptions_caught, 1u);
+  int errors = 0, ready = 0;
+  for (const char* name : {"tinawang:check", "default:other"}) {
+    auto status = StatusOf(name);
+    if (status["phase"] == "error") {
+      errors++;
+      EXPECT_NE(status["error"].get<std::string>().find("bug in a bridge \\xFF"), std::string::npos)
+          << status;
+    }
+    if (status["phase"] == "ready") ready++;
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(ready, 1);
+}
+
+TEST_F(ReconcilerTest, ChangedPassSkipsHandledDocumentsFullPassRechecksThem) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const int describes = admin_.describes;
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  EXPECT_EQ(admin_.describes, describes);
+  // Altered behind the daemon's back: only a full pass can notice.
+  admin_.tables.at("tinawang:check").families[0].compression = "NONE";
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_GT(admin_.describes, describes);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "drift");
+  EXPECT_EQ(reconciler_.counters().full_passes, 2u);  // the first pass is always full
+}
+
+TEST_F(ReconcilerTest, TableDroppedBehindTheDaemonsBackIsReportedMissingNotRecreated) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  admin_.tables.clear();
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "missing");
+  EXPECT_NE(status["error"].get<std::string>().find("dropped outside presplit"), std::string::npos);
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(reconciler_.counters().tables_missing, 1u);
+  // A restarted daemon reads the same from the status.
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "missing");
+  EXPECT_EQ(admin_.creates, 1);
+  // A new version of the document builds the table again.
+  std::string doc = kCheckDoc;
+  doc.replace(doc.find("\"ROW\""), 5, "\"ROWCOL\"");
+  PutDoc("tinawang:check", doc);
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(admin_.creates, 2);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+TEST_F(ReconcilerTest, DocumentRemovedAndPutAgainBetweenPassesIsBuiltAgain) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  admin_.tables.clear();
+  PutDoc("tinawang:check", kCheckDoc);  // same version 0, a new revision
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(admin_.creates, 2);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+TEST_F(ReconcilerTest, StatusesWithoutDocumentAreRemovedOnTheFirstPass) {
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/default:gone", R"({"phase":"ready"})").ok());
+  ASSERT_TRUE(
+      zk_.Upsert("/presplit/status/default:migrating", R"({"phase":"ready","generation":2})").ok());
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:gone"));
+  EXPECT_TRUE(zk_.nodes.count("/presplit/status/default:migrating"));
+  EXPECT_TRUE(zk_.nodes.count("/presplit/status/tinawang:check"));
+  EXPECT_EQ(reconciler_.counters().statuses_removed, 1u);
+}
+
+TEST_F(ReconcilerTest, StatusOfAMigrationIsLeftAlone) {
+  PutDoc("tinawang:check", kCheckDoc);
+  const std::string migration = R"({"phase":"migrating","generation":3,"table":"tinawang:check"})";
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check", migration).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
+  EXPECT_EQ(admin_.creates, 0);
+}
+
+TEST_F(ReconcilerTest, AStopRequestEndsThePassBetweenDocuments) {
+  std::atomic<bool> stop{false};
+  ReconcilerOptions options{"/presplit", "test:2"};
+  options.stop = &stop;
+  Reconciler stoppable(zk_, admin_, options);
+  PutDoc("default:a", R"({"version":1,"table":"default:a","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  PutDoc("default:b", R"({"version":1,"table":"default:b","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  // SIGTERM arrives while the first table is being created: the second one is not started.
+  admin_.on_create = [&] { stop = true; };
+  Status s = stoppable.ReconcileAll();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(StatusOf("default:a")["phase"], "ready");
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:b"));
+}
+
+TEST_F(ReconcilerTest, AMigrationsStatusIsNotRemovedWithItsDocument) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const std::string migration = R"({"phase":"migrating","generation":2})";
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check", migration).ok());
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  ASSERT_TRUE(zk_.nodes.count("/presplit/status/tinawang:check"));
+  EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
 }
 
 }  // namespace
