@@ -6,6 +6,8 @@
 
 #include "presplit/bytes.h"
 #include "presplit/split_algorithms.h"
+#include "presplit/table_canonical.h"
+#include "presplit/table_derived.h"
 
 namespace presplit {
 namespace {

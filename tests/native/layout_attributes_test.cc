@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "presplit/table_canonical.h"
+#include "presplit/table_derived.h"
+
 namespace presplit {
 namespace {
 
