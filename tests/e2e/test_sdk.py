@@ -224,6 +224,7 @@ class ControlPlaneFailureTest(unittest.TestCase):
     while it cannot reach HBase), and every row lands where the table's layout puts it."""
 
     def test_writer_keeps_writing_through_invalid_and_error(self):
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
         root = f"/presplit-sdk-failure-{RUN}"
         table = f"{NS}:through"
         doc = salted_doc(table, 4, "decimal")
