@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "presplit/table_canonical.h"
+#include "presplit/layout_attributes.h"
 #include "presplit/table_config.h"
 #include "presplit/table_derived.h"
 #include "presplit/table_name.h"
@@ -223,40 +223,32 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
                                                   const std::string& recorded_status,
                                                   bool revision_seen) {
   Outcome outcome;
+  auto refuse = [&](const std::string& error) {
+    counters_.documents_invalid++;
+    outcome.phase = kPhaseInvalid;
+    outcome.error = Printable(error);
+    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
+    // A refused document changes nothing, the layout writers salt with included.
+    outcome.layout = KnownLayoutOfTable(znode_name, CanonicalTableName(znode_name));
+    outcome.buckets = BucketsOf(outcome.layout);
+    return outcome;
+  };
   auto config = ParseTableConfig(node.data);
-  if (!config.ok()) {
-    counters_.documents_invalid++;
-    outcome.phase = kPhaseInvalid;
-    outcome.error = Printable(config.status().message());
-    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
-    return outcome;
-  }
+  if (!config.ok()) return refuse(config.status().message());
   if (config->FullName() != CanonicalTableName(znode_name)) {
-    counters_.documents_invalid++;
-    outcome.phase = kPhaseInvalid;
-    outcome.error = "field 'table': the document names " + config->FullName() +
-                    " but is stored under " + Printable(znode_name);
-    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
-    return outcome;
+    return refuse("field 'table': the document names " + config->FullName() +
+                  " but is stored under " + znode_name);
   }
   auto split_keys = ComputeSplitKeys(*config);
-  if (!split_keys.ok()) {
-    counters_.documents_invalid++;
-    outcome.phase = kPhaseInvalid;
-    outcome.error = Printable(split_keys.status().message());
-    spdlog::error("table {}: no valid split plan: {}", Printable(znode_name), outcome.error);
-    return outcome;
-  }
+  if (!split_keys.ok()) return refuse(split_keys.status().message());
   TableSpec spec;
   spec.table = config->FullName();
   spec.families = config->families;
-  spec.attributes = SplitPolicyAttributes(*config);
+  // Every table records its layout in its own descriptor, where no document edit can reach it.
+  spec.attributes = TableAttributes(*config);
   spec.split_keys = std::move(split_keys).value();
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
-  json canonical = json::parse(TableConfigToJson(*config), nullptr, /*allow_exceptions=*/false);
-  if (!canonical.is_discarded() && canonical.contains("layout")) {
-    outcome.layout = canonical["layout"].dump();
-  }
+  outcome.layout = LayoutToJson(config->layout);
   outcome.buckets = BucketsOf(outcome.layout);
   return EnsureTable(znode_name, node, spec, recorded_status, revision_seen, std::move(outcome));
 }
@@ -265,43 +257,45 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
                                             const TableSpec& spec,
                                             const std::string& recorded_status, bool revision_seen,
                                             Outcome outcome) {
-  auto fail = [&](const Status& s) {
+  // An error reports the layout of the table as last known (never the document's, which may be
+  // an edit the table does not follow); `layout` is that, or "" when no table is known to exist.
+  auto fail = [&](const Status& s, const std::string& layout) {
     counters_.hbase_errors++;
     outcome.phase = kPhaseError;
     outcome.error = Printable(s.message());
+    outcome.layout = layout;
+    outcome.buckets = BucketsOf(layout);
     outcome.retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal;
     spdlog::error("table {}: {}{}", spec.table, s.ToString(), outcome.retry ? " (will retry)" : "");
     return outcome;
   };
 
-  auto existing = admin_.DescribeTable(spec.table);
-  if (!existing.ok()) return fail(existing.status());
-  // The layout the physical table was built with, as the last status recorded it: the SDK salts
-  // with the status's layout, so a document edited for a coming re-salt must not change it.
   const std::string document_layout = outcome.layout;
+  auto existing = admin_.DescribeTable(spec.table);
+  if (!existing.ok()) return fail(existing.status(), RecordedLayout(znode_name, spec.table));
+  const bool existed = existing->exists;
   const json recorded = ParseStatus(recorded_status);
   // The status describes this physical table (not one someone else wrote or edited by hand).
   const bool recorded_is_ours = recorded.is_object() && recorded.contains("physical_table") &&
                                 recorded["physical_table"] == spec.table;
-  std::string built_layout = existing->exists && recorded_is_ours && recorded.contains("layout") &&
-                                     recorded["layout"].is_object()
-                                 ? recorded["layout"].dump()
-                                 : "";
   const bool was_built_for_this_version =
       revision_seen && recorded_is_ours && recorded.contains("config_version") &&
       recorded["config_version"] == node.version && recorded.contains("phase") &&
       (recorded["phase"] == kPhaseReady || recorded["phase"] == kPhaseDrift ||
        recorded["phase"] == kPhaseMissing);
-  if (!existing->exists && was_built_for_this_version) {
+  if (!existed && was_built_for_this_version) {
     counters_.tables_missing++;
     outcome.phase = kPhaseMissing;
     outcome.error =
         "the table was dropped outside presplit after it was built for this document version; "
         "it is not re-created until the document changes";
+    // No table, so no layout for writers to salt with.
+    outcome.layout.clear();
+    outcome.buckets = 0;
     spdlog::warn("table {}: {}", spec.table, outcome.error);
     return outcome;
   }
-  if (!existing->exists) {
+  if (!existed) {
     spdlog::info("table {}: creating with {} regions", spec.table, outcome.planned_regions);
     Outcome creating = outcome;
     creating.phase = kPhaseCreating;
@@ -320,23 +314,33 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
     if (created.code() == StatusCode::kAlreadyExists) {
       spdlog::info("table {}: created meanwhile by someone else; comparing", spec.table);
     } else if (!created.ok()) {
-      return fail(created);
+      return fail(created, "");  // nothing was created: there is no table, so no layout
     } else {
       counters_.tables_created++;
     }
     existing = admin_.DescribeTable(spec.table);
-    if (!existing.ok()) return fail(existing.status());
-    if (!existing->exists) return fail(Status::Unavailable("table not visible after create"));
+    // Created (or found) with the document's layout a moment ago.
+    if (!existing.ok()) return fail(existing.status(), document_layout);
+    if (!existing->exists) {
+      return fail(Status::Unavailable("table not visible after create"), document_layout);
+    }
   }
   outcome.regions = static_cast<int>(existing->regions.size());
-  outcome.differences = CompareTable(spec, *existing);
-  if (!built_layout.empty() &&
-      json::parse(built_layout) != json::parse(document_layout, nullptr, false)) {
+  // The layout is compared as a whole below, against the record in the descriptor (or, for a
+  // table built before layouts were recorded there, the status's): a table without the record
+  // is no drift, and one changed layout is one line, not one per attribute.
+  TableSpec compared = spec;
+  std::erase_if(compared.attributes, [](const auto& a) { return IsLayoutAttribute(a.first); });
+  outcome.differences = CompareTable(compared, *existing);
+  BuiltLayout built = BuiltLayoutOf(znode_name, spec.table, *existing, existed);
+  if (!built.problem.empty()) outcome.differences.push_back(built.problem);
+  if (!built.layout.empty() &&
+      json::parse(built.layout) != json::parse(document_layout, nullptr, false)) {
     outcome.differences.push_back(
-        "layout: the table was built with " + built_layout + ", the document asks for " +
+        "layout: the table was built with " + built.layout + ", the document asks for " +
         document_layout + "; writers keep the table's layout (a new layout needs a re-salt)");
-    outcome.layout = built_layout;
-    outcome.buckets = BucketsOf(built_layout);
+    outcome.layout = built.layout;
+    outcome.buckets = BucketsOf(built.layout);
   }
   if (outcome.differences.empty()) {
     outcome.phase = kPhaseReady;
@@ -345,10 +349,55 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
     counters_.drift_reports++;
     outcome.phase = kPhaseDrift;
     for (const auto& d : outcome.differences) {
-      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table, d);
+      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table,
+                   Printable(d));
     }
   }
   return outcome;
+}
+
+Reconciler::BuiltLayout Reconciler::BuiltLayoutOf(const std::string& znode_name,
+                                                  const std::string& table,
+                                                  const TableDescription& description,
+                                                  bool existed_before) {
+  BuiltLayout built;
+  auto recorded = LayoutFromAttributes(description.attributes);
+  if (recorded.ok() && recorded->has_value()) {
+    built.layout = LayoutToJson(**recorded);
+    return built;
+  }
+  if (!recorded.ok()) {
+    built.problem = "layout: the table's layout attributes cannot be read (" +
+                    recorded.status().message() + "); fix them with the HBase shell's alter";
+  }
+  // No usable record in the descriptor: the status's, for a table that was there before this
+  // pass (one created just now was built from the document).
+  if (existed_before) built.layout = RecordedLayout(znode_name, table);
+  return built;
+}
+
+std::string Reconciler::KnownLayoutOfTable(const std::string& znode_name,
+                                           const std::string& table) {
+  auto existing = admin_.DescribeTable(table);
+  if (existing.ok() && !existing->exists) return "";  // no table, no layout
+  if (existing.ok()) {
+    auto recorded = LayoutFromAttributes(existing->attributes);
+    if (recorded.ok() && recorded->has_value()) return LayoutToJson(**recorded);
+  }
+  // HBase unreachable, or a table without a readable record: the last layout reported for it.
+  return RecordedLayout(znode_name, table);
+}
+
+std::string Reconciler::RecordedLayout(const std::string& znode_name, const std::string& table) {
+  auto current = zk_.Get(StatusPath(znode_name), /*watch=*/false);
+  if (!current.ok()) return "";
+  json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
+  if (status.is_discarded() || !status.is_object() || !status.contains("layout") ||
+      !status["layout"].is_object() || !status.contains("physical_table") ||
+      status["physical_table"] != table) {
+    return "";  // a status someone else wrote, or edited by hand, is no record of the table
+  }
+  return status["layout"].dump();
 }
 
 Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,

@@ -119,6 +119,23 @@ class Reconciler {
   bool MayAct();
   // Removes the statuses that have no document, except those a migration owns (generation > 1).
   void RemoveOrphanStatuses(const std::set<std::string>& documents);
+  // The "layout" of the table's current status when it describes this physical table, else "".
+  std::string RecordedLayout(const std::string& znode_name, const std::string& table);
+
+  // The layout an existing physical table was built with: its descriptor's presplit.layout.*
+  // record, else (a table built before layouts were recorded there, and only when it existed
+  // before this pass) the status's record. `layout` is "" when neither knows it; `problem` is a
+  // difference line when the descriptor's record is unreadable.
+  struct BuiltLayout {
+    std::string layout;
+    std::string problem;
+  };
+  BuiltLayout BuiltLayoutOf(const std::string& znode_name, const std::string& table,
+                            const TableDescription& description, bool existed_before);
+  // For an outcome that cannot look at the document (invalid): the layout of the physical table
+  // as best known, from its descriptor, else the status; "" when the table does not exist or
+  // nothing is known.
+  std::string KnownLayoutOfTable(const std::string& znode_name, const std::string& table);
 
   ZkClient& zk_;
   HBaseAdmin& admin_;

@@ -37,6 +37,18 @@ class ReconcilerTest : public ::testing::Test {
     return node.ok() ? nlohmann::json::parse(node->data) : nlohmann::json();
   }
 
+  // As a table created before presplitd recorded layouts in the descriptor.
+  void ForgetLayoutAttributes(const std::string& table) {
+    std::erase_if(admin_.tables.at(table).attributes,
+                  [](const auto& a) { return a.first.rfind("presplit.layout.", 0) == 0; });
+  }
+  bool HasLayoutDifference(const nlohmann::json& status) {
+    for (const auto& d : status["differences"]) {
+      if (d.get<std::string>().rfind("layout: the table was built with", 0) == 0) return true;
+    }
+    return false;
+  }
+
   FakeZk zk_;
   FakeAdmin admin_;
   Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};
@@ -228,14 +240,189 @@ TEST_F(ReconcilerTest, DocumentEditedForAReSaltKeepsTheTablesLayoutInTheStatus) 
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
-  // A status whose fields have the wrong types is no record: the document is taken as
+  // For a table built before layouts were recorded in the descriptor, the status is the only
+  // record; one whose fields have the wrong types is no record: the document is taken as
   // describing the table (as for a table found without a status).
+  ForgetLayoutAttributes("tinawang:check");
   ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check",
                          R"({"physical_table": null, "layout": {"salt": 3}})")
                   .ok());
   PutDoc("tinawang:check", doc.dump());  // a new version of the document: a new pass
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 20);
+}
+
+TEST_F(ReconcilerTest, EverySaltedTableRecordsItsLayoutInItsDescriptor) {
+  PutDoc("tinawang:check", kCheckDoc);  // no split_policy
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const auto& attributes = admin_.tables.at("tinawang:check").attributes;
+  std::map<std::string, std::string> expected = {
+      {"presplit.layout.recorded", "true"},           {"presplit.layout.salt.buckets", "10"},
+      {"presplit.layout.salt.encoding", "decimal"},   {"presplit.layout.salt.width", "1"},
+      {"presplit.layout.salt.hash", "java-hashcode"}, {"presplit.layout.salt.from", "group"},
+      {"presplit.layout.group.length", "32"}};
+  EXPECT_EQ(attributes, expected) << "no split policy: the layout record and nothing else";
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+TEST_F(ReconcilerTest, RemovedThenRewrittenDocumentCannotChangeTheLayout) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  // presplitctl rm: the status goes, the table stays...
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ASSERT_FALSE(zk_.Get("/presplit/status/tinawang:check", false).ok());
+  // ...then put with another bucket count: nothing in ZooKeeper remembers the old layout, the
+  // table's descriptor does.
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  for (int daemon = 0; daemon < 2; daemon++) {
+    Reconciler fresh(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+    ASSERT_TRUE((daemon == 0 ? reconciler_ : fresh).ReconcileAll().ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "drift") << status.dump();
+    EXPECT_EQ(status["buckets"], 10) << status.dump();
+    EXPECT_EQ(status["layout"]["salt"]["buckets"], 10);
+    EXPECT_EQ(status["layout"]["group"]["length"], 32);
+    EXPECT_TRUE(HasLayoutDifference(status)) << status.dump();
+    // The layout is one difference, not one per attribute.
+    for (const auto& d : status["differences"]) {
+      EXPECT_EQ(d.get<std::string>().find("attribute presplit.layout"), std::string::npos) << d;
+    }
+  }
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(admin_.tables.at("tinawang:check").attributes.at("presplit.layout.salt.buckets"), "10");
+}
+
+TEST_F(ReconcilerTest, InvalidDocumentKeepsTheTablesLayoutInTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const nlohmann::json built = StatusOf("tinawang:check")["layout"];
+  const char* invalid[] = {
+      R"({"version": 1, "table": "tinawang:check", )",    // truncated JSON
+      R"({"version": 1, "table": "tinawang:other", "split": {"algorithm": "uniform",
+          "regions": 2}, "families": [{"name": "f"}]})",  // another table's name
+      R"({"version": 1, "table": "tinawang:check", "layout": {"salt": {"buckets": 20,
+          "encoding": "decimal", "hash": "java-hashcode"}, "group": {"length": 32}},
+          "split": {"algorithm": "salt-buckets"}, "families": [{"name": "f",
+          "compression": "SNAPPYX"}]})",                  // a typo in an edit
+  };
+  for (const char* doc : invalid) {
+    PutDoc("tinawang:check", doc);
+    ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "invalid") << doc;
+    EXPECT_EQ(status["layout"], built) << doc << " -> " << status.dump();
+    EXPECT_EQ(status["buckets"], 10) << doc;
+    EXPECT_EQ(status["physical_table"], "tinawang:check");
+  }
+  // HBase unreachable as well: the last layout the status reported for this table.
+  admin_.next_error = Status::Unavailable("connection refused");
+  PutDoc("tinawang:check", "{ not json");
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "invalid");
+  EXPECT_EQ(StatusOf("tinawang:check")["layout"], built);
+  admin_.next_error = Status::Ok();
+  // A table built before layouts were recorded in the descriptor: the status's record.
+  ForgetLayoutAttributes("tinawang:check");
+  PutDoc("tinawang:check", "{ still not json");
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["layout"], built);
+  EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 10);
+  // An invalid document for a table that does not exist names no layout.
+  PutDoc("default:ghost", "{ not json");
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_TRUE(StatusOf("default:ghost")["layout"].is_null());
+  EXPECT_EQ(StatusOf("default:ghost")["buckets"], 0);
+}
+
+TEST_F(ReconcilerTest, HBaseErrorsKeepTheTablesLayoutInTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const nlohmann::json built = StatusOf("tinawang:check")["layout"];
+  // A daemon restarted while the HMaster is down, with the document edited meanwhile.
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  admin_.next_error = Status::Unavailable("connection refused");
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  for (int pass = 0; pass < 2; pass++) {
+    ASSERT_TRUE(restarted.ReconcileAll().ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "error");
+    EXPECT_EQ(status["layout"], built) << status.dump();
+    EXPECT_EQ(status["buckets"], 10);
+  }
+  admin_.next_error = Status::Ok();
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "drift");
+  EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 10);
+
+  // A create HBase refuses leaves no table, so no layout.
+  admin_.create_error = Status::FailedPrecondition("DoNotRetryIOException: no such codec");
+  nlohmann::json other = nlohmann::json::parse(kCheckDoc);
+  other["table"] = "tinawang:refused";
+  PutDoc("tinawang:refused", other.dump());
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:refused")["phase"], "error");
+  EXPECT_TRUE(StatusOf("tinawang:refused")["layout"].is_null());
+  EXPECT_EQ(StatusOf("tinawang:refused")["buckets"], 0);
+}
+
+TEST_F(ReconcilerTest, TableBuiltBeforeLayoutsWereRecordedFallsBackToTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ForgetLayoutAttributes("tinawang:check");
+  // A missing record is no drift...
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready") << StatusOf("tinawang:check").dump();
+  // ...and the status's record keeps writers on the table's layout, as before.
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "drift");
+  EXPECT_EQ(status["buckets"], 10);
+  EXPECT_TRUE(HasLayoutDifference(status)) << status.dump();
+  EXPECT_EQ(admin_.tables.at("tinawang:check").attributes.count("presplit.layout.recorded"), 0u)
+      << "an existing table is never altered";
+}
+
+TEST_F(ReconcilerTest, UnreadableLayoutAttributesAreDriftAndTheStatusRecordIsKept) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  admin_.tables.at("tinawang:check").attributes["presplit.layout.salt.buckets"] = "ten";
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "drift");
+  ASSERT_EQ(status["differences"].size(), 1u) << status.dump();
+  EXPECT_NE(status["differences"][0].get<std::string>().find("presplit.layout.salt.buckets"),
+            std::string::npos);
+  EXPECT_EQ(status["buckets"], 10);
+}
+
+TEST_F(ReconcilerTest, ARecordOfNoLayoutKeepsAnUnsaltedTableUnsalted) {
+  const char* plain = R"({"version": 1, "table": "default:plain",
+      "split": {"algorithm": "hex-string", "regions": 4}, "families": [{"name": "f"}]})";
+  PutDoc("default:plain", plain);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(admin_.tables.at("default:plain").attributes.at("presplit.layout.recorded"), "true");
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/default:plain", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  // Rewritten as a salted table: writers must not start salting rows into an unsalted table.
+  nlohmann::json doc = nlohmann::json::parse(plain);
+  doc["layout"] = {{"salt", {{"buckets", 4}, {"from", "key"}}}};
+  PutDoc("default:plain", doc.dump());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  auto status = StatusOf("default:plain");
+  EXPECT_EQ(status["phase"], "drift");
+  EXPECT_EQ(status["buckets"], 0) << status.dump();
+  EXPECT_EQ(status["layout"], nlohmann::json::object());
+  EXPECT_TRUE(HasLayoutDifference(status)) << status.dump();
 }
 
 TEST_F(ReconcilerTest, ExtraSplitsByHBaseAreNotDrift) {
