@@ -55,8 +55,12 @@ std::string Reconciler::StatusPath(const std::string& table) const {
 }
 
 Status Reconciler::Prepare() {
-  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath()));
-  return zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"));
+  const ZkAcls& acls = options_.acls;
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.zk_root, acls.root));
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath(), acls.tables));
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"), acls.status_dir));
+  for (const auto& warning : OpenAclWarnings(zk_, options_.zk_root, acls)) spdlog::warn("{}", warning);
+  return Status::Ok();
 }
 
 Status Reconciler::ReconcileAll() {
@@ -244,7 +248,7 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
       return Status::Ok();
     }
   }
-  return zk_.Upsert(path, doc.dump());
+  return zk_.Upsert(path, doc.dump(), options_.acls.status);
 }
 
 }  // namespace presplit::daemon

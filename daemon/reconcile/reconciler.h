@@ -24,6 +24,7 @@ inline constexpr const char* kPhaseDrift = "drift";        // exists but differs
 struct ReconcilerOptions {
   std::string zk_root = "/presplit";
   std::string daemon_id;  // written into status documents ("host:pid")
+  ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
 };
 
 struct ReconcilerCounters {
@@ -40,7 +41,8 @@ class Reconciler {
  public:
   Reconciler(ZkClient& zk, HBaseAdmin& admin, ReconcilerOptions options);
 
-  // Creates <root>/tables and <root>/status when missing.
+  // Creates <root>, <root>/tables and <root>/status with their ACLs when missing; warns about
+  // existing ones that anyone may change while access control is on.
   Status Prepare();
 
   // One pass: lists the documents (re-arming the children watch), re-reads each one (re-arming

@@ -65,6 +65,27 @@ std::string DaemonId() {
 Status RunDaemon(const DaemonOptions& options) {
   asio::io_context io;
 
+  // Access control first, so a bad credentials file fails before anything starts.
+  ZkCredentials zk_auth;
+  ZkAcls zk_acls = OpenAcls();
+  if (!options.zk_auth_file.empty()) {
+    PRESPLIT_ASSIGN_OR_RETURN(auto loaded, LoadZkAuthFile(options.zk_auth_file));
+    if (!loaded.warning.empty()) spdlog::warn("{}", loaded.warning);
+    zk_auth = loaded.config.identity;
+    zk_acls = BuildZkAcls(loaded.config);
+    auto user_of = [](const std::string& id) { return id.substr(0, id.find(':')); };
+    spdlog::info(
+        "ZooKeeper access control on: authenticating as {}; documents writable by {} only, "
+        "statuses by {} only, readable by {}",
+        zk_auth.user, user_of(loaded.config.portal), user_of(loaded.config.daemon),
+        loaded.config.readers.empty() ? "anyone" : "the readers named in the credentials file");
+  } else {
+    spdlog::warn(
+        "ZooKeeper access control is off (no zk_auth_file): anyone who reaches ZooKeeper can "
+        "change the documents under {0}/tables and the statuses under {0}/status",
+        options.zk_root);
+  }
+
   PRESPLIT_ASSIGN_OR_RETURN(auto classpath, ResolveClasspath(options));
   spdlog::info("starting the embedded JVM ({} classpath entries)", classpath.size());
   JvmOptions jvm_options;
@@ -92,6 +113,7 @@ Status RunDaemon(const DaemonOptions& options) {
   ZkOptions zk_options;
   zk_options.quorum = options.zk_quorum;
   zk_options.session_timeout_ms = options.zk_session_timeout_ms;
+  zk_options.auth = zk_auth;
   auto on_zk_event = [&io, &reconcile_worker, &loop_ready](const ZkEvent& event) {
     if (!loop_ready) return;
     asio::post(io, [event, &reconcile_worker] {
@@ -108,6 +130,7 @@ Status RunDaemon(const DaemonOptions& options) {
   ReconcilerOptions reconciler_options;
   reconciler_options.zk_root = options.zk_root;
   reconciler_options.daemon_id = DaemonId();
+  reconciler_options.acls = zk_acls;
   Reconciler reconciler(*zk, *admin, reconciler_options);
 
   std::mutex health_mu;

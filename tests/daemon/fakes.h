@@ -35,12 +35,13 @@ class FakeZk : public ZkClient {
     }
     return out;
   }
-  Status Create(const std::string& path, const std::string& data) override {
+  Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
     if (nodes.count(path)) return Status::AlreadyExists(path);
     std::string parent = path.substr(0, path.rfind('/'));
     if (!parent.empty() && !nodes.count(parent)) return Status::NotFound(parent);
     nodes[path] = ZkNode{data, 0, ++zxid};
+    acls[path] = acl;
     writes++;
     return Status::Ok();
   }
@@ -56,11 +57,19 @@ class FakeZk : public ZkClient {
   Status Delete(const std::string& path, int version) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
     if (!nodes.erase(path)) return Status::NotFound(path);
+    acls.erase(path);
     writes++;
     return Status::Ok();
   }
+  Result<ZkAcl> GetAcl(const std::string& path) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    auto it = acls.find(path);
+    if (it == acls.end()) return Status::NotFound(path);
+    return it->second;
+  }
 
   std::map<std::string, ZkNode> nodes;
+  std::map<std::string, ZkAcl> acls;  // of the nodes created through Create()
   std::set<std::string> data_watches, child_watches;
   int64_t zxid = 0;
   int writes = 0;
