@@ -7,13 +7,14 @@
 #include <thread>
 
 #include "ctl/common.h"
+#include "daemon/zk/zk_client.h"
 #include "presplit/table_config.h"
-#include "daemon/reconcile/reconciler.h"
+#include "presplit/table_derived.h"
+#include "presplit/table_name.h"
 
 namespace presplit::ctl {
 namespace {
 
-using daemon::CanonicalTableName;
 using daemon::JoinZkPath;
 
 int CmdPut(const Args& args) {

@@ -8,6 +8,7 @@
 #include "presplit/split_algorithms.h"
 #include "presplit/split_points.h"
 #include "presplit/table_config.h"
+#include "presplit/table_derived.h"
 
 namespace presplit::ctl {
 namespace {

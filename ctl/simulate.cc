@@ -9,6 +9,7 @@
 #include "presplit/planning.h"
 #include "presplit/split_points.h"
 #include "presplit/table_config.h"
+#include "presplit/table_derived.h"
 
 namespace presplit::ctl {
 namespace {

@@ -1,5 +1,5 @@
 /*
- * The reference case of USE-CASES.md with presplit's writer SDK: the history tables `check`
+ * The reference case (docs/reference-case.md) with presplit's writer SDK: the history tables `check`
  * (looked up by check_id) and `opinion` (looked up by business_no and buss_type).
  *
  * The tables come from examples/check.json and examples/opinion.json (presplitctl put); the row

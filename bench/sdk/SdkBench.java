@@ -12,7 +12,7 @@
  * into ZooKeeper under --root, so the SDK reads them as it would a daemon's. Tables live in the
  * namespace "sdkbench" and are recreated on every run.
  *
- * 1. Group look-ups (the reference case, USE-CASES.md): G groups (check_ids) of N records each.
+ * 1. Group look-ups (the reference case, docs/reference-case.md): G groups (check_ids) of N records each.
  *    - salted: one table, row key [salt][MD5(check_id)][id], 10 decimal buckets, java-hashcode
  *      salt from the 32-byte group (conf/tables/tinawang-check.json's layout); a look-up is
  *      SaltedTable.scanGroup(MD5(check_id)): one prefix scan of one bucket.

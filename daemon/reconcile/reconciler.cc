@@ -7,7 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
+#include "presplit/table_derived.h"
+#include "presplit/table_name.h"
 
 namespace presplit::daemon {
 namespace {
@@ -40,10 +43,6 @@ json WithoutVolatileFields(json doc) {
 }
 
 }  // namespace
-
-std::string CanonicalTableName(const std::string& name) {
-  return name.find(':') == std::string::npos ? "default:" + name : name;
-}
 
 Reconciler::Reconciler(ZkClient& zk, HBaseAdmin& admin, ReconcilerOptions options)
     : zk_(zk), admin_(admin), options_(std::move(options)) {}

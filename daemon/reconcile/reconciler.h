@@ -86,7 +86,4 @@ class Reconciler {
   ReconcilerCounters counters_;
 };
 
-// The document name a table's znodes use: "ns:qualifier" ("t" becomes "default:t").
-std::string CanonicalTableName(const std::string& name);
-
 }  // namespace presplit::daemon

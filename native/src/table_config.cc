@@ -1,10 +1,11 @@
+// Parses and validates the table document (the rules are in presplit/table_config.h); the
+// canonical form and what is derived from a config live in table_canonical.cc and
+// table_derived.cc.
 #include "presplit/table_config.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
-#include <cmath>
 #include <exception>
 #include <initializer_list>
 #include <limits>
@@ -16,12 +17,16 @@
 #include "presplit/bytes.h"
 #include "presplit/split_points.h"
 #include "presplit/split_policy.h"
+#include "presplit/table_derived.h"
+#include "presplit/table_name.h"
+#include "table_config_internal.h"
 
 namespace presplit {
 namespace {
 
+using table_config_internal::FormatNumber;
+
 using json = nlohmann::json;
-using ordered_json = nlohmann::ordered_json;
 
 constexpr std::array<std::string_view, 8> kCompressions = {"NONE", "GZ",    "LZO",  "SNAPPY",
                                                            "LZ4",  "BZIP2", "ZSTD", "LZMA"};
@@ -32,15 +37,10 @@ constexpr std::array<std::string_view, 4> kBloomFilters = {"NONE", "ROW", "ROWCO
 constexpr std::array<std::string_view, 3> kHashes = {"murmur3", "phoenix", "java-hashcode"};
 constexpr std::array<std::string_view, 2> kSaltFrom = {"group", "key"};
 
-constexpr size_t kMaxNamePartLength = 255;
 constexpr int kMaxGroupLength = 32767;
 constexpr int kMinBlockSize = 1024;
 constexpr int kMaxBlockSize = 16 * 1024 * 1024;
 constexpr int64_t kMaxTtlSeconds = std::numeric_limits<int32_t>::max();
-
-bool IsAsciiAlnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 
 Status FieldError(const std::string& path, const std::string& problem) {
   return Status::InvalidArgument("field '" + path + "': " + problem);
@@ -106,13 +106,6 @@ Result<std::string> OneOf(const std::string& path, std::string_view what, const 
   }
   return FieldError(path, "unknown " + std::string(what) + " '" + ToStringBinary(value) +
                               "' (expected one of " + ListOf(names) + ")");
-}
-
-// The shortest text that reads back as the same double.
-std::string FormatNumber(double value) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
-  return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
 }
 
 // Reads the members of one JSON object, with the path of the object for error messages.
@@ -190,9 +183,8 @@ class ObjectReader {
     }
     const double value = v->get<double>();
     if (!(value > min && value <= max)) {
-      return FieldError(PathOf(key), "must be greater than " + FormatNumber(min) +
-                                         " and at most " + FormatNumber(max) + " (got " +
-                                         FormatNumber(value) + ")");
+      return FieldError(PathOf(key), "must be greater than " + FormatNumber(min) + " and at most " +
+                                         FormatNumber(max) + " (got " + FormatNumber(value) + ")");
     }
     return std::optional<double>(value);
   }
@@ -608,13 +600,13 @@ Result<FamilyConfig> ParseFamily(const ObjectReader& r) {
   return family;
 }
 
-constexpr int64_t kMinMaxFileSize = 1LL << 20;     // 1 MiB: HBase refuses smaller regions
-constexpr int64_t kMaxMaxFileSize = 100LL << 40;   // 100 TiB
+constexpr int64_t kMinMaxFileSize = 1LL << 20;    // 1 MiB: HBase refuses smaller regions
+constexpr int64_t kMaxMaxFileSize = 100LL << 40;  // 100 TiB
 
 Result<SplitPolicyConfig> ParseSplitPolicy(const ObjectReader& r) {
-  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"size_policy", "max_file_size", "load_balanced",
-                                               "min_requests", "max_imbalance",
-                                               "max_contained_fraction"}));
+  PRESPLIT_RETURN_IF_ERROR(
+      r.CheckKnownFields({"size_policy", "max_file_size", "load_balanced", "min_requests",
+                          "max_imbalance", "max_contained_fraction"}));
   SplitPolicyConfig policy;
   PRESPLIT_ASSIGN_OR_RETURN(auto size_policy, r.GetString("size_policy", false));
   if (size_policy) {
@@ -627,8 +619,7 @@ Result<SplitPolicyConfig> ParseSplitPolicy(const ObjectReader& r) {
   policy.max_file_size = max_file_size;
   PRESPLIT_ASSIGN_OR_RETURN(auto load_balanced, r.GetBool("load_balanced"));
   if (load_balanced) policy.load_balanced = *load_balanced;
-  PRESPLIT_ASSIGN_OR_RETURN(auto min_requests,
-                            r.GetInt("min_requests", false, 1, 1'000'000'000));
+  PRESPLIT_ASSIGN_OR_RETURN(auto min_requests, r.GetInt("min_requests", false, 1, 1'000'000'000));
   if (min_requests) policy.min_requests = *min_requests;
   PRESPLIT_ASSIGN_OR_RETURN(auto imbalance, r.GetFraction("max_imbalance", 0.0, 1.0));
   if (imbalance) policy.max_imbalance = *imbalance;
@@ -640,19 +631,6 @@ Result<SplitPolicyConfig> ParseSplitPolicy(const ObjectReader& r) {
     }
   }
   return policy;
-}
-
-Status SplitTableName(std::string_view name, std::string* ns, std::string* qualifier) {
-  PRESPLIT_RETURN_IF_ERROR(ValidateTableName(name));
-  size_t colon = name.find(':');
-  if (colon == std::string_view::npos) {
-    *ns = "default";
-    *qualifier = std::string(name);
-  } else {
-    *ns = std::string(name.substr(0, colon));
-    *qualifier = std::string(name.substr(colon + 1));
-  }
-  return Status::Ok();
 }
 
 Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
@@ -686,13 +664,14 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   PRESPLIT_ASSIGN_OR_RETURN(auto version,
                             r.GetInt("version", true, kTableConfigVersion, kTableConfigVersion));
   config.version = static_cast<int>(*version);
-  PRESPLIT_RETURN_IF_ERROR(
-      r.CheckKnownFields({"version", "table", "description", "layout", "split", "families",
-                          "split_policy"}));
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(
+      {"version", "table", "description", "layout", "split", "families", "split_policy"}));
 
   PRESPLIT_ASSIGN_OR_RETURN(auto table, r.GetString("table", true));
-  Status name_ok = SplitTableName(*table, &config.namespace_name, &config.qualifier);
-  if (!name_ok.ok()) return FieldError("table", name_ok.message());
+  Result<TableNameParts> name = SplitTableName(*table);
+  if (!name.ok()) return FieldError("table", name.status().message());
+  config.namespace_name = std::move(name->namespace_name);
+  config.qualifier = std::move(name->qualifier);
   config.table = *table;
 
   PRESPLIT_ASSIGN_OR_RETURN(auto description, r.GetString("description", false));
@@ -738,52 +717,9 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   return config;
 }
 
-std::string NumberRowDefault(SplitAlgorithm algorithm, bool first) {
-  if (first) return "00000000";
-  return algorithm == SplitAlgorithm::kHexString ? "FFFFFFFF" : "99999999";
-}
-
 }  // namespace
 
 std::string TableConfig::FullName() const { return namespace_name + ":" + qualifier; }
-
-std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& config) {
-  std::map<std::string, std::string> attributes;
-  if (!config.split_policy) return attributes;
-  const SplitPolicyConfig& p = *config.split_policy;
-  attributes["SPLIT_POLICY"] = "io.presplit.hbase.NativeSplitPolicy";
-  attributes["presplit.split.size-policy"] = p.size_policy;
-  if (p.max_file_size) attributes["MAX_FILESIZE"] = std::to_string(*p.max_file_size);
-  attributes["presplit.load.enabled"] = p.load_balanced ? "true" : "false";
-  if (p.load_balanced) {
-    attributes["presplit.load.min-requests"] = std::to_string(p.min_requests);
-    attributes["presplit.load.max-imbalance"] = FormatNumber(p.max_imbalance);
-    attributes["presplit.load.max-contained-fraction"] = FormatNumber(p.max_contained_fraction);
-    // A table coprocessor at the user priority (Coprocessor.PRIORITY_USER), no jar path: the
-    // class is on the RegionServers' classpath (conf/hbase/hbase-env.sh).
-    attributes["coprocessor$1"] = "|io.presplit.hbase.coprocessor.LoadSamplingObserver|1073741823|";
-  }
-  if (config.layout.salt) {
-    const SaltConfig& salt = *config.layout.salt;
-    attributes["presplit.managed"] = "true";
-    attributes["presplit.layout.salt.buckets"] = std::to_string(salt.buckets);
-    attributes["presplit.layout.salt.encoding"] = std::string(SaltEncodingName(salt.encoding));
-    Result<int> width = SaltWidth(salt.encoding, salt.buckets, salt.width);
-    attributes["presplit.layout.salt.width"] = std::to_string(width.ok() ? *width : salt.width);
-    attributes["presplit.layout.salt.hash"] = salt.hash;
-    attributes["presplit.layout.salt.from"] = salt.from;
-  }
-  if (config.layout.group) {
-    if (config.layout.group->length) {
-      attributes["presplit.layout.group.length"] = std::to_string(*config.layout.group->length);
-    }
-    if (config.layout.group->delimiter) {
-      attributes["presplit.layout.group.delimiter"] =
-          ToStringBinary(*config.layout.group->delimiter);
-    }
-  }
-  return attributes;
-}
 
 Result<TableConfig> ParseTableConfig(std::string_view json_text) {
   try {
@@ -794,219 +730,6 @@ Result<TableConfig> ParseTableConfig(std::string_view json_text) {
   } catch (...) {
     return Status::Internal("unexpected failure while reading the config");
   }
-}
-
-std::string TableConfigToJson(const TableConfig& config) {
-  try {
-    ordered_json doc;
-    doc["version"] = config.version;
-    doc["table"] = config.table;
-    doc["description"] = config.description;
-    ordered_json layout = ordered_json::object();
-    if (config.layout.salt) {
-      const SaltConfig& s = *config.layout.salt;
-      ordered_json salt;
-      salt["buckets"] = s.buckets;
-      salt["encoding"] = std::string(SaltEncodingName(s.encoding));
-      Result<int> width = SaltWidth(s.encoding, s.buckets, s.width);
-      salt["width"] = width.ok() ? *width : s.width;
-      salt["hash"] = s.hash;
-      salt["from"] = s.from;
-      layout["salt"] = std::move(salt);
-    }
-    if (config.layout.group) {
-      ordered_json group = ordered_json::object();
-      if (config.layout.group->length) group["length"] = *config.layout.group->length;
-      if (config.layout.group->delimiter) {
-        group["delimiter"] = ToStringBinary(*config.layout.group->delimiter);
-      }
-      layout["group"] = std::move(group);
-    }
-    doc["layout"] = std::move(layout);
-
-    const SplitConfig& sp = config.split;
-    ordered_json split;
-    split["algorithm"] = std::string(SplitAlgorithmName(sp.algorithm));
-    switch (sp.algorithm) {
-      case SplitAlgorithm::kHexString:
-      case SplitAlgorithm::kDecimalString:
-        split["regions"] = sp.regions;
-        split["first_row"] = sp.first_row ? *sp.first_row : NumberRowDefault(sp.algorithm, true);
-        split["last_row"] = sp.last_row ? *sp.last_row : NumberRowDefault(sp.algorithm, false);
-        break;
-      case SplitAlgorithm::kUniform:
-        split["regions"] = sp.regions;
-        split["first_row"] = ToStringBinary(sp.first_row ? *sp.first_row : std::string());
-        split["last_row"] = ToStringBinary(sp.last_row ? *sp.last_row : std::string(8, '\xFF'));
-        break;
-      case SplitAlgorithm::kSaltBuckets:
-        split["regions"] = sp.regions;
-        if (sp.regions_per_bucket > 1) {
-          split["regions_per_bucket"] = sp.regions_per_bucket;
-          split["within_bucket"] = std::string(SplitAlgorithmName(sp.within_bucket));
-          if (sp.within_bucket == SplitAlgorithm::kSampled) {
-            ordered_json sample = ordered_json::array();
-            for (const std::string& k : sp.sample) sample.push_back(ToStringBinary(k));
-            split["sample"] = std::move(sample);
-          }
-        }
-        break;
-      case SplitAlgorithm::kPartitions:
-        split["regions"] = sp.regions;
-        break;
-      case SplitAlgorithm::kSampled: {
-        split["regions"] = sp.regions;
-        ordered_json sample = ordered_json::array();
-        for (const std::string& k : sp.sample) sample.push_back(ToStringBinary(k));
-        split["sample"] = std::move(sample);
-        break;
-      }
-      case SplitAlgorithm::kExplicit: {
-        ordered_json keys = ordered_json::array();
-        for (const std::string& k : sp.keys) keys.push_back(ToStringBinary(k));
-        split["keys"] = std::move(keys);
-        break;
-      }
-    }
-    doc["split"] = std::move(split);
-
-    ordered_json families = ordered_json::array();
-    for (const FamilyConfig& f : config.families) {
-      ordered_json family;
-      family["name"] = f.name;
-      family["compression"] = f.compression;
-      family["data_block_encoding"] = f.data_block_encoding;
-      family["bloom_filter"] = f.bloom_filter;
-      family["max_versions"] = f.max_versions;
-      family["ttl_seconds"] = f.ttl_seconds;
-      family["block_size"] = f.block_size;
-      family["in_memory"] = f.in_memory;
-      families.push_back(std::move(family));
-    }
-    doc["families"] = std::move(families);
-    if (config.split_policy) {
-      const SplitPolicyConfig& p = *config.split_policy;
-      ordered_json policy;
-      policy["size_policy"] = p.size_policy;
-      if (p.max_file_size) policy["max_file_size"] = *p.max_file_size;
-      policy["load_balanced"] = p.load_balanced;
-      if (p.load_balanced) {
-        policy["min_requests"] = p.min_requests;
-        policy["max_imbalance"] = p.max_imbalance;
-        policy["max_contained_fraction"] = p.max_contained_fraction;
-      }
-      doc["split_policy"] = std::move(policy);
-    }
-    // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).
-    return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
-  } catch (...) {
-    return "{}\n";
-  }
-}
-
-Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config) {
-  const SplitConfig& sp = config.split;
-  std::vector<std::string> keys;
-  switch (sp.algorithm) {
-    case SplitAlgorithm::kHexString: {
-      PRESPLIT_ASSIGN_OR_RETURN(keys, HexStringSplit(sp.regions, sp.first_row, sp.last_row));
-      break;
-    }
-    case SplitAlgorithm::kDecimalString: {
-      PRESPLIT_ASSIGN_OR_RETURN(keys, DecimalStringSplit(sp.regions, sp.first_row, sp.last_row));
-      break;
-    }
-    case SplitAlgorithm::kUniform: {
-      PRESPLIT_ASSIGN_OR_RETURN(keys, UniformSplit(sp.regions, sp.first_row, sp.last_row));
-      break;
-    }
-    case SplitAlgorithm::kSaltBuckets: {
-      if (!config.layout.salt) {
-        return Status::InvalidArgument("algorithm 'salt-buckets' needs layout.salt");
-      }
-      const SaltConfig& s = *config.layout.salt;
-      if (sp.regions_per_bucket <= 1) {
-        PRESPLIT_ASSIGN_OR_RETURN(keys, SaltBucketSplit(s.buckets, s.encoding, s.width));
-        break;
-      }
-      SaltedSplitOptions options;
-      options.buckets = s.buckets;
-      options.encoding = s.encoding;
-      options.salt_width = s.width;
-      options.regions_per_bucket = sp.regions_per_bucket;
-      options.within_bucket = sp.within_bucket;
-      options.sample = &sp.sample;
-      PRESPLIT_ASSIGN_OR_RETURN(keys, SaltedSubSplit(options));
-      break;
-    }
-    case SplitAlgorithm::kPartitions: {
-      PRESPLIT_ASSIGN_OR_RETURN(keys, PartitionSplit(sp.regions));
-      break;
-    }
-    case SplitAlgorithm::kSampled: {
-      PRESPLIT_ASSIGN_OR_RETURN(SampledSplitResult sampled, SampledSplit(sp.sample, sp.regions));
-      keys = std::move(sampled.keys);
-      break;
-    }
-    case SplitAlgorithm::kExplicit:
-      keys = sp.keys;
-      break;
-  }
-  PRESPLIT_RETURN_IF_ERROR(ValidateSplitKeys(keys));
-  return keys;
-}
-
-Status ValidateTableName(std::string_view name) {
-  const std::string shown = "invalid table name '" + ToStringBinary(name) + "': ";
-  if (name.empty()) return Status::InvalidArgument(shown + "must not be empty");
-  size_t colon = name.find(':');
-  std::string_view ns;
-  std::string_view qualifier = name;
-  if (colon != std::string_view::npos) {
-    ns = name.substr(0, colon);
-    qualifier = name.substr(colon + 1);
-    if (qualifier.find(':') != std::string_view::npos) {
-      return Status::InvalidArgument(shown + "more than one ':'");
-    }
-    if (ns.empty()) return Status::InvalidArgument(shown + "the namespace before ':' is empty");
-    if (ns.size() > kMaxNamePartLength) {
-      return Status::InvalidArgument(shown + "the namespace is longer than " +
-                                     std::to_string(kMaxNamePartLength) + " characters");
-    }
-    for (size_t i = 0; i < ns.size(); ++i) {
-      char c = ns[i];
-      if (!IsAsciiAlnum(c) && c != '_') {
-        return Status::InvalidArgument(shown + "the namespace may only contain [A-Za-z0-9_] ('" +
-                                       ToStringBinary(ns.substr(i, 1)) + "' at offset " +
-                                       std::to_string(i) + ")");
-      }
-    }
-    if (ns == "hbase") {
-      return Status::InvalidArgument(shown +
-                                     "the namespace 'hbase' is reserved for HBase's system tables");
-    }
-  }
-  if (qualifier.empty()) return Status::InvalidArgument(shown + "the table qualifier is empty");
-  if (qualifier.size() > kMaxNamePartLength) {
-    return Status::InvalidArgument(shown + "the table qualifier is longer than " +
-                                   std::to_string(kMaxNamePartLength) + " characters");
-  }
-  if (qualifier[0] == '.' || qualifier[0] == '-') {
-    return Status::InvalidArgument(shown + "the table qualifier must not start with '" +
-                                   std::string(1, qualifier[0]) + "'");
-  }
-  for (size_t i = 0; i < qualifier.size(); ++i) {
-    char c = qualifier[i];
-    if (!IsAsciiAlnum(c) && c != '_' && c != '-' && c != '.') {
-      return Status::InvalidArgument(
-          shown + "the table qualifier may only contain [A-Za-z0-9_.-] ('" +
-          ToStringBinary(qualifier.substr(i, 1)) + "' at offset " + std::to_string(i) + ")");
-    }
-  }
-  if (qualifier == "zookeeper") {
-    return Status::InvalidArgument(shown + "'zookeeper' is not allowed as a table qualifier");
-  }
-  return Status::Ok();
 }
 
 }  // namespace presplit

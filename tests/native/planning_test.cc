@@ -18,7 +18,7 @@ std::string Joined(const Advice& a) {
   return out;
 }
 
-// USE-CASES.md, the reference case: 11 GB at creation, 1-2 GB regions -> 6, rounded up to the
+// docs/reference-case.md, sizing: 11 GB at creation, 1-2 GB regions -> 6, rounded up to the
 // 10-node cluster -> 10.
 TEST(Advise, ReferenceCaseElevenGigabytesOnTenServers) {
   AdviseInput in;

@@ -8,7 +8,9 @@
 #include <set>
 
 #include "presplit/bytes.h"
+#include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
+#include "presplit/table_derived.h"
 
 namespace presplit {
 namespace {

@@ -1,3 +1,4 @@
+// Parsing and validating the table document (presplit/table_config.h).
 #include "presplit/table_config.h"
 
 #include <gtest/gtest.h>
@@ -5,29 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "presplit/bytes.h"
+#include "presplit/table_derived.h"
+#include "table_documents.h"
 
 namespace presplit {
 namespace {
 
 using json = nlohmann::json;
 
-// The reference case of USE-CASES.md: table `check` in namespace `tinawang`, salted from the
-// 32-character check_id into 10 decimal buckets, one region per bucket.
-constexpr const char* kReferenceDoc = R"({
-  "version": 1,
-  "table": "tinawang:check",
-  "description": "history of checks, looked up by check_id",
-  "layout": {
-    "salt":  { "buckets": 10, "encoding": "decimal", "width": 1, "hash": "java-hashcode",
-               "from": "group" },
-    "group": { "length": 32 }
-  },
-  "split": { "algorithm": "salt-buckets", "regions": 10 },
-  "families": [
-    { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
-      "bloom_filter": "ROW" }
-  ]
-})";
+using test_documents::kReferenceDoc;
 
 json Reference() { return json::parse(kReferenceDoc); }
 
@@ -66,83 +53,6 @@ TEST(TableConfig, ReferenceCase) {
   Result<std::vector<std::string>> keys = ComputeSplitKeys(c);
   ASSERT_TRUE(keys.ok());
   EXPECT_EQ(*keys, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9"}));
-}
-
-TEST(TableConfig, CanonicalJsonRoundTrips) {
-  for (const json& doc : std::vector<json>{
-           Reference(),
-           json::parse(R"({"version":1,"table":"t","split":{"algorithm":"hex-string",
-             "regions":7,"first_row":"0A","last_row":"ff"},"families":[{"name":"cf"}]})"),
-           json::parse(R"({"version":1,"table":"ns:t2","split":{"algorithm":"uniform",
-             "regions":5,"last_row":"\\x10\\x00"},"families":[{"name":"a"},{"name":"b",
-             "compression":"zstd","in_memory":true}]})"),
-           json::parse(R"({"version":1,"table":"t","layout":{"group":{"delimiter":"|\\x00"}},
-             "split":{"algorithm":"explicit","keys":["a","b\\x00","\\xFF"]},
-             "families":[{"name":"f"}]})"),
-           json::parse(R"({"version":1,"table":"t","split":{"algorithm":"decimal-string",
-             "regions":3},"families":[{"name":"f"}]})"),
-       }) {
-    SCOPED_TRACE(doc.dump());
-    Result<TableConfig> first = ParseTableConfig(doc.dump());
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
-    std::string canonical = TableConfigToJson(*first);
-    Result<TableConfig> second = ParseTableConfig(canonical);
-    ASSERT_TRUE(second.ok()) << second.status().ToString() << "\n" << canonical;
-    EXPECT_EQ(TableConfigToJson(*second), canonical);
-    EXPECT_EQ(*ComputeSplitKeys(*first), *ComputeSplitKeys(*second));
-  }
-}
-
-TEST(TableConfig, CanonicalJsonFillsDefaults) {
-  Result<TableConfig> r = ParseTableConfig(
-      R"({"version":1,"table":"t","layout":{"salt":{"buckets":300,"encoding":"HEX",
-        "from":"key"}},"split":{"algorithm":"salt-buckets"},"families":[{"name":"f",
-        "compression":"snappy"}]})");
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  json out = json::parse(TableConfigToJson(*r));
-  EXPECT_EQ(out["table"], "t");
-  EXPECT_EQ(out["layout"]["salt"]["encoding"], "hex");
-  EXPECT_EQ(out["layout"]["salt"]["width"], 3);
-  EXPECT_EQ(out["layout"]["salt"]["hash"], "murmur3");
-  EXPECT_EQ(out["split"]["regions"], 300);
-  EXPECT_EQ(out["families"][0]["compression"], "SNAPPY");
-  EXPECT_EQ(out["families"][0]["bloom_filter"], "ROW");
-  EXPECT_EQ(out["families"][0]["block_size"], 65536);
-  EXPECT_EQ(out["families"][0]["in_memory"], false);
-  EXPECT_EQ(r->FullName(), "default:t");
-
-  r = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
-      "regions":2},"families":[{"name":"f"}]})");
-  ASSERT_TRUE(r.ok());
-  out = json::parse(TableConfigToJson(*r));
-  EXPECT_EQ(out["split"]["first_row"], "");
-  EXPECT_EQ(out["split"]["last_row"], "\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF");
-  EXPECT_EQ(out["description"], "");
-}
-
-TEST(TableConfig, ComputeSplitKeysForEachAlgorithm) {
-  auto keys_of = [](const std::string& split) {
-    Result<TableConfig> c = ParseTableConfig(
-        R"({"version":1,"table":"t","layout":{"salt":{"buckets":4,"from":"key"}},"split":)" +
-        split + R"(,"families":[{"name":"f"}]})");
-    EXPECT_TRUE(c.ok()) << c.status().ToString();
-    if (!c.ok()) return std::vector<std::string>{};
-    Result<std::vector<std::string>> keys = ComputeSplitKeys(*c);
-    EXPECT_TRUE(keys.ok()) << keys.status().ToString();
-    return keys.ok() ? *keys : std::vector<std::string>{};
-  };
-  EXPECT_EQ(keys_of(R"({"algorithm":"hex-string","regions":4})"),
-            (std::vector<std::string>{"40000000", "80000000", "c0000000"}));
-  EXPECT_EQ(keys_of(R"({"algorithm":"decimal-string","regions":4,"first_row":"100",
-                        "last_row":"999"})"),
-            (std::vector<std::string>{"325", "550", "775"}));
-  EXPECT_EQ(keys_of(R"({"algorithm":"uniform","regions":2})"),
-            (std::vector<std::string>{std::string("\x80\0\0\0\0\0\0\0", 8)}));
-  EXPECT_EQ(keys_of(R"({"algorithm":"salt-buckets"})"),
-            (std::vector<std::string>{"\x01", "\x02", "\x03"}));
-  EXPECT_EQ(keys_of(R"({"algorithm":"explicit","keys":["a","b\\x00"]})"),
-            (std::vector<std::string>{"a", std::string("b\0", 2)}));
-  EXPECT_EQ(keys_of(R"({"algorithm":"explicit","keys":[]})"), std::vector<std::string>{});
 }
 
 TEST(TableConfig, MalformedDocuments) {
@@ -212,11 +122,7 @@ TEST(TableConfig, TableNameErrors) {
     json d = Reference();
     d["table"] = name;
     ExpectFieldError(d, "table", problem);
-    EXPECT_FALSE(ValidateTableName(name).ok()) << name;
   }
-  EXPECT_TRUE(ValidateTableName("default:t").ok());
-  EXPECT_TRUE(ValidateTableName("my_ns:t.v-1_x").ok());
-  EXPECT_TRUE(ValidateTableName("T1").ok());
 }
 
 TEST(TableConfig, SaltAndGroupErrors) {
@@ -428,19 +334,6 @@ TEST(TableConfig, EnumsAreCaseInsensitive) {
   EXPECT_EQ(r->layout.salt->encoding, SaltEncoding::kDecimal);
 }
 
-TEST(TableConfig, ComputeSplitKeysRejectsBadHandBuiltConfigs) {
-  TableConfig c;
-  c.table = "t";
-  c.qualifier = "t";
-  c.split.algorithm = SplitAlgorithm::kSaltBuckets;
-  EXPECT_FALSE(ComputeSplitKeys(c).ok());  // no layout.salt
-  c.split.algorithm = SplitAlgorithm::kExplicit;
-  c.split.keys = {"b", "a"};
-  Result<std::vector<std::string>> r = ComputeSplitKeys(c);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("split key 1"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace presplit
 
@@ -456,88 +349,6 @@ TEST(TableConfig, TruncatedDocumentsAreRejectedWithoutThrowing) {
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
   }
   EXPECT_TRUE(ParseTableConfig(doc).ok());
-}
-
-}  // namespace
-}  // namespace presplit
-
-namespace presplit {
-namespace {
-
-constexpr const char* kPolicyDoc = R"({"version": 1, "table": "t",
-  "layout": {"salt": {"buckets": 4, "encoding": "hex"}, "group": {"delimiter": "|"}},
-  "split": {"algorithm": "salt-buckets"}, "families": [{"name": "f"}],
-  "split_policy": %s})";
-
-Result<TableConfig> WithPolicy(const std::string& policy) {
-  std::string doc = kPolicyDoc;
-  doc.replace(doc.find("%s"), 2, policy);
-  return ParseTableConfig(doc);
-}
-
-TEST(SplitPolicyConfigTest, DefaultsAndAttributes) {
-  auto config = WithPolicy("{}");
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
-  ASSERT_TRUE(config->split_policy.has_value());
-  auto attributes = SplitPolicyAttributes(*config);
-  EXPECT_EQ(attributes.at("SPLIT_POLICY"), "io.presplit.hbase.NativeSplitPolicy");
-  EXPECT_EQ(attributes.at("presplit.split.size-policy"), "stepping");
-  EXPECT_EQ(attributes.count("MAX_FILESIZE"), 0u);
-  EXPECT_EQ(attributes.at("presplit.load.enabled"), "true");
-  EXPECT_EQ(attributes.at("presplit.load.min-requests"), "100");
-  EXPECT_EQ(attributes.at("presplit.load.max-imbalance"), "0.25");
-  EXPECT_EQ(attributes.at("presplit.load.max-contained-fraction"), "0.5");
-  EXPECT_EQ(attributes.at("presplit.layout.salt.buckets"), "4");
-  EXPECT_EQ(attributes.at("presplit.layout.salt.encoding"), "hex");
-  EXPECT_EQ(attributes.at("presplit.layout.salt.width"), "1");
-  EXPECT_EQ(attributes.at("presplit.layout.salt.hash"), "murmur3");
-  EXPECT_EQ(attributes.at("presplit.layout.group.delimiter"), "|");
-  EXPECT_EQ(attributes.at("presplit.managed"), "true");
-  // The canonical form keeps the policy and reads back the same.
-  const std::string canonical = TableConfigToJson(*config);
-  auto again = ParseTableConfig(canonical);
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ(SplitPolicyAttributes(*again), attributes);
-}
-
-TEST(SplitPolicyConfigTest, NoPolicyNoAttributes) {
-  auto config = ParseTableConfig(
-      R"({"version":1,"table":"t","split":{"algorithm":"uniform","regions":2},"families":[{"name":"f"}]})");
-  ASSERT_TRUE(config.ok());
-  EXPECT_TRUE(SplitPolicyAttributes(*config).empty());
-}
-
-TEST(SplitPolicyConfigTest, LoadBalancingOffDropsTheSampler) {
-  auto config = WithPolicy(R"({"load_balanced": false, "size_policy": "constant-size"})");
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
-  auto attributes = SplitPolicyAttributes(*config);
-  EXPECT_EQ(attributes.at("presplit.load.enabled"), "false");
-  EXPECT_EQ(attributes.count("coprocessor$1"), 0u);
-  EXPECT_EQ(attributes.at("presplit.split.size-policy"), "constant-size");
-}
-
-TEST(SplitPolicyConfigTest, BadFieldsAreNamed) {
-  struct Case {
-    const char* policy;
-    const char* field;
-  } cases[] = {
-      {R"({"size_policy": "fastest"})", "split_policy.size_policy"},
-      {R"({"max_file_size": 1000})", "split_policy.max_file_size"},
-      {R"({"load_balanced": "yes"})", "split_policy.load_balanced"},
-      {R"({"min_requests": 0})", "split_policy.min_requests"},
-      {R"({"max_imbalance": 0})", "split_policy.max_imbalance"},
-      {R"({"max_contained_fraction": 1.5})", "split_policy.max_contained_fraction"},
-      {R"({"max_imbalance": "low"})", "split_policy.max_imbalance"},
-      {R"({"load_balanced": false, "min_requests": 5})", "split_policy.min_requests"},
-      {R"({"sizepolicy": "stepping"})", "split_policy.sizepolicy"},
-      {R"("stepping")", "split_policy"},
-  };
-  for (const auto& c : cases) {
-    auto config = WithPolicy(c.policy);
-    ASSERT_FALSE(config.ok()) << c.policy;
-    EXPECT_EQ(config.status().message().rfind(std::string("field '") + c.field + "'", 0), 0u)
-        << c.policy << " -> " << config.status().message();
-  }
 }
 
 }  // namespace

@@ -23,11 +23,11 @@ struct AdviseInput {
   int64_t daily_growth = 0;  // bytes a day, >= 0
   int horizon_days = 0;      // how far ahead to plan, >= 0
   int region_servers = 0;    // 0: unknown (no rounding to the cluster)
-  // The rule of thumb's knobs (USE-CASES.md): regions of at most `creation_region_size` when the
-  // table is created, so none splits at once (1-2 GiB: 2 GiB), for up to `creation_regions_cap`
-  // regions ("a 100 GB table -> about 50"); regions of `grown_region_size` at the horizon (10
-  // GiB, HBase's default hbase.hregion.max.filesize, so they reach it no sooner); at most
-  // `max_regions` in all ("size / 10 GB, at most about 120").
+  // The rule of thumb's knobs (docs/reference-case.md, "Sizing"): regions of at most
+  // `creation_region_size` when the table is created, so none splits at once (1-2 GiB: 2 GiB), for
+  // up to `creation_regions_cap` regions ("a 100 GB table -> about 50"); regions of
+  // `grown_region_size` at the horizon (10 GiB, HBase's default hbase.hregion.max.filesize, so they
+  // reach it no sooner); at most `max_regions` in all ("size / 10 GB, at most about 120").
   int64_t creation_region_size = 2 * kGiB;
   int creation_regions_cap = 50;
   int64_t grown_region_size = 10 * kGiB;

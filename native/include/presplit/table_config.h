@@ -26,8 +26,15 @@
 //                     "block_size": 65536, "in_memory": false } ]   // required, at least one
 //   }
 //
+// The document's rooms: this header holds the structs and the parser (the one place that knows
+// the JSON field names on the way in); presplit/table_name.h the table name rules and the
+// canonical "ns:qualifier"; presplit/table_canonical.h the canonical JSON (the way out);
+// presplit/table_derived.h what follows from a config (split keys, table attributes). A new field
+// touches its struct and parser here, TableConfigToJson, and the derived code that uses it.
+//
 // Rules (every violation is an InvalidArgument whose message starts with "field '<json path>': ",
 // e.g. "field 'families[0].compression': unknown compression 'SNAPPYX' (expected one of ...)"):
+//  - table: a valid HBase table name (ValidateTableName);
 //  - unknown fields, wrong JSON types, missing required fields, duplicate keys and malformed JSON
 //    are errors (malformed JSON: "malformed JSON: " + the parser's message with the position);
 //  - layout.salt: buckets required (1..256 for byte encoding, 1..10000 for decimal and hex);
@@ -62,7 +69,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -147,31 +153,8 @@ struct TableConfig {
   std::string FullName() const;
 };
 
-// Parses and validates a document (see the rules above). Never throws.
+// Parses and validates a document (see the rules above); the table name through
+// presplit/table_name.h, the split keys once through ComputeSplitKeys. Never throws.
 Result<TableConfig> ParseTableConfig(std::string_view json);
-
-// The canonical form of a config: every default filled in (salt width resolved, the
-// algorithm's default rows written out), fields in a fixed order, two-space indentation; binary
-// values in toStringBinary form. ParseTableConfig accepts it and gives the same canonical form
-// back. Never throws.
-std::string TableConfigToJson(const TableConfig& config);
-
-// The split keys the table is created with: runs the configured algorithm, then
-// ValidateSplitKeys.
-Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config);
-
-// The table attributes (TableDescriptor values) the daemon sets when it creates the table: with
-// "split_policy", SPLIT_POLICY = NativeSplitPolicy, its parameters (presplit.split.*,
-// presplit.load.*, MAX_FILESIZE), the LoadSamplingObserver coprocessor when load_balanced, and
-// the key layout (presplit.layout.*, presplit.managed for salted tables, which the HMaster's
-// BucketGuardObserver protects). Empty without "split_policy". The names are those of
-// conf/hbase/table-attributes.md.
-std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& config);
-
-// HBase's TableName rules: "[namespace:]qualifier"; the namespace is [A-Za-z0-9_]+ and must not be
-// "hbase" (reserved for HBase's system tables); the qualifier is [A-Za-z0-9_.-]+, does not start
-// with '.' or '-', and is not "zookeeper"; each part at most 255 characters. (HBase also takes
-// non-ASCII letters and digits; presplit keeps names ASCII.)
-Status ValidateTableName(std::string_view name);
 
 }  // namespace presplit

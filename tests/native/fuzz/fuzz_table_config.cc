@@ -6,7 +6,9 @@
 #include <string_view>
 
 #include "presplit/split_algorithms.h"
+#include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
+#include "presplit/table_derived.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -155,8 +155,10 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
       if (loadKey != null) {
         byte[] snapped = PresplitNative.snapSplitPoint(config.layout(), start, end, loadKey);
         if (snapped != null) {
-          LOG.info("presplit: region {}: load-balanced split point {} (sampled key {})",
-              regionName, Bytes.toStringBinary(snapped), Bytes.toStringBinary(loadKey));
+          if (LOG.isInfoEnabled()) {
+            LOG.info("presplit: region {}: load-balanced split point {} (sampled key {})",
+                regionName, Bytes.toStringBinary(snapped), Bytes.toStringBinary(loadKey));
+          }
           return snapped;
         }
       }
@@ -165,10 +167,13 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
         return null;
       }
       byte[] snapped = PresplitNative.snapSplitPoint(config.layout(), start, end, midKey);
+      // Guarded: toStringBinary runs on every split check otherwise, logged or not.
       if (snapped == null) {
-        LOG.info("presplit: region {}: no group boundary inside the region near {}; not "
-            + "splitting", regionName, Bytes.toStringBinary(midKey));
-      } else {
+        if (LOG.isInfoEnabled()) {
+          LOG.info("presplit: region {}: no group boundary inside the region near {}; not "
+              + "splitting", regionName, Bytes.toStringBinary(midKey));
+        }
+      } else if (LOG.isDebugEnabled()) {
         LOG.debug("presplit: region {}: size split point {} (mid key {})", regionName,
             Bytes.toStringBinary(snapped), Bytes.toStringBinary(midKey));
       }
@@ -202,10 +207,12 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
           regionName, s.requests());
       return null;
     }
-    LOG.info("presplit: region {}: load split candidate {} (imbalance {}, contained {}, "
-        + "{} requests)", regionName, Bytes.toStringBinary(choice.key()),
-        String.format("%.3f", choice.imbalance()),
-        String.format("%.3f", choice.containedFraction()), choice.requests());
+    if (LOG.isInfoEnabled()) {
+      LOG.info("presplit: region {}: load split candidate {} (imbalance {}, contained {}, "
+          + "{} requests)", regionName, Bytes.toStringBinary(choice.key()),
+          String.format("%.3f", choice.imbalance()),
+          String.format("%.3f", choice.containedFraction()), choice.requests());
+    }
     return choice.key();
   }
 

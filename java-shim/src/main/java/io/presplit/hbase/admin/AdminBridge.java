@@ -5,6 +5,8 @@ import java.io.InterruptedIOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.StringJoiner;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
@@ -173,10 +175,13 @@ public final class AdminBridge implements AutoCloseable {
    * Creates the table pre-split and returns once every region is online.
    *
    * <p>Creates the namespace first if it is missing. Validates the whole spec and the split keys
-   * before contacting the cluster. {@code Admin.createTable} is synchronous (it waits for the
-   * master's create procedure, which includes assigning the regions); this method then confirms,
-   * from {@code hbase:meta}, that all {@code splitKeys.length + 1} regions have a server, waiting
-   * up to the time set by {@value #ONLINE_WAIT_MS_KEY} (default two minutes).
+   * before contacting the cluster. Submits the master's create procedure with
+   * {@code createTableAsync} (the master's sanity checks, e.g. of compression codecs, answer at
+   * once), then waits until the table is enabled and all {@code splitKeys.length + 1} regions
+   * have a server in {@code hbase:meta}, or the procedure fails, for up to the time set by
+   * {@value #ONLINE_WAIT_MS_KEY} (default two minutes). Polling meta itself, instead of
+   * {@code Admin.createTable}'s wait on the procedure result (whose polling backs off to about a
+   * second), reports a table ready as soon as it is.
    *
    * @param specJson the table spec, see {@link TableSpec}
    * @param splitKeys split points, any order (they are sorted); null or empty for one region;
@@ -196,11 +201,10 @@ public final class AdminBridge implements AutoCloseable {
     }
     ensureNamespace(tn.getNamespaceAsString());
     try {
-      if (splits.length == 0) {
-        admin.createTable(spec.descriptor());
-      } else {
-        admin.createTable(spec.descriptor(), splits);
-      }
+      Future<Void> procedure = splits.length == 0
+          ? admin.createTableAsync(spec.descriptor())
+          : admin.createTableAsync(spec.descriptor(), splits);
+      awaitOnline(tn, splits.length + 1, procedure);
     } catch (TableExistsException raced) {
       // created concurrently since the check above; the remote message carries a stack trace
       TableExistsException e = new TableExistsException(tn);
@@ -212,7 +216,6 @@ public final class AdminBridge implements AutoCloseable {
       }
       throw rejected(spec, e);
     }
-    awaitOnline(tn, splits.length + 1);
   }
 
   private static final Pattern COMPRESSION_HINT = Pattern.compile(
@@ -314,10 +317,29 @@ public final class AdminBridge implements AutoCloseable {
     }
   }
 
-  private void awaitOnline(TableName tn, int expected) throws IOException {
+  /**
+   * Waits until the table is enabled with {@code expected} regions online, or the create
+   * procedure fails (its exception is rethrown as the IOException it carries).
+   */
+  private void awaitOnline(TableName tn, int expected, Future<Void> procedure)
+      throws IOException {
     long deadline = System.nanoTime() + onlineWaitMs * 1_000_000L;
-    long sleep = 50;
+    long sleep = 20;
     while (true) {
+      if (procedure.isDone()) {
+        try {
+          procedure.get();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted creating " + TableSpec.qualified(tn));
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof IOException) {
+            throw (IOException) cause;
+          }
+          throw new IOException("creating " + TableSpec.qualified(tn) + " failed", cause);
+        }
+      }
       List<HRegionLocation> locs = regionLocations(tn);
       int online = 0;
       for (HRegionLocation l : locs) {
@@ -325,7 +347,7 @@ public final class AdminBridge implements AutoCloseable {
           online++;
         }
       }
-      if (locs.size() == expected && online == expected) {
+      if (locs.size() == expected && online == expected && admin.isTableEnabled(tn)) {
         return;
       }
       if (System.nanoTime() - deadline > 0) {
@@ -342,7 +364,7 @@ public final class AdminBridge implements AutoCloseable {
         iie.initCause(e);
         throw iie;
       }
-      sleep = Math.min(sleep * 2, 1000);
+      sleep = Math.min(sleep * 2, 200);
     }
   }
 
