@@ -36,7 +36,8 @@ namespace {
 
 Result<daemon::LoadedZkAuth> LoadAuth(const Args& args) {
   auto loaded = daemon::LoadZkAuthFile(args.zk_auth_file);
-  if (loaded.ok() && !loaded->warning.empty()) std::cerr << "presplitctl: warning: " << loaded->warning << "\n";
+  if (loaded.ok() && !loaded->warning.empty())
+    std::cerr << "presplitctl: warning: " << loaded->warning << "\n";
   return loaded;
 }
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "presplit/status.h"
 #include "daemon/zk/zk_client.h"
+#include "presplit/status.h"
 
 namespace presplit::ctl {
 

@@ -58,7 +58,8 @@ Status Reconciler::Prepare() {
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.zk_root, acls.root));
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath(), acls.tables));
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"), acls.status_dir));
-  for (const auto& warning : OpenAclWarnings(zk_, options_.zk_root, acls)) spdlog::warn("{}", warning);
+  for (const auto& warning : OpenAclWarnings(zk_, options_.zk_root, acls))
+    spdlog::warn("{}", warning);
   return Status::Ok();
 }
 

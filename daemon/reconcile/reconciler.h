@@ -23,7 +23,7 @@ inline constexpr const char* kPhaseDrift = "drift";        // exists but differs
 
 struct ReconcilerOptions {
   std::string zk_root = "/presplit";
-  std::string daemon_id;  // written into status documents ("host:pid")
+  std::string daemon_id;     // written into status documents ("host:pid")
   ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
 };
 

@@ -9,11 +9,11 @@
 #include <mutex>
 #include <sstream>
 
-#include "daemon/http/http_endpoint.h"
 #include "daemon/hbase/jni_hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
-#include "daemon/util/periodic_worker.h"
+#include "daemon/http/http_endpoint.h"
 #include "daemon/reconcile/reconciler.h"
+#include "daemon/util/periodic_worker.h"
 #include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon {
@@ -66,25 +66,8 @@ Status RunDaemon(const DaemonOptions& options) {
   asio::io_context io;
 
   // Access control first, so a bad credentials file fails before anything starts.
-  ZkCredentials zk_auth;
-  ZkAcls zk_acls = OpenAcls();
-  if (!options.zk_auth_file.empty()) {
-    PRESPLIT_ASSIGN_OR_RETURN(auto loaded, LoadZkAuthFile(options.zk_auth_file));
-    if (!loaded.warning.empty()) spdlog::warn("{}", loaded.warning);
-    zk_auth = loaded.config.identity;
-    zk_acls = BuildZkAcls(loaded.config);
-    auto user_of = [](const std::string& id) { return id.substr(0, id.find(':')); };
-    spdlog::info(
-        "ZooKeeper access control on: authenticating as {}; documents writable by {} only, "
-        "statuses by {} only, readable by {}",
-        zk_auth.user, user_of(loaded.config.portal), user_of(loaded.config.daemon),
-        loaded.config.readers.empty() ? "anyone" : "the readers named in the credentials file");
-  } else {
-    spdlog::warn(
-        "ZooKeeper access control is off (no zk_auth_file): anyone who reaches ZooKeeper can "
-        "change the documents under {0}/tables and the statuses under {0}/status",
-        options.zk_root);
-  }
+  PRESPLIT_ASSIGN_OR_RETURN(ZkAccess zk_access,
+                            LoadZkAccess(options.zk_auth_file, options.zk_root));
 
   PRESPLIT_ASSIGN_OR_RETURN(auto classpath, ResolveClasspath(options));
   spdlog::info("starting the embedded JVM ({} classpath entries)", classpath.size());
@@ -113,7 +96,7 @@ Status RunDaemon(const DaemonOptions& options) {
   ZkOptions zk_options;
   zk_options.quorum = options.zk_quorum;
   zk_options.session_timeout_ms = options.zk_session_timeout_ms;
-  zk_options.auth = zk_auth;
+  zk_options.auth = zk_access.credentials;
   auto on_zk_event = [&io, &reconcile_worker, &loop_ready](const ZkEvent& event) {
     if (!loop_ready) return;
     asio::post(io, [event, &reconcile_worker] {
@@ -130,7 +113,7 @@ Status RunDaemon(const DaemonOptions& options) {
   ReconcilerOptions reconciler_options;
   reconciler_options.zk_root = options.zk_root;
   reconciler_options.daemon_id = DaemonId();
-  reconciler_options.acls = zk_acls;
+  reconciler_options.acls = zk_access.acls;
   Reconciler reconciler(*zk, *admin, reconciler_options);
 
   std::mutex health_mu;

@@ -1,6 +1,7 @@
 #include "daemon/zk/zk_auth.h"
 
 #include <openssl/evp.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <cctype>
@@ -222,11 +223,39 @@ ZkAcls BuildZkAcls(const ZkAuthConfig& config) {
   ZkAcls acls;
   acls.open = false;
   acls.root = OwnedAcl(config, config.daemon);
+  AddPerms(acls.root, "digest", config.portal, kZkPermCreate);
   acls.tables = OwnedAcl(config, config.portal);
   acls.document = OwnedAcl(config, config.portal);
   acls.status_dir = OwnedAcl(config, config.daemon);
   acls.status = OwnedAcl(config, config.daemon);
   return acls;
+}
+
+Result<ZkAccess> LoadZkAccess(const std::string& auth_file, const std::string& root) {
+  ZkAccess access;
+  if (auth_file.empty()) {
+    spdlog::warn(
+        "ZooKeeper access control is off (no zk_auth_file): anyone who reaches ZooKeeper can "
+        "change the documents under {0}/tables and the statuses under {0}/status",
+        root);
+    return access;
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(LoadedZkAuth loaded, LoadZkAuthFile(auth_file));
+  if (!loaded.warning.empty()) spdlog::warn("{}", loaded.warning);
+  access.credentials = loaded.config.identity;
+  access.acls = BuildZkAcls(loaded.config);
+  auto user_of = [](const std::string& id) { return id.substr(0, id.find(':')); };
+  std::string readers;
+  for (const auto& reader : loaded.config.readers) {
+    readers += (readers.empty() ? "" : ", ") + user_of(reader);
+  }
+  spdlog::info(
+      "ZooKeeper access control on: authenticating as {}; documents under {}/tables writable by "
+      "{} only, statuses under {}/status by {} only, both readable by {}",
+      access.credentials.scheme + ":" + access.credentials.user, root,
+      user_of(loaded.config.portal), root, user_of(loaded.config.daemon),
+      readers.empty() ? "anyone" : readers);
+  return access;
 }
 
 }  // namespace presplit::daemon

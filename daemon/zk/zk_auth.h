@@ -87,7 +87,20 @@ struct ZkAcls {
   ZkAcl status;      // <root>/status/<t>: written by the daemon only
 };
 ZkAcls OpenAcls();
-// Every node readable by the portal, the daemon and the readers (world when none are named).
+// Every node readable by the portal, the daemon and the readers (world when none are named). The
+// portal may also create children of <root>, so that `presplitctl put` before the daemon's first
+// start can create <root>/tables; only the daemon may delete them or change <root>'s ACL.
 ZkAcls BuildZkAcls(const ZkAuthConfig& config);
+
+// What a process needs to use ZooKeeper with (or without) access control.
+struct ZkAccess {
+  ZkCredentials credentials;  // none (empty user) without access control
+  ZkAcls acls = OpenAcls();
+};
+// presplitd's start: loads `auth_file` (empty: access control off) and logs once what it means
+// for the znodes under `root`: who may write documents and statuses, or a warning that anyone
+// may; and a warning when the file is readable by others. Errors name the file, never a
+// password.
+Result<ZkAccess> LoadZkAccess(const std::string& auth_file, const std::string& root);
 
 }  // namespace presplit::daemon

@@ -28,9 +28,9 @@ Status FromZkError(int rc, const std::string& op, const std::string& path,
   switch (rc) {
     case ZNOAUTH: {
       const bool reads = op == "get" || op == "list" || op == "get ACL";
-      return Status::PermissionDenied("not authorised to " + std::string(reads ? "read " : "write ") +
-                                      path + ": its ZooKeeper ACL does not grant " +
-                                      DescribeIdentity(auth) + " (" + op + " refused)");
+      return Status::PermissionDenied(
+          "not authorised to " + std::string(reads ? "read " : "write ") + path +
+          ": its ZooKeeper ACL does not grant " + DescribeIdentity(auth) + " (" + op + " refused)");
     }
     case ZAUTHFAILED:
       return Status::PermissionDenied("ZooKeeper refused the credentials of " +
@@ -73,7 +73,9 @@ class CAcl {
     vector_.count = static_cast<int32_t>(entries_.size());
     vector_.data = entries_.data();
   }
-  struct ACL_vector* get() { return &vector_; }
+  struct ACL_vector* get() {
+    return &vector_;
+  }
 
  private:
   std::vector<std::string> strings_;
@@ -304,8 +306,10 @@ Status ZkClient::EnsurePath(const std::string& path, const ZkAcl& acl) {
     std::string prefix = path.substr(0, pos);
     if (prefix.size() <= 1) continue;
     // Look first: creating an existing node needs the CREATE permission on its parent, which a
-    // session that only reads (or writes below) does not have.
-    if (Get(prefix, /*watch=*/false).ok()) continue;
+    // session that only reads (or writes below) does not have. ZooKeeper answers "no such node"
+    // before it checks the ACL, so a refused read means the node exists.
+    auto existing = Get(prefix, /*watch=*/false);
+    if (existing.ok() || existing.status().code() == StatusCode::kPermissionDenied) continue;
     Status s = Create(prefix, "", acl);
     if (!s.ok() && s.code() != StatusCode::kAlreadyExists) return s;
   }

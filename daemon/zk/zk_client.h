@@ -81,8 +81,7 @@ Result<std::unique_ptr<ZkClient>> ConnectZooKeeper(const ZkOptions& options,
 // <root>/tables and <root>/status whose ACL lets anyone change it, saying how an operator
 // protects it (zkCli's setAcl, as a ZooKeeper super user). presplit never changes an existing
 // ACL by itself. Nodes that cannot be read are skipped: they are not open.
-std::vector<std::string> OpenAclWarnings(ZkClient& zk, const std::string& root,
-                                         const ZkAcls& acls);
+std::vector<std::string> OpenAclWarnings(ZkClient& zk, const std::string& root, const ZkAcls& acls);
 
 // Joins ZooKeeper path components: JoinZkPath("/presplit", "tables") == "/presplit/tables".
 std::string JoinZkPath(const std::string& parent, const std::string& child);

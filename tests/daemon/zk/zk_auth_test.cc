@@ -61,7 +61,8 @@ TEST(ZkAuthConfigTest, RefusalsNeverEchoAPassword) {
     std::string text;
     std::string expected;  // in the error
   } cases[] = {
-      {"identity = daemon:daemon-secret\nportal = portal\ndaemon = daemon\n", "portal: user 'portal'"},
+      {"identity = daemon:daemon-secret\nportal = portal\ndaemon = daemon\n",
+       "portal: user 'portal'"},
       {identity + "portal = portal:portal-secret\ndaemon = daemon\n", "not a digest"},
       {identity + "daemon = daemon\n", "missing portal"},
       {"portal = x:xQJmxLMiHGwaqBvst5y6rkB6HQs=\ndaemon = x:xQJmxLMiHGwaqBvst5y6rkB6HQs=\n",
@@ -96,12 +97,16 @@ TEST(ZkAclsTest, DocumentsWritableByThePortalStatusesByTheDaemon) {
                               {kZkPermRead, "world", "anyone"}};
   EXPECT_EQ(acls.tables, portal_owned);
   EXPECT_EQ(acls.document, portal_owned);
-  EXPECT_EQ(acls.root, daemon_owned);
+  // The portal may create <root>/tables under a root it finds missing, but not delete anything.
+  const ZkAcl root = {{kZkPermAll, "digest", kDaemonId},
+                      {kZkPermRead | kZkPermCreate, "digest", kPortalId},
+                      {kZkPermRead, "world", "anyone"}};
+  EXPECT_EQ(acls.root, root);
   EXPECT_EQ(acls.status_dir, daemon_owned);
   EXPECT_EQ(acls.status, daemon_owned);
   EXPECT_FALSE(WritableByAnyone(acls.document));
-  EXPECT_EQ(FormatAcl(acls.status), std::string("digest:") + kDaemonId + ":cdrwa,digest:" +
-                                        kPortalId + ":r,world:anyone:r");
+  EXPECT_EQ(FormatAcl(acls.status), std::string("digest:") + kDaemonId +
+                                        ":cdrwa,digest:" + kPortalId + ":r,world:anyone:r");
 }
 
 TEST(ZkAclsTest, NamedReadersReplaceWorldAndOneIdentityMayPlayBothRoles) {
@@ -122,6 +127,14 @@ TEST(ZkAclsTest, OpenAclsLetAnyoneWrite) {
   EXPECT_TRUE(acls.open);
   EXPECT_TRUE(WritableByAnyone(acls.document));
   EXPECT_EQ(FormatAcl(acls.status), "world:anyone:cdrwa");
+}
+
+TEST(ZkAccessTest, WithoutAFileEverythingStaysOpen) {
+  auto access = LoadZkAccess("", "/presplit");
+  ASSERT_TRUE(access.ok()) << access.status().ToString();
+  EXPECT_TRUE(access->acls.open);
+  EXPECT_EQ(access->acls.document, OpenAcl());
+  EXPECT_EQ(access->credentials.user, "");
 }
 
 class ZkAuthFileTest : public ::testing::Test {
@@ -152,6 +165,26 @@ TEST_F(ZkAuthFileTest, GroupOrWorldReadableFileWarns) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_NE(loaded->warning.find("mode 0644"), std::string::npos) << loaded->warning;
   EXPECT_NE(loaded->warning.find("chmod 600"), std::string::npos) << loaded->warning;
+}
+
+TEST_F(ZkAuthFileTest, AccessFromAFileAuthenticatesAndProtects) {
+  ASSERT_EQ(chmod(path_.c_str(), 0600), 0);
+  auto access = LoadZkAccess(path_, "/presplit");
+  ASSERT_TRUE(access.ok()) << access.status().ToString();
+  EXPECT_EQ(access->credentials.user, "daemon");
+  EXPECT_EQ(access->credentials.secret, "daemon:daemon-secret");
+  EXPECT_FALSE(access->acls.open);
+  EXPECT_FALSE(WritableByAnyone(access->acls.status));
+}
+
+TEST_F(ZkAuthFileTest, BadFileFailsAndNamesItWithoutThePassword) {
+  std::ofstream(path_) << "identity = daemon:daemon-secret\nportal = portal:portal-secret\n"
+                          "daemon = daemon\n";
+  auto access = LoadZkAccess(path_, "/presplit");
+  ASSERT_FALSE(access.ok());
+  EXPECT_NE(access.status().message().find(path_), std::string::npos) << access.status().ToString();
+  EXPECT_EQ(access.status().message().find("secret"), std::string::npos)
+      << access.status().ToString();
 }
 
 TEST_F(ZkAuthFileTest, MissingFileIsAnError) {
