@@ -348,12 +348,22 @@ public final class PresplitTables implements Closeable {
     try {
       return zk.exists(path, false) != null;
     } catch (KeeperException e) {
-      throw new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
-          + e.getMessage(), e);
+      throw readRefused(path, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading " + path);
     }
+  }
+
+  private PresplitConfigException readRefused(String path, KeeperException e) {
+    if (e instanceof KeeperException.NoAuthException) {
+      return new PresplitConfigException("not authorised to read " + path + " in ZooKeeper "
+          + quorum + ": its ACL names presplit's readers; authenticate as one of them ("
+          + (options.auth == null ? "no credentials given" : "this session is " + options.auth)
+          + "; PresplitTables.Options.authFile or digestAuth)", e);
+    }
+    return new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
+        + e.getMessage(), e);
   }
 
   private final Watcher tableWatcher = this::onEvent;
@@ -383,8 +393,7 @@ public final class PresplitTables implements Closeable {
         return z.getData(path, tableWatcher, stat);
       }
     } catch (KeeperException e) {
-      throw new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
-          + e.getMessage(), e);
+      throw readRefused(path, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading " + path);
