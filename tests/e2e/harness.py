@@ -66,7 +66,7 @@ def probe(*args, check=True):
 class Daemon:
     """A real presplitd process with its own config file and log."""
 
-    def __init__(self, root, http_port, name="presplitd"):
+    def __init__(self, root, http_port, name="presplitd", extra_conf=""):
         self.root = root
         self.http_port = http_port + PORT_OFFSET
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
@@ -81,7 +81,7 @@ jvm_max_heap = 256m
 resync_interval_s = 5
 http_listen = 127.0.0.1:{self.http_port}
 log_level = info
-""")
+{extra_conf}""")
         self.proc = None
         self.log = None
 
