@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  * table (table coprocessor attribute) or on every region (hbase.coprocessor.region.classes).
  * Configuration: presplit.load.sampler.shards (8), presplit.load.sampler.capacity (20),
  * presplit.load.sampler.every (4: one request in four is recorded, to keep the write path cheap).
+ * The RegionServer's samplers are summed in the JMX bean {@value LoadSamplerStats#OBJECT_NAME}.
  */
 public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
   private static final Logger LOG = LoggerFactory.getLogger(LoadSamplingObserver.class);
@@ -57,6 +58,7 @@ public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
         RegionLoadSampler.DEFAULT_SAMPLE_EVERY));
     sampler = new RegionLoadSampler(shards, capacity, every);
     LoadSamplerRegistry.register(encodedName, sampler);
+    LoadSamplerStats.registerOnce();
   }
 
   @Override
