@@ -16,6 +16,8 @@ constexpr const char* kUsage =
 
 Watches <zk_root>/tables in ZooKeeper and creates each described HBase table pre-split,
 reporting to <zk_root>/status/<namespace>:<table>. Runs in the foreground (for systemd).
+Several presplitd may share one zk_root: they elect a leader under <zk_root>/leader and only
+the leader acts; the others stand by (healthy, presplit_leader 0 on /metrics).
 
 options:
   --config FILE      key = value settings (default: /etc/presplit/presplitd.conf if it exists)

@@ -63,7 +63,15 @@ Status Reconciler::Prepare() {
   return Status::Ok();
 }
 
+bool Reconciler::MayAct() {
+  if (!lease_lost_ && options_.lease && !options_.lease()) lease_lost_ = true;
+  return !lease_lost_;
+}
+
 Status Reconciler::ReconcileAll() {
+  lease_lost_ = false;
+  const Status stopped = Status::FailedPrecondition("lease lost: pass stopped before acting");
+  if (!MayAct()) return stopped;  // a standby does not even read HBase
   counters_.passes++;
   auto children = zk_.GetChildren(TablesPath(), /*watch=*/true);
   if (!children.ok()) {
@@ -77,6 +85,7 @@ Status Reconciler::ReconcileAll() {
       ++it;
       continue;
     }
+    if (!MayAct()) return stopped;
     spdlog::info("table {}: document removed; the table and its data are left in place", it->first);
     Status s = zk_.Delete(StatusPath(it->first));
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
@@ -100,7 +109,9 @@ Status Reconciler::ReconcileAll() {
       continue;
     }
     Outcome outcome = ReconcileDocument(name, *node);
+    if (lease_lost_) return stopped;  // the document stays unhandled for the next leader
     Status written = WriteStatus(name, *node, outcome);
+    if (lease_lost_) return stopped;
     if (!written.ok()) {
       spdlog::warn("table {}: cannot write status: {}", name, written.ToString());
       outcome.retry = true;
@@ -174,8 +185,16 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
     Outcome creating = outcome;
     creating.phase = kPhaseCreating;
     Status reported = WriteStatus(znode_name, node, creating);
-    if (!reported.ok())
+    if (!reported.ok() && !lease_lost_)
       spdlog::warn("table {}: cannot write status: {}", spec.table, reported.ToString());
+    // Right before the mutation: a deposed leader must not create what the new one may be
+    // creating already.
+    if (!MayAct()) {
+      spdlog::warn("table {}: not created: this daemon no longer holds the leader lease",
+                   spec.table);
+      outcome.retry = true;
+      return outcome;
+    }
     Status created = admin_.CreateTable(spec);
     if (created.code() == StatusCode::kAlreadyExists) {
       spdlog::info("table {}: created meanwhile by someone else; comparing", spec.table);
@@ -239,6 +258,7 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
            {"differences", outcome.differences},
            {"updated_at", UtcNow()},
            {"daemon", options_.daemon_id}};
+  if (!MayAct()) return Status::FailedPrecondition("not the leader: status not written");
   const std::string path = StatusPath(table);
   auto current = zk_.Get(path, /*watch=*/false);
   if (current.ok()) {
@@ -247,8 +267,21 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
     if (!parsed.is_discarded() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
       return Status::Ok();
     }
+    // Compare-and-set on the version just read: a newer status written meanwhile wins.
+    Status s = zk_.Set(path, doc.dump(), current->version);
+    if (s.code() == StatusCode::kFailedPrecondition || s.code() == StatusCode::kNotFound) {
+      return Status::FailedPrecondition("status changed by another writer since it was read (" +
+                                        s.message() + "); not overwritten");
+    }
+    return s;
   }
-  return zk_.Upsert(path, doc.dump(), options_.acls.status);
+  if (current.status().code() != StatusCode::kNotFound) return current.status();
+  Status s = zk_.Create(path, doc.dump(), options_.acls.status);  // create only if still absent
+  if (s.code() == StatusCode::kAlreadyExists) {
+    return Status::FailedPrecondition("status created by another writer meanwhile (" + s.message() +
+                                      "); not overwritten");
+  }
+  return s;
 }
 
 }  // namespace presplit::daemon

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct ReconcilerOptions {
   std::string zk_root = "/presplit";
   std::string daemon_id;     // written into status documents ("host:pid")
   ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
+  // "May I act?": asked right before every HBase mutation (CreateTable) and every status write
+  // or removal. False stops the pass at once, with nothing more written; unset means always.
+  // presplitd passes its leader election's lease check.
+  std::function<bool()> lease = nullptr;
 };
 
 struct ReconcilerCounters {
@@ -49,8 +54,16 @@ class Reconciler {
   // its data watch) and reconciles every document revision not handled yet, plus those whose
   // last attempt failed in a way a retry can fix (HBase or ZooKeeper unavailable). A table whose
   // document disappeared keeps its data; only its status document is removed.
-  // Returns an error only when the pass itself could not run (ZooKeeper unreachable).
+  // Returns an error only when the pass itself could not run (ZooKeeper unreachable) or was
+  // stopped because the lease said no (FailedPrecondition).
+  // Status writes are compare-and-set: the status is read, then replaced at the version read
+  // (or created only if still absent), so a writer that lost a race never overwrites a newer
+  // status; the refused write is retried on the next pass.
   Status ReconcileAll();
+
+  // Forgets which document revisions were handled, so the next pass looks at every document
+  // again (e.g. on becoming leader: another daemon may have acted meanwhile).
+  void ForgetHandled() { handled_.clear(); }
 
   const ReconcilerCounters& counters() const { return counters_; }
   std::string TablesPath() const;
@@ -76,6 +89,8 @@ class Reconciler {
   Outcome EnsureTable(const std::string& znode_name, const ZkNode& node, const TableSpec& spec,
                       Outcome outcome);
   Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
+  // The lease hook's answer; a "no" is remembered in lease_lost_ for the rest of the pass.
+  bool MayAct();
   // The "layout" of the table's current status when it describes this physical table, else "".
   std::string RecordedLayout(const std::string& znode_name, const std::string& table);
 
@@ -83,6 +98,7 @@ class Reconciler {
   HBaseAdmin& admin_;
   const ReconcilerOptions options_;
   std::map<std::string, Handled> handled_;
+  bool lease_lost_ = false;  // this pass was told to stop
   ReconcilerCounters counters_;
 };
 

@@ -12,6 +12,7 @@
 #include "daemon/hbase/jni_hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/http/http_endpoint.h"
+#include "daemon/leader/leader_election.h"
 #include "daemon/reconcile/reconciler.h"
 #include "daemon/systemd/loop_watchdog.h"
 #include "daemon/systemd/notifier.h"
@@ -101,39 +102,69 @@ Status RunDaemon(const DaemonOptions& options) {
 
   // Filled in below; the ZooKeeper handler only forwards events to the loop, which triggers it.
   PeriodicWorker* reconcile_worker = nullptr;
+  LeaderElection* election = nullptr;
   std::atomic<bool> loop_ready{false};
   ZkOptions zk_options;
   zk_options.quorum = options.zk_quorum;
   zk_options.session_timeout_ms = options.zk_session_timeout_ms;
   zk_options.auth = zk_access.credentials;
-  auto on_zk_event = [&io, &reconcile_worker, &loop_ready](const ZkEvent& event) {
+  auto on_zk_event = [&io, &reconcile_worker, &election, &loop_ready](const ZkEvent& event) {
     if (!loop_ready) return;
-    asio::post(io, [event, &reconcile_worker] {
+    asio::post(io, [event, &reconcile_worker, &election] {
       spdlog::debug("zookeeper event {} {}", static_cast<int>(event.type), event.path);
       if (event.type == ZkEventType::kSessionExpired) {
         spdlog::warn("ZooKeeper session expired; watches are re-armed on the next pass");
+        // Its election node went with the session: stop acting now, not at the next lease check.
+        if (election != nullptr) election->OnSessionExpired();
       }
+      // Every event may change the election too (the watched predecessor went, a reconnect), so
+      // the worker refreshes the election before anything else.
       if (reconcile_worker != nullptr) reconcile_worker->Trigger();
     });
   };
   spdlog::info("connecting to ZooKeeper {} (root {})", options.zk_quorum, options.zk_root);
   PRESPLIT_ASSIGN_OR_RETURN(auto zk, ConnectZooKeeper(zk_options, on_zk_event));
 
+  // Several presplitd may watch one root; the one whose election node is lowest acts.
+  LeaderElection leader_election(
+      *zk, LeaderElectionOptions{JoinZkPath(options.zk_root, "leader"), DaemonId(),
+                                 zk_access.acls.leader});
+  election = &leader_election;
+
   ReconcilerOptions reconciler_options;
   reconciler_options.zk_root = options.zk_root;
   reconciler_options.daemon_id = DaemonId();
   reconciler_options.acls = zk_access.acls;
+  reconciler_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
   Reconciler reconciler(*zk, *admin, reconciler_options);
 
   std::mutex health_mu;
   std::string last_error = "no reconcile pass yet";
   auto last_success = std::chrono::steady_clock::time_point::min();
   bool prepared = false;
+  bool was_leading = false;
   PeriodicWorker worker("reconcile", std::chrono::seconds(options.resync_interval_s), [&] {
-    Status s = prepared ? Status::Ok() : reconciler.Prepare();
-    if (s.ok()) {
-      prepared = true;
-      s = reconciler.ReconcileAll();
+    // Only the leader runs passes; a standby that reached ZooKeeper and knows its place in the
+    // election is healthy too.
+    Status s = leader_election.Refresh();
+    const bool leading = s.ok() && leader_election.IsLeader();
+    if (leading && !was_leading) {
+      // Another daemon may have acted meanwhile: look at every document again.
+      reconciler.ForgetHandled();
+    }
+    was_leading = leading;
+    if (leading) {
+      s = prepared ? Status::Ok() : reconciler.Prepare();
+      if (s.ok()) {
+        prepared = true;
+        s = reconciler.ReconcileAll();
+      }
+      if (!s.ok() && !leader_election.IsLeader()) {
+        // Deposed during the pass: it stopped before acting; standing by is no failure.
+        spdlog::info("reconcile pass stopped: {}", s.ToString());
+        was_leading = false;
+        s = Status::Ok();
+      }
     }
     std::lock_guard<std::mutex> lock(health_mu);
     if (s.ok()) {
@@ -178,6 +209,8 @@ Status RunDaemon(const DaemonOptions& options) {
               c.drift_reports, "counter");
       counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
               "gauge");
+      counter("presplit_leader", "1 on the presplitd that acts, 0 on a standby.",
+              leader_election.IsLeader() ? 1 : 0, "gauge");
       return {200, "text/plain; version=0.0.4", out.str()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
@@ -213,6 +246,9 @@ Status RunDaemon(const DaemonOptions& options) {
 
   worker.Stop();
   reconcile_worker = nullptr;
+  election = nullptr;
+  // A standby takes over at once instead of after this session's timeout.
+  leader_election.Resign();
   admin.reset();
   zk.reset();
   jvm.reset();

@@ -215,7 +215,7 @@ Result<LoadedZkAuth> LoadZkAuthFile(const std::string& path) {
 ZkAcls OpenAcls() {
   ZkAcls acls;
   acls.open = true;
-  acls.root = acls.tables = acls.document = acls.status_dir = acls.status = OpenAcl();
+  acls.root = acls.tables = acls.document = acls.status_dir = acls.status = acls.leader = OpenAcl();
   return acls;
 }
 
@@ -228,6 +228,7 @@ ZkAcls BuildZkAcls(const ZkAuthConfig& config) {
   acls.document = OwnedAcl(config, config.portal);
   acls.status_dir = OwnedAcl(config, config.daemon);
   acls.status = OwnedAcl(config, config.daemon);
+  acls.leader = OwnedAcl(config, config.daemon);
   return acls;
 }
 

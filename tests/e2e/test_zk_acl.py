@@ -63,7 +63,7 @@ class ZkAclTest(unittest.TestCase):
         cls.first_put = h.ctl(ROOT, "--auth-file", cls.auth["portal"], "put", cls.doc_path,
                               check=False)
         cls.daemon = h.Daemon(ROOT, http_port=19481, name="presplitd-acl",
-                              extra_conf=f"zk_auth_file = {cls.auth['daemon']}\n").start()
+                              settings={"zk_auth_file": cls.auth["daemon"]}).start()
 
     @classmethod
     def tearDownClass(cls):
@@ -175,7 +175,7 @@ class ZkAclTest(unittest.TestCase):
         document_path = f"{root}/tables/acl{RUN}:open"
         self.sdk(None, "zk-set", document_path, input="{}")
         daemon = h.Daemon(root, http_port=19482, name="presplitd-acl-open",
-                          extra_conf=f"zk_auth_file = {self.auth['daemon']}\n").start()
+                          settings={"zk_auth_file": self.auth["daemon"]}).start()
         try:
             h.wait_for(lambda: "setAcl -R " + root + "/tables" in daemon.log_text(), 60,
                        "the warning about the open " + root + "/tables")
