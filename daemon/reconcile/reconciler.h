@@ -24,12 +24,12 @@ inline constexpr const char* kPhaseDrift = "drift";        // exists but differs
 
 struct ReconcilerOptions {
   std::string zk_root = "/presplit";
-  std::string daemon_id;     // written into status documents ("host:pid")
-  ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
+  std::string daemon_id;  // written into status documents ("host:pid")
   // "May I act?": asked right before every HBase mutation (CreateTable) and every status write
   // or removal. False stops the pass at once, with nothing more written; unset means always.
   // presplitd passes its leader election's lease check.
   std::function<bool()> lease = nullptr;
+  ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
 };
 
 struct ReconcilerCounters {
