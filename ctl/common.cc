@@ -32,10 +32,33 @@ Result<std::string> ReadInput(const std::string& path) {
   return buffer.str();
 }
 
+namespace {
+
+Result<daemon::LoadedZkAuth> LoadAuth(const Args& args) {
+  auto loaded = daemon::LoadZkAuthFile(args.zk_auth_file);
+  if (loaded.ok() && !loaded->warning.empty())
+    std::cerr << "presplitctl: warning: " << loaded->warning << "\n";
+  return loaded;
+}
+
+}  // namespace
+
+Result<daemon::ZkAcls> Acls(const Args& args) {
+  if (args.zk_auth_file.empty()) return daemon::OpenAcls();
+  auto loaded = daemon::LoadZkAuthFile(args.zk_auth_file);
+  if (!loaded.ok()) return loaded.status();
+  return daemon::BuildZkAcls(loaded->config);
+}
+
 Result<std::unique_ptr<daemon::ZkClient>> Connect(const Args& args) {
   daemon::ZkOptions options;
   options.quorum = args.zk_quorum;
   options.connect_timeout_ms = 10000;
+  if (!args.zk_auth_file.empty()) {
+    auto loaded = LoadAuth(args);
+    if (!loaded.ok()) return loaded.status();
+    options.auth = loaded->config.identity;
+  }
   auto zk = daemon::ConnectZooKeeper(options);
   if (!zk.ok()) return zk.status().WithContext("ZooKeeper " + args.zk_quorum);
   return zk;
@@ -57,6 +80,7 @@ const std::vector<CommandSpec>& Commands() {
     for (auto& c : AdviseCommands()) all.push_back(std::move(c));
     for (auto& c : SimulateCommands()) all.push_back(std::move(c));
     for (auto& c : KeyCommands()) all.push_back(std::move(c));
+    for (auto& c : AuthCommands()) all.push_back(std::move(c));
     return all;
   }();
   return commands;

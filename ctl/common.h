@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "presplit/status.h"
 #include "daemon/zk/zk_client.h"
+#include "presplit/status.h"
 
 namespace presplit::ctl {
 
@@ -20,6 +20,7 @@ inline constexpr int kUsage = 2;
 struct Args {
   std::string zk_quorum;
   std::string root = "/presplit";
+  std::string zk_auth_file;  // --auth-file, else $PRESPLIT_ZK_AUTH_FILE; empty: unauthenticated
   std::string command;
   std::vector<std::string> positional;
   std::map<std::string, std::string> flags;  // --flag value, or "" for switches
@@ -43,6 +44,7 @@ std::vector<CommandSpec> PlanCommands();
 std::vector<CommandSpec> AdviseCommands();
 std::vector<CommandSpec> SimulateCommands();
 std::vector<CommandSpec> KeyCommands();
+std::vector<CommandSpec> AuthCommands();
 
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);
@@ -51,7 +53,10 @@ int UsageError(const std::string& message);
 Result<std::string> ReadInput(const std::string& path);
 // One Bytes.toStringBinary key a line on stdout; returns kOk.
 int PrintKeys(const std::vector<std::string>& keys);
+// A ZooKeeper session, authenticated with the credentials file when one is given.
 Result<std::unique_ptr<daemon::ZkClient>> Connect(const Args& args);
+// The ACLs presplitctl gives the znodes it creates: the credentials file's, else open ones.
+Result<daemon::ZkAcls> Acls(const Args& args);
 std::string TablesPath(const Args& args);
 std::string StatusRoot(const Args& args);
 

@@ -49,9 +49,12 @@ int CmdPut(const Args& args) {
     table = config->FullName();
     regions = keys->size() + 1;
   }
+  auto acls = Acls(args);
+  if (!acls.ok()) return Fail(acls.status().message());
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
-  Status s = (*zk)->EnsurePath(TablesPath(args));
+  Status s = (*zk)->EnsurePath(args.root, acls->root);
+  if (s.ok()) s = (*zk)->EnsurePath(TablesPath(args), acls->tables);
   if (!s.ok()) return Fail(s.message());
   const std::string path = JoinZkPath(TablesPath(args), table);
   auto current = (*zk)->Get(path, false);
@@ -60,7 +63,7 @@ int CmdPut(const Args& args) {
     std::cout << path << " is already this document; nothing written\n";
     return kOk;
   }
-  s = (*zk)->Upsert(path, *text);
+  s = (*zk)->Upsert(path, *text, acls->document);
   if (!s.ok()) return Fail(s.message());
   if (args.flags.count("force")) {
     std::cout << "wrote " << path << " without validation\n";

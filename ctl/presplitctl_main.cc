@@ -16,7 +16,7 @@ using presplit::ctl::CommandSpec;
 using presplit::ctl::UsageError;
 
 void PrintHelp() {
-  std::cout << R"(usage: presplitctl [--zk QUORUM] [--root PATH] COMMAND [ARGS]
+  std::cout << R"(usage: presplitctl [--zk QUORUM] [--root PATH] [--auth-file FILE] COMMAND [ARGS]
 
 Writes presplit table documents to ZooKeeper (the daemon presplitd creates the tables) and plans
 split keys offline.
@@ -32,6 +32,10 @@ command line or in files are read in the same form (\xHH escapes for binary byte
 options:
   --zk QUORUM   ZooKeeper quorum (default: $PRESPLIT_ZK_QUORUM or 127.0.0.1:2181)
   --root PATH   presplit's root znode (default: /presplit)
+  --auth-file FILE
+                ZooKeeper credentials and ACL identities (the format of presplitd's
+                zk_auth_file; default: $PRESPLIT_ZK_AUTH_FILE, else unauthenticated). With it,
+                put creates documents that only the portal identity may change.
   --help        this text
 
 exit codes: 0 ok, 1 failure (including a refused document), 2 usage error.
@@ -54,6 +58,8 @@ int main(int argc, char** argv) {
   Args args;
   const char* env_quorum = std::getenv("PRESPLIT_ZK_QUORUM");
   args.zk_quorum = env_quorum && *env_quorum ? env_quorum : "127.0.0.1:2181";
+  const char* env_auth_file = std::getenv("PRESPLIT_ZK_AUTH_FILE");
+  if (env_auth_file != nullptr) args.zk_auth_file = env_auth_file;
 
   // The command comes first among the non-flag words; its spec says which flags take values.
   const CommandSpec* command = nullptr;
@@ -71,7 +77,7 @@ int main(int argc, char** argv) {
         value = name.substr(eq + 1);
         name = name.substr(0, eq);
       }
-      bool global = name == "zk" || name == "root";
+      bool global = name == "zk" || name == "root" || name == "auth-file";
       bool takes_value = global || (command && command->value_flags.count(name));
       bool is_switch = command && command->switches.count(name);
       if (!takes_value && !is_switch) {
@@ -86,6 +92,8 @@ int main(int argc, char** argv) {
         args.zk_quorum = value;
       } else if (name == "root") {
         args.root = value;
+      } else if (name == "auth-file") {
+        args.zk_auth_file = value;
       } else {
         args.flags[name] = value;
       }

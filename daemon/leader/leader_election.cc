@@ -120,7 +120,7 @@ Status LeaderElection::RefreshLocked() {
 }
 
 Status LeaderElection::EnterLocked() {
-  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.election_path));
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.election_path, options_.acl));
   const int64_t session = zk_.SessionId();
   if (session == 0) return Status::Unavailable("no ZooKeeper session");
   // A create whose reply was lost (connection loss) may have left a node owned by this very

@@ -84,8 +84,13 @@ std::string Reconciler::StatusPath(const std::string& table) const {
 }
 
 Status Reconciler::Prepare() {
-  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath()));
-  return zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"));
+  const ZkAcls& acls = options_.acls;
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.zk_root, acls.root));
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath(), acls.tables));
+  PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"), acls.status_dir));
+  for (const auto& warning : OpenAclWarnings(zk_, options_.zk_root, acls))
+    spdlog::warn("{}", warning);
+  return Status::Ok();
 }
 
 bool Reconciler::MayAct() {
@@ -439,7 +444,8 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
   if (current.status().code() != StatusCode::kNotFound) return current.status();
   // Create only if still absent. The table's name comes from a znode name (UTF-8 by ZooKeeper's
   // rules); replace, never throw.
-  Status s = zk_.Create(path, doc.dump(-1, ' ', false, json::error_handler_t::replace));
+  Status s = zk_.Create(path, doc.dump(-1, ' ', false, json::error_handler_t::replace),
+                        options_.acls.status);
   if (s.code() == StatusCode::kAlreadyExists) {
     return Status::FailedPrecondition("status created by another writer meanwhile (" + s.message() +
                                       "); not overwritten");

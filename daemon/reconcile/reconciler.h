@@ -41,6 +41,7 @@ struct ReconcilerOptions {
   std::function<bool()> lease = nullptr;
   // When set and true, a pass stops between two documents (the daemon is shutting down).
   const std::atomic<bool>* stop = nullptr;
+  ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
 };
 
 struct ReconcilerCounters {
@@ -63,7 +64,8 @@ class Reconciler {
  public:
   Reconciler(ZkClient& zk, HBaseAdmin& admin, ReconcilerOptions options);
 
-  // Creates <root>/tables and <root>/status when missing.
+  // Creates <root>, <root>/tables and <root>/status with their ACLs when missing; warns about
+  // existing ones that anyone may change while access control is on.
   Status Prepare();
 
   // One pass: lists the documents (re-arming the children watch), re-reads each one (re-arming

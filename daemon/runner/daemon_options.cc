@@ -50,6 +50,8 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
       return Status::InvalidArgument("zk_root: must be an absolute path without a trailing '/'");
     }
     o.zk_root = value;
+  } else if (key == "zk_auth_file") {
+    o.zk_auth_file = value;
   } else if (key == "zk_session_timeout_ms") {
     PRESPLIT_ASSIGN_OR_RETURN(o.zk_session_timeout_ms, ParseInt(key, value, 2000, 600000));
   } else if (key == "presplit_jar") {

@@ -16,6 +16,9 @@ struct DaemonOptions {
   std::string zk_quorum = "127.0.0.1:2181";
   std::string zk_root = "/presplit";
   int zk_session_timeout_ms = 15000;
+  // ZooKeeper credentials and ACL identities (format: daemon/zk/zk_auth.h); empty: no access
+  // control, every znode world-writable as before.
+  std::string zk_auth_file;
 
   // HBase client settings handed to AdminBridge; hbase.zookeeper.quorum defaults to zk_quorum.
   std::map<std::string, std::string> hbase_settings;

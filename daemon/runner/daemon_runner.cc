@@ -192,6 +192,10 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   LoopWatchdog watchdog(io, systemd);
   std::atomic<uint64_t> exceptions_caught{0};  // on the loop and the worker, outside a pass
 
+  // Access control first, so a bad credentials file fails before anything starts.
+  PRESPLIT_ASSIGN_OR_RETURN(ZkAccess zk_access,
+                            LoadZkAccess(options.zk_auth_file, options.zk_root));
+
   PRESPLIT_ASSIGN_OR_RETURN(auto classpath, ResolveClasspath(options));
   spdlog::info("starting the embedded JVM ({} classpath entries)", classpath.size());
   JvmOptions jvm_options;
@@ -229,6 +233,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   ZkOptions zk_options;
   zk_options.quorum = options.zk_quorum;
   zk_options.session_timeout_ms = options.zk_session_timeout_ms;
+  zk_options.auth = zk_access.credentials;
   auto on_zk_event = [&io, &reconcile_worker, &election, &loop_ready,
                       &zk_connected](const ZkEvent& event) {
     // The connection state is recorded at once (it is what /healthz reports); the rest goes to
@@ -259,13 +264,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   zk_connected = true;
 
   // Several presplitd may watch one root; the one whose election node is lowest acts.
-  LeaderElection leader_election(
-      *zk, LeaderElectionOptions{JoinZkPath(options.zk_root, "leader"), DaemonId()});
+  LeaderElection leader_election(*zk, LeaderElectionOptions{JoinZkPath(options.zk_root, "leader"),
+                                                            DaemonId(), zk_access.acls.leader});
   election = &leader_election;
 
   ReconcilerOptions reconciler_options;
   reconciler_options.zk_root = options.zk_root;
   reconciler_options.daemon_id = DaemonId();
+  reconciler_options.acls = zk_access.acls;
   reconciler_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
   reconciler_options.stop = &stopping;
   Reconciler reconciler(*zk, *admin, reconciler_options);

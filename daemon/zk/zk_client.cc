@@ -7,7 +7,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 namespace presplit::daemon {
 namespace {
@@ -15,9 +17,25 @@ namespace {
 // ZooKeeper's default jute.maxbuffer: no znode can hold more.
 constexpr int kMaxZnodeBytes = 1024 * 1024;
 
-Status FromZkError(int rc, const std::string& op, const std::string& path) {
+// Who a session is, for refusals: the user name only, never the secret.
+std::string DescribeIdentity(const ZkCredentials& auth) {
+  if (auth.user.empty()) return "an unauthenticated session";
+  return "ZooKeeper identity " + auth.scheme + ":" + auth.user;
+}
+
+Status FromZkError(int rc, const std::string& op, const std::string& path,
+                   const ZkCredentials& auth) {
   std::string what = op + " " + path + ": " + zerror(rc);
   switch (rc) {
+    case ZNOAUTH: {
+      const bool reads = op == "get" || op == "list" || op == "get ACL";
+      return Status::PermissionDenied(
+          "not authorised to " + std::string(reads ? "read " : "write ") + path +
+          ": its ZooKeeper ACL does not grant " + DescribeIdentity(auth) + " (" + op + " refused)");
+    }
+    case ZAUTHFAILED:
+      return Status::PermissionDenied("ZooKeeper refused the credentials of " +
+                                      DescribeIdentity(auth));
     case ZOK:
       return Status::Ok();
     case ZNONODE:
@@ -42,6 +60,50 @@ Status FromZkError(int rc, const std::string& op, const std::string& path) {
 
 void LogFromZooKeeper(const char* message) { spdlog::debug("zookeeper: {}", message); }
 
+// A ZkAcl as the C client's ACL_vector; the strings stay owned by this object.
+class CAcl {
+ public:
+  explicit CAcl(const ZkAcl& acl) : strings_(acl.size() * 2), entries_(acl.size()) {
+    for (size_t i = 0; i < acl.size(); ++i) {
+      strings_[2 * i] = acl[i].scheme;
+      strings_[2 * i + 1] = acl[i].id;
+      entries_[i].perms = acl[i].perms;
+      entries_[i].id.scheme = strings_[2 * i].data();
+      entries_[i].id.id = strings_[2 * i + 1].data();
+    }
+    vector_.count = static_cast<int32_t>(entries_.size());
+    vector_.data = entries_.data();
+  }
+  struct ACL_vector* get() {
+    return &vector_;
+  }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<struct ACL> entries_;
+  struct ACL_vector vector_ {};
+};
+
+// Completion of zoo_add_auth, shared between the waiting caller and the completion thread (which
+// may run after the caller gave up waiting).
+struct AuthReply {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  int rc = ZOK;
+};
+
+void OnAuthReply(int rc, const void* data) {
+  auto* reply = static_cast<std::shared_ptr<AuthReply>*>(const_cast<void*>(data));
+  {
+    std::lock_guard<std::mutex> lock((*reply)->mu);
+    (*reply)->done = true;
+    (*reply)->rc = rc;
+  }
+  (*reply)->cv.notify_all();
+  delete reply;
+}
+
 class RealZkClient final : public ZkClient {
  public:
   RealZkClient(ZkOptions options, ZkEventHandler handler)
@@ -63,7 +125,7 @@ class RealZkClient final : public ZkClient {
     int length = static_cast<int>(buffer.size());
     struct Stat stat {};
     int rc = zoo_get(zh, path.c_str(), watch ? 1 : 0, buffer.data(), &length, &stat);
-    if (rc != ZOK) return FromZkError(rc, "get", path);
+    if (rc != ZOK) return FromZkError(rc, "get", path, options_.auth);
     buffer.resize(length < 0 ? 0 : static_cast<size_t>(length));
     return ZkNode{std::move(buffer), stat.version, stat.mzxid, stat.ephemeralOwner};
   }
@@ -72,29 +134,44 @@ class RealZkClient final : public ZkClient {
     PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
     struct String_vector children {};
     int rc = zoo_get_children(zh, path.c_str(), watch ? 1 : 0, &children);
-    if (rc != ZOK) return FromZkError(rc, "list", path);
+    if (rc != ZOK) return FromZkError(rc, "list", path, options_.auth);
     std::vector<std::string> names(children.data, children.data + children.count);
     deallocate_String_vector(&children);
     std::sort(names.begin(), names.end());
     return names;
   }
 
-  Status Create(const std::string& path, const std::string& data) override {
+  Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
     PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
-    int rc = zoo_create(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
-                        &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, nullptr, 0);
-    return FromZkError(rc, "create", path);
+    CAcl c_acl(acl);
+    int rc = zoo_create(zh, path.c_str(), data.data(), static_cast<int>(data.size()), c_acl.get(),
+                        ZOO_PERSISTENT, nullptr, 0);
+    return FromZkError(rc, "create", path, options_.auth);
   }
 
   Status Set(const std::string& path, const std::string& data, int version) override {
     PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
     int rc = zoo_set(zh, path.c_str(), data.data(), static_cast<int>(data.size()), version);
-    return FromZkError(rc, "set", path);
+    return FromZkError(rc, "set", path, options_.auth);
   }
 
   Status Delete(const std::string& path, int version) override {
     PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
-    return FromZkError(zoo_delete(zh, path.c_str(), version), "delete", path);
+    return FromZkError(zoo_delete(zh, path.c_str(), version), "delete", path, options_.auth);
+  }
+
+  Result<ZkAcl> GetAcl(const std::string& path) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    struct ACL_vector c_acl {};
+    struct Stat stat {};
+    int rc = zoo_get_acl(zh, path.c_str(), &c_acl, &stat);
+    if (rc != ZOK) return FromZkError(rc, "get ACL", path, options_.auth);
+    ZkAcl acl;
+    for (int32_t i = 0; i < c_acl.count; ++i) {
+      acl.push_back({c_acl.data[i].perms, c_acl.data[i].id.scheme, c_acl.data[i].id.id});
+    }
+    deallocate_ACL_vector(&c_acl);
+    return acl;
   }
 
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
@@ -105,7 +182,7 @@ class RealZkClient final : public ZkClient {
     int rc = zoo_create(zh, path_prefix.c_str(), data.data(), static_cast<int>(data.size()),
                         &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL | ZOO_SEQUENCE, created.data(),
                         static_cast<int>(created.size()));
-    if (rc != ZOK) return FromZkError(rc, "create", path_prefix);
+    if (rc != ZOK) return FromZkError(rc, "create", path_prefix, options_.auth);
     created.resize(std::strlen(created.c_str()));
     return created;
   }
@@ -178,6 +255,36 @@ class RealZkClient final : public ZkClient {
       return Status::Unavailable("no ZooKeeper session with " + options_.quorum + " within " +
                                  std::to_string(options_.connect_timeout_ms) + " ms");
     }
+    lock.unlock();
+    Status authenticated = AddAuthLocked();
+    if (!authenticated.ok()) {
+      // Never leave an unauthenticated session behind: the next call opens a new one.
+      zookeeper_close(zh_);
+      zh_ = nullptr;
+    }
+    return authenticated;
+  }
+
+  // Adds the credentials to the new session and waits for ZooKeeper's answer, so that no call
+  // runs unauthenticated. The C client re-sends them by itself when it reconnects this session;
+  // a session replacing an expired one comes through here again.
+  Status AddAuthLocked() {
+    if (options_.auth.user.empty()) return Status::Ok();
+    auto reply = std::make_shared<AuthReply>();
+    const std::string& secret = options_.auth.secret;
+    int rc = zoo_add_auth(zh_, options_.auth.scheme.c_str(), secret.data(),
+                          static_cast<int>(secret.size()), &OnAuthReply,
+                          new std::shared_ptr<AuthReply>(reply));
+    if (rc != ZOK) return FromZkError(rc, "authenticate", "", options_.auth);
+    std::unique_lock<std::mutex> lock(reply->mu);
+    if (!reply->cv.wait_for(lock, std::chrono::milliseconds(options_.connect_timeout_ms),
+                            [&reply] { return reply->done; })) {
+      return Status::Unavailable("ZooKeeper did not answer the authentication of " +
+                                 DescribeIdentity(options_.auth) + " within " +
+                                 std::to_string(options_.connect_timeout_ms) + " ms");
+    }
+    if (reply->rc != ZOK) return FromZkError(reply->rc, "authenticate", "", options_.auth);
+    spdlog::debug("ZooKeeper session authenticated as {}", DescribeIdentity(options_.auth));
     return Status::Ok();
   }
 
@@ -214,7 +321,7 @@ class RealZkClient final : public ZkClient {
 
 }  // namespace
 
-Status ZkClient::EnsurePath(const std::string& path) {
+Status ZkClient::EnsurePath(const std::string& path, const ZkAcl& acl) {
   if (path.empty() || path[0] != '/') {
     return Status::InvalidArgument("ZooKeeper path must be absolute: '" + path + "'");
   }
@@ -223,19 +330,48 @@ Status ZkClient::EnsurePath(const std::string& path) {
     pos = path.find('/', pos + 1);
     std::string prefix = path.substr(0, pos);
     if (prefix.size() <= 1) continue;
-    Status s = Create(prefix, "");
+    // Look first: creating an existing node needs the CREATE permission on its parent, which a
+    // session that only reads (or writes below) does not have. ZooKeeper answers "no such node"
+    // before it checks the ACL, so a refused read means the node exists.
+    auto existing = Get(prefix, /*watch=*/false);
+    if (existing.ok() || existing.status().code() == StatusCode::kPermissionDenied) continue;
+    Status s = Create(prefix, "", acl);
     if (!s.ok() && s.code() != StatusCode::kAlreadyExists) return s;
   }
   return Status::Ok();
 }
 
-Status ZkClient::Upsert(const std::string& path, const std::string& data) {
+Status ZkClient::Upsert(const std::string& path, const std::string& data, const ZkAcl& acl) {
   Status s = Set(path, data, -1);
   if (s.code() != StatusCode::kNotFound) return s;
-  s = Create(path, data);
+  s = Create(path, data, acl);
   // Lost a race with another writer that created it: set it instead.
   if (s.code() == StatusCode::kAlreadyExists) return Set(path, data, -1);
   return s;
+}
+
+std::vector<std::string> OpenAclWarnings(ZkClient& zk, const std::string& root,
+                                         const ZkAcls& acls) {
+  std::vector<std::string> warnings;
+  if (acls.open) return warnings;
+  struct Checked {
+    std::string path;
+    const ZkAcl& wanted;
+    bool recursive;  // the children share the node's ACL (documents, statuses)
+  };
+  const Checked nodes[] = {{root, acls.root, false},
+                           {JoinZkPath(root, "tables"), acls.tables, true},
+                           {JoinZkPath(root, "status"), acls.status_dir, true}};
+  for (const auto& node : nodes) {
+    auto acl = zk.GetAcl(node.path);
+    if (!acl.ok() || !WritableByAnyone(*acl)) continue;
+    warnings.push_back(node.path + " already exists with an ACL that lets anyone change it (" +
+                       FormatAcl(*acl) +
+                       "); presplit does not change existing ACLs. To protect it, as a "
+                       "ZooKeeper super user in zkCli.sh: setAcl " +
+                       (node.recursive ? "-R " : "") + node.path + " " + FormatAcl(node.wanted));
+  }
+  return warnings;
 }
 
 std::string JoinZkPath(const std::string& parent, const std::string& child) {

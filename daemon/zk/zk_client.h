@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/zk/zk_auth.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon {
@@ -40,12 +41,16 @@ class ZkClient {
   virtual Result<ZkNode> Get(const std::string& path, bool watch) = 0;
   // Children names (not full paths), sorted. NotFound when the parent does not exist.
   virtual Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) = 0;
-  // Creates a persistent node. AlreadyExists when it is there; NotFound when the parent is not.
-  virtual Status Create(const std::string& path, const std::string& data) = 0;
-  // Sets data; version -1 matches any. NotFound / FailedPrecondition (version mismatch).
+  // Creates a persistent node with `acl`. AlreadyExists when it is there; NotFound when the parent
+  // is not; PermissionDenied when this session may not create children of the parent.
+  virtual Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) = 0;
+  // Sets data; version -1 matches any. NotFound / FailedPrecondition (version mismatch) /
+  // PermissionDenied (the node's ACL does not let this session write).
   virtual Status Set(const std::string& path, const std::string& data, int version = -1) = 0;
   // Deletes a node; NotFound when it is not there.
   virtual Status Delete(const std::string& path, int version = -1) = 0;
+  // The node's ACL. NotFound when it does not exist.
+  virtual Result<ZkAcl> GetAcl(const std::string& path) = 0;
 
   // Creates an EPHEMERAL|SEQUENCE node: ZooKeeper appends a 10-digit counter to `path_prefix`
   // (".../n_" becomes ".../n_0000000007") and removes the node when this session ends. Returns
@@ -56,10 +61,11 @@ class ZkClient {
   // calls returning the same non-zero id mean the ephemeral nodes created between them live on.
   virtual int64_t SessionId() = 0;
 
-  // Creates `path` and its missing ancestors with empty data.
-  Status EnsurePath(const std::string& path);
-  // Creates the node or replaces its data.
-  Status Upsert(const std::string& path, const std::string& data);
+  // Creates `path` and its missing ancestors with empty data and `acl`. Existing nodes are left
+  // as they are (ACL included), so a session that may only read them passes.
+  Status EnsurePath(const std::string& path, const ZkAcl& acl = OpenAcl());
+  // Replaces the node's data, or creates it with `acl`.
+  Status Upsert(const std::string& path, const std::string& data, const ZkAcl& acl = OpenAcl());
 };
 
 using ZkEventHandler = std::function<void(const ZkEvent&)>;
@@ -68,15 +74,25 @@ struct ZkOptions {
   std::string quorum = "127.0.0.1:2181";  // host:port[,host:port...][/chroot]
   int session_timeout_ms = 15000;
   int connect_timeout_ms = 10000;  // how long Connect() waits for the first session
+  // Credentials added to every session (the first and each one replacing an expired session);
+  // none when `auth.user` is empty. Never logged.
+  ZkCredentials auth;
 };
 
 // Opens a session with the ZooKeeper C client (multi-threaded flavour). Events, including those
 // of the armed watches, are delivered to `handler` on the client's own completion thread: the
 // handler must only hand them over (e.g. post to an event loop), never call back into the client.
 // An expired session is replaced by a new one automatically and reported as kSessionExpired
-// followed by kConnected.
+// followed by kConnected. With `options.auth`, a session is usable only once ZooKeeper has
+// accepted the credentials; a refusal is an error naming the user, never the password.
 Result<std::unique_ptr<ZkClient>> ConnectZooKeeper(const ZkOptions& options,
                                                    ZkEventHandler handler = nullptr);
+
+// With access control on (`!acls.open`): one warning per existing node among <root>,
+// <root>/tables and <root>/status whose ACL lets anyone change it, saying how an operator
+// protects it (zkCli's setAcl, as a ZooKeeper super user). presplit never changes an existing
+// ACL by itself. Nodes that cannot be read are skipped: they are not open.
+std::vector<std::string> OpenAclWarnings(ZkClient& zk, const std::string& root, const ZkAcls& acls);
 
 // Joins ZooKeeper path components: JoinZkPath("/presplit", "tables") == "/presplit/tables".
 std::string JoinZkPath(const std::string& parent, const std::string& child);

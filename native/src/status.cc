@@ -10,6 +10,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
     case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
     case StatusCode::kUnavailable: return "UNAVAILABLE";
+    case StatusCode::kPermissionDenied: return "PERMISSION_DENIED";
     case StatusCode::kInternal: return "INTERNAL";
   }
   return "UNKNOWN";

@@ -36,13 +36,14 @@ class FakeZk : public ZkClient {
     }
     return out;
   }
-  Status Create(const std::string& path, const std::string& data) override {
+  Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
     if (before_write) before_write(path);
     if (nodes.count(path)) return Status::AlreadyExists(path);
     std::string parent = path.substr(0, path.rfind('/'));
     if (!parent.empty() && !nodes.count(parent)) return Status::NotFound(parent);
     nodes[path] = ZkNode{data, 0, ++zxid};
+    acls[path] = acl;
     writes++;
     return Status::Ok();
   }
@@ -59,8 +60,15 @@ class FakeZk : public ZkClient {
   Status Delete(const std::string& path, int version) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
     if (!nodes.erase(path)) return Status::NotFound(path);
+    acls.erase(path);
     writes++;
     return Status::Ok();
+  }
+  Result<ZkAcl> GetAcl(const std::string& path) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    auto it = acls.find(path);
+    if (it == acls.end()) return Status::NotFound(path);
+    return it->second;
   }
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
                                                 const std::string& data) override {
@@ -95,6 +103,7 @@ class FakeZk : public ZkClient {
   int64_t NewSessionId() { return ++last_session_id; }
 
   std::map<std::string, ZkNode> nodes;
+  std::map<std::string, ZkAcl> acls;  // of the nodes created through Create()
   std::set<std::string> data_watches, child_watches;
   std::map<std::string, int> next_sequence;  // parent -> next sequence number
   int64_t last_session_id = 1;
@@ -122,9 +131,9 @@ class FakeZkSession : public ZkClient {
     if (!available) return Status::Unavailable("fake zookeeper session disconnected");
     return ensemble_.GetChildren(path, watch);
   }
-  Status Create(const std::string& path, const std::string& data) override {
+  Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
     if (!available) return Status::Unavailable("fake zookeeper session disconnected");
-    return ensemble_.Create(path, data);
+    return ensemble_.Create(path, data, acl);
   }
   Status Set(const std::string& path, const std::string& data, int version) override {
     if (!available) return Status::Unavailable("fake zookeeper session disconnected");
@@ -134,6 +143,7 @@ class FakeZkSession : public ZkClient {
     if (!available) return Status::Unavailable("fake zookeeper session disconnected");
     return ensemble_.Delete(path, version);
   }
+  Result<ZkAcl> GetAcl(const std::string& path) override { return ensemble_.GetAcl(path); }
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
                                                 const std::string& data) override {
     if (!available) return Status::Unavailable("fake zookeeper session disconnected");

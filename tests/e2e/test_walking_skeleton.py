@@ -48,6 +48,9 @@ class WalkingSkeletonTest(unittest.TestCase):
             cls.daemon.stop()
 
     def test_1_reference_document_becomes_presplit_table(self):
+        # No zk_auth_file: the znodes stay open, as before access control, and the daemon says so
+        # once at start.
+        self.assertEqual(self.daemon.log_text().count("ZooKeeper access control is off"), 1)
         put = h.ctl(self.root, "put", REFERENCE_DOC)
         self.assertIn("10 regions planned", put.stdout)
         status = h.wait_status(self.root, "tinawang:check", ["ready", "error", "invalid", "drift"])

@@ -15,6 +15,7 @@ enum class StatusCode {
   kAlreadyExists,
   kFailedPrecondition,  // the world is not in the state the call needs (e.g. table differs)
   kUnavailable,         // a server could not be reached; retrying may help
+  kPermissionDenied,    // the caller's identity may not do this (e.g. a ZooKeeper ACL)
   kInternal,            // a bug or an unexpected failure of a dependency
 };
 
@@ -33,6 +34,9 @@ class [[nodiscard]] Status {
     return {StatusCode::kFailedPrecondition, std::move(m)};
   }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+  static Status PermissionDenied(std::string m) {
+    return {StatusCode::kPermissionDenied, std::move(m)};
+  }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

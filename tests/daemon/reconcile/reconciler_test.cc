@@ -453,6 +453,26 @@ TEST_F(ReconcilerTest, ZooKeeperOutageFailsThePassAndTheNextOneRecovers) {
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 
+TEST(ReconcilerAclTest, CreatesItsZnodesWithTheAclsOfAccessControl) {
+  auto config = ParseZkAuthConfig(
+      "identity = daemon:daemon-secret\nportal = portal:16ciC4sAPjH/zeFdaN3ZY7WdiuQ=\n"
+      "daemon = daemon\n");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ZkAcls acls = BuildZkAcls(*config);
+  FakeZk zk;
+  FakeAdmin admin;
+  ReconcilerOptions options{"/presplit", "test:1"};
+  options.acls = acls;
+  Reconciler reconciler(zk, admin, options);
+  ASSERT_TRUE(reconciler.Prepare().ok());
+  EXPECT_EQ(*zk.GetAcl("/presplit"), acls.root);
+  EXPECT_EQ(*zk.GetAcl("/presplit/tables"), acls.tables);
+  EXPECT_EQ(*zk.GetAcl("/presplit/status"), acls.status_dir);
+  ASSERT_TRUE(zk.Upsert("/presplit/tables/tinawang:check", kCheckDoc, acls.document).ok());
+  ASSERT_TRUE(reconciler.ReconcileAll().ok());
+  EXPECT_EQ(*zk.GetAcl("/presplit/status/tinawang:check"), acls.status);
+}
+
 }  // namespace
 }  // namespace presplit::daemon
 

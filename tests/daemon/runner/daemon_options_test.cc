@@ -19,6 +19,14 @@ TEST(DaemonOptionsTest, ReadsKeyValueLinesWithComments) {
   EXPECT_EQ(o.jvm_options, (std::vector<std::string>{"-Da=1", "-Db=2"}));
 }
 
+TEST(DaemonOptionsTest, AccessControlIsOffUnlessAnAuthFileIsNamed) {
+  DaemonOptions o;
+  EXPECT_EQ(o.zk_auth_file, "");
+  Status s = ApplyConfigText("zk_auth_file = /etc/presplit/zk-auth.conf\n", "test.conf", o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(o.zk_auth_file, "/etc/presplit/zk-auth.conf");
+}
+
 TEST(DaemonOptionsTest, ErrorsNameTheLineAndTheKey) {
   DaemonOptions o;
   Status s = ApplyConfigText("zk_quorum = a:1\nzk_qourum = b:2\n", "x.conf", o);

@@ -1,14 +1,19 @@
 /*
  * SdkE2E: the writer SDK's end-to-end checks on a real cluster, driven by tests/e2e/test_sdk.py.
  *
- *   java -cp presplit-hbase.jar:$(hbase classpath) SdkE2E --zk Q --root /presplit-x COMMAND ...
+ *   java -cp presplit-hbase.jar:$(hbase classpath) SdkE2E --zk Q --root /presplit-x
+ *       [--auth-file F] COMMAND ...
+ *
+ * --auth-file: presplit's ZooKeeper credentials file; the SDK authenticates with it
+ * (PresplitTables.Options.authFile) and so does zk-set's raw ZooKeeper client (its identity).
  *
  * Every command checks its own results and exits 1 with the reason on stderr when one is wrong;
  * stdout carries one JSON line of evidence. What the SDK did is verified through the plain HBase
  * client (physical tables, region boundaries), never through the SDK alone.
  *
  * Commands:
- *   zk-set PATH                      write stdin to a znode (created with parents when missing)
+ *   zk-set PATH                      write stdin to a znode (created with parents when missing);
+ *                                    a refusal (e.g. NoAuth) fails with ZooKeeper's error
  *   create-salted TABLE BUCKETS ENC  a table split at the salt prefixes of 1..BUCKETS-1, family f
  *   create-plain TABLE               an unsalted table, family f
  *   roundtrip TABLE ROWS             put/get/exists/delete/scanGroup through the SDK
@@ -87,6 +92,7 @@ public class SdkE2E {
   static PrintStream out;
   static String zk;
   static String root = "/presplit";
+  static String authFile;
 
   public static void main(String[] argv) {
     out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
@@ -101,6 +107,8 @@ public class SdkE2E {
           zk = args.remove(0);
         } else if (flag.equals("--root")) {
           root = args.remove(0);
+        } else if (flag.equals("--auth-file")) {
+          authFile = args.remove(0);
         } else {
           throw new IllegalArgumentException("unknown flag " + flag);
         }
@@ -120,6 +128,26 @@ public class SdkE2E {
     if (!ok) {
       throw new AssertionError(what);
     }
+  }
+
+  /** The SDK's options: authenticated with --auth-file when given. */
+  static PresplitTables.Options options() throws Exception {
+    PresplitTables.Options options = new PresplitTables.Options();
+    if (authFile != null) {
+      options.authFile(java.nio.file.Path.of(authFile));
+    }
+    return options;
+  }
+
+  /** The identity line (user:password) of --auth-file, for the raw ZooKeeper client. */
+  static byte[] identityOfAuthFile() throws Exception {
+    for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(authFile))) {
+      String[] kv = line.split("=", 2);
+      if (kv.length == 2 && kv[0].strip().equals("identity")) {
+        return kv[1].strip().getBytes(StandardCharsets.UTF_8);
+      }
+    }
+    throw new IllegalArgumentException(authFile + " has no identity");
   }
 
   static Connection hbase() throws Exception {
@@ -196,6 +224,9 @@ public class SdkE2E {
   static void zkSet(String path, byte[] data) throws Exception {
     java.util.concurrent.CountDownLatch up = new java.util.concurrent.CountDownLatch(1);
     ZooKeeper z = new ZooKeeper(zk, 30000, e -> up.countDown());
+    if (authFile != null) {
+      z.addAuthInfo("digest", identityOfAuthFile());
+    }
     up.await();
     try {
       StringBuilder p = new StringBuilder();
@@ -283,7 +314,8 @@ public class SdkE2E {
   }
 
   static void roundtrip(String name, int rows) throws Exception {
-    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root)) {
+    try (Connection c = hbase();
+        PresplitTables tables = PresplitTables.open(c, zk, root, options())) {
       SaltedTable t = tables.table(name);
       TableSnapshot s = t.awaitReady(Duration.ofSeconds(60));
       KeyLayout layout = s.layout();
@@ -409,7 +441,7 @@ public class SdkE2E {
 
   static void compare(String name, String plainName, int rows, long seed) throws Exception {
     Random rnd = new Random(seed);
-    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root);
+    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root, options());
         Table plain = c.getTable(TableName.valueOf(plainName))) {
       SaltedTable t = tables.table(name);
       KeyLayout layout = t.awaitReady(Duration.ofSeconds(60)).layout();
@@ -517,7 +549,7 @@ public class SdkE2E {
   // running out of rows first. Progress goes to stderr every 100 rows.
   static void writer(String name, int count, int sleepMs, int sessionMs, int stopAfterNew)
       throws Exception {
-    PresplitTables.Options options = new PresplitTables.Options();
+    PresplitTables.Options options = options();
     if (sessionMs > 0) {
       options.sessionTimeoutMs(sessionMs).resyncMs(0);
       logSdkToStderr();
@@ -665,7 +697,7 @@ public class SdkE2E {
         dst.put(copy);
       }
       // Every write is now readable through the SDK, which uses the new generation.
-      try (PresplitTables tables = PresplitTables.open(c, zk, root)) {
+      try (PresplitTables tables = PresplitTables.open(c, zk, root, options())) {
         SaltedTable t = tables.table(name);
         check(t.snapshot().physicalTable().getNameAsString().equals(newTable),
             "SDK not on the new generation: " + t.snapshot());
@@ -734,7 +766,8 @@ public class SdkE2E {
   }
 
   static void adoptRead(String name, int rows) throws Exception {
-    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root)) {
+    try (Connection c = hbase();
+        PresplitTables tables = PresplitTables.open(c, zk, root, options())) {
       SaltedTable t = tables.table(name);
       TableSnapshot s = t.awaitReady(Duration.ofSeconds(60));
       Map<String, Integer> want = new TreeMap<>();

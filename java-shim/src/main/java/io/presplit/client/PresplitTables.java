@@ -67,6 +67,26 @@ public final class PresplitTables implements Closeable {
     int scanThreads = 32;
     int groupScanCaching = 100;
     int scanBatch = 1000;
+    ZkAuth auth;
+
+    /**
+     * Authenticate presplit's ZooKeeper sessions with presplit's credentials file (its
+     * {@code identity = user:password}; digest), when presplit's znodes are readable only by named
+     * readers. Every session gets it, including one opened after an expiry.
+     *
+     * @throws IOException when the file cannot be read or is malformed (the message never
+     *     contains the password)
+     */
+    public Options authFile(java.nio.file.Path file) throws IOException {
+      this.auth = ZkAuth.fromFile(file);
+      return this;
+    }
+
+    /** Authenticate presplit's ZooKeeper sessions as digest {@code user:password}. */
+    public Options digestAuth(String user, String password) {
+      this.auth = ZkAuth.digest(user, password);
+      return this;
+    }
 
     /** ZooKeeper session timeout (default 30 s). */
     public Options sessionTimeoutMs(int ms) {
@@ -226,6 +246,10 @@ public final class PresplitTables implements Closeable {
         }
       }
     });
+    if (options.auth != null) {
+      // Queued before the session is established, so no read runs unauthenticated.
+      options.auth.addTo(z);
+    }
     try {
       if (!connected.await(options.connectTimeoutMs, TimeUnit.MILLISECONDS)) {
         z.close();
@@ -324,12 +348,22 @@ public final class PresplitTables implements Closeable {
     try {
       return zk.exists(path, false) != null;
     } catch (KeeperException e) {
-      throw new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
-          + e.getMessage(), e);
+      throw readRefused(path, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading " + path);
     }
+  }
+
+  private PresplitConfigException readRefused(String path, KeeperException e) {
+    if (e instanceof KeeperException.NoAuthException) {
+      return new PresplitConfigException("not authorised to read " + path + " in ZooKeeper "
+          + quorum + ": its ACL names presplit's readers; authenticate as one of them ("
+          + (options.auth == null ? "no credentials given" : "this session is " + options.auth)
+          + "; PresplitTables.Options.authFile or digestAuth)", e);
+    }
+    return new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
+        + e.getMessage(), e);
   }
 
   private final Watcher tableWatcher = this::onEvent;
@@ -359,8 +393,7 @@ public final class PresplitTables implements Closeable {
         return z.getData(path, tableWatcher, stat);
       }
     } catch (KeeperException e) {
-      throw new PresplitConfigException("cannot read " + path + " in ZooKeeper " + quorum + ": "
-          + e.getMessage(), e);
+      throw readRefused(path, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading " + path);
