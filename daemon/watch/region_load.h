@@ -1,5 +1,5 @@
-// Region load as the cluster reports it, and the rates and per-table scores presplitd derives
-// from it. Plain code: the reports come from a RegionMetricsSource (the embedded JVM's
+// The rates and per-table scores presplitd derives from the cluster's region load reports. Plain
+// code: the reports come from a RegionLoadSource (daemon/hbase: the embedded JVM's
 // Admin.getClusterMetrics in production, a fake in tests); nothing here does I/O.
 //
 // HBase's RegionMetrics counters (read and write requests) are cumulative since the region was
@@ -16,23 +16,9 @@
 #include <string>
 #include <vector>
 
-namespace presplit::daemon::watch {
+#include "daemon/hbase/region_loads.h"
 
-// One region in one metrics report.
-struct RegionLoadReport {
-  std::string table;           // "ns:qualifier"
-  std::string region;          // encoded region name
-  std::string start_key;       // raw bytes; empty for the table's first region
-  std::string end_key;         // raw bytes; empty for the table's last region
-  std::string server;          // "host,port,startcode"
-  int64_t report_time_ms = 0;  // the RegionServer's report timestamp
-  int64_t read_requests = 0;   // cumulative since the region opened on `server`
-  int64_t write_requests = 0;  // cumulative since the region opened on `server`
-  int64_t store_file_bytes = 0;
-  int64_t memstore_bytes = 0;
-  int32_t store_files = 0;
-  double locality = 0;  // 0..1, the HDFS blocks local to the server
-};
+namespace presplit::daemon::watch {
 
 // Thresholds of what counts as hot.
 struct HotRegionRule {

@@ -41,8 +41,8 @@ struct SplitDecision {
   double requests_per_s = 0;
   double table_mean_per_s = 0;
   Action action = Action::kSkip;
-  // Why not, for kSkip: "dry_run", "region_budget", "cooldown", "cluster_rate", "unsplittable";
-  // empty for kSplit.
+  // Why not, for kSkip: "dry_run", "region_budget", "cooldown", "cluster_rate", "unsplittable",
+  // or (set by the LoadWatcher) "split_refused" when HBase refused the request; empty for kSplit.
   std::string reason;
 };
 

@@ -3,13 +3,17 @@ package io.presplit.hbase.admin;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
@@ -23,9 +27,11 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * What presplitd's embedded JVM calls through JNI: a small, stable surface over the HBase Admin
@@ -257,6 +263,44 @@ public final class AdminBridge implements AutoCloseable {
     }
     int nl = s.indexOf('\n');
     return (nl < 0 ? s : s.substring(0, nl)).trim();
+  }
+
+  /**
+   * The load of the given tables' regions as the live RegionServers last reported it (one
+   * {@code Admin.getClusterMetrics} call for the servers, hbase:meta for each table's regions).
+   * A table that does not exist contributes nothing.
+   *
+   * @param tableNames {@code "ns:qualifier"} or {@code "qualifier"} each
+   * @return the JSON documented on {@link RegionLoads}
+   * @throws IllegalArgumentException if a name is not a legal table name
+   * @throws IOException if the cluster cannot answer
+   */
+  public synchronized String regionLoads(String[] tableNames) throws IOException {
+    ensureOpen();
+    Map<TableName, List<RegionInfo>> tables = new LinkedHashMap<>();
+    for (String name : tableNames) {
+      TableName tn = TableSpec.parseTableName(name);
+      try {
+        tables.put(tn, admin.getRegions(tn));
+      } catch (TableNotFoundException gone) {
+        // dropped since the caller listed it: nothing to report
+      }
+    }
+    ClusterMetrics cluster = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS));
+    return RegionLoads.toJson(tables, RegionLoads.byRegionName(cluster));
+  }
+
+  /**
+   * Asks the master to split a region without a split point, so the RegionServer's split policy
+   * chooses it (NativeSplitPolicy: load-balanced and group-safe); returns once the request is
+   * submitted, not when the split is done.
+   *
+   * @param encodedRegionName the region's encoded name
+   * @throws IOException if the master refuses (e.g. the region is not splittable now)
+   */
+  public synchronized void splitRegion(String encodedRegionName) throws IOException {
+    ensureOpen();
+    admin.splitRegionAsync(Bytes.toBytes(encodedRegionName));
   }
 
   /** Closes the Admin and the Connection. Idempotent. */
