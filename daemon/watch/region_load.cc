@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace presplit::daemon::watch {
 
@@ -48,20 +47,23 @@ void RegionLoadTracker::Update(const std::vector<RegionLoadReport>& reports) {
   }
   // Regions absent from this poll (split, merged, dropped, or their server gone) are forgotten.
   regions_ = std::move(next);
+  by_table_.clear();
+  for (const auto& [name, tracked] : regions_) by_table_[tracked.last.table].push_back(name);
 }
 
 std::vector<std::string> RegionLoadTracker::Tables() const {
-  std::set<std::string> tables;
-  for (const auto& [name, tracked] : regions_) tables.insert(tracked.last.table);
-  return {tables.begin(), tables.end()};
+  std::vector<std::string> tables;
+  for (const auto& [table, regions] : by_table_) tables.push_back(table);
+  return tables;
 }
 
 TableLoad RegionLoadTracker::Score(const std::string& table, const HotRegionRule& rule) const {
   TableLoad load;
   load.table = table;
   std::vector<const Tracked*> members;
-  for (const auto& [name, tracked] : regions_) {
-    if (tracked.last.table == table) members.push_back(&tracked);
+  auto names = by_table_.find(table);
+  if (names != by_table_.end()) {
+    for (const auto& name : names->second) members.push_back(&regions_.at(name));
   }
   std::sort(members.begin(), members.end(), [](const Tracked* a, const Tracked* b) {
     return a->last.start_key < b->last.start_key;

@@ -27,7 +27,7 @@ struct HotRegionRule {
   // ... AND at least this multiple of its table's mean rate per region ...
   double mean_multiple = 3;
   // ... in every rate sample of the last `sustain_ms` (and the samples cover that long).
-  int64_t sustain_ms = 60'000;
+  int64_t sustain_ms = 10'000;
 };
 
 // One region's current state, with its latest rate.
@@ -101,6 +101,9 @@ class RegionLoadTracker {
 
   int64_t history_ms_;
   std::map<std::string, Tracked> regions_;  // by encoded region name
+  // The encoded names of each table's regions in the last poll, so scoring one table does not
+  // walk every region of the cluster.
+  std::map<std::string, std::vector<std::string>> by_table_;
 };
 
 }  // namespace presplit::daemon::watch

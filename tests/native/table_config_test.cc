@@ -362,7 +362,7 @@ TEST(TableConfig, LoadSplitDefaultsAndBounds) {
   EXPECT_TRUE(c->load_split->dry_run);
   EXPECT_EQ(c->load_split->min_requests_per_s, 1000);
   EXPECT_EQ(c->load_split->mean_multiple, 3);
-  EXPECT_EQ(c->load_split->sustain_s, 60);
+  EXPECT_EQ(c->load_split->sustain_s, 10);
   EXPECT_EQ(c->load_split->max_regions, 20) << "twice the 10 regions the table is created with";
   EXPECT_EQ(c->load_split->cooldown_s, 600);
   EXPECT_EQ(c->load_split->unsplittable_s, 3600);

@@ -22,7 +22,7 @@
 //                       "load_balanced": true, "min_requests": 100, "max_imbalance": 0.25,
 //                       "max_contained_fraction": 0.5 },
 //     "load_split": { "dry_run": true, "min_requests_per_s": 1000, "mean_multiple": 3,  // optional
-//                     "sustain_s": 60, "max_regions": 240, "cooldown_s": 600,
+//                     "sustain_s": 10, "max_regions": 240, "cooldown_s": 600,
 //                     "unsplittable_s": 3600 },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
 //                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
@@ -70,7 +70,7 @@
 //  - load_split (optional; absent = presplitd never splits the table on load): dry_run (default
 //    true: decide and report, never split); min_requests_per_s (> 0, default 1000) and
 //    mean_multiple (> 1, default 3): a region is hot at or above both this rate and this multiple
-//    of its table's mean rate per region, for sustain_s seconds (1..86400, default 60);
+//    of its table's mean rate per region, for sustain_s seconds (1..86400, default 10);
 //    max_regions (the table's region budget: at least split.regions, at most 10000; default twice
 //    split.regions, capped at 10000); cooldown_s (1..86400, default 600) between splits of one
 //    region and, a quarter of it, of one table; unsplittable_s (1..604800, default 3600): how long
@@ -154,7 +154,7 @@ struct LoadSplitConfig {
   bool dry_run = true;
   double min_requests_per_s = 1000;
   double mean_multiple = 3;
-  int64_t sustain_s = 60;
+  int64_t sustain_s = 10;
   int max_regions = 0;  // resolved at parse time: never 0 after parsing
   int64_t cooldown_s = 600;
   int64_t unsplittable_s = 3600;
