@@ -43,6 +43,7 @@ std::vector<CommandSpec> PlanCommands();
 std::vector<CommandSpec> AdviseCommands();
 std::vector<CommandSpec> SimulateCommands();
 std::vector<CommandSpec> KeyCommands();
+std::vector<CommandSpec> TopCommands();
 
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);
