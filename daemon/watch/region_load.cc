@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace presplit::daemon::watch {
 
@@ -17,38 +18,57 @@ bool Comparable(const RegionLoadReport& before, const RegionLoadReport& now) {
 }  // namespace
 
 void RegionLoadTracker::Update(const std::vector<RegionLoadReport>& reports) {
-  std::map<std::string, Tracked> next;
+  // In place: a poll of a large cluster must not rebuild 100,000 entries and their histories.
+  ++poll_;
+  bool membership_changed = false;
   for (const auto& report : reports) {
-    auto previous = regions_.find(report.region);
-    Tracked tracked;
-    if (previous != regions_.end()) {
-      const RegionLoadReport& before = previous->second.last;
-      if (report.server == before.server && report.report_time_ms == before.report_time_ms) {
-        // The RegionServer has not reported since the last poll: nothing new about this region.
-        next[report.region] = std::move(previous->second);
-        continue;
-      }
-      if (Comparable(before, report)) {
-        tracked.samples = std::move(previous->second.samples);
-        const double seconds = (report.report_time_ms - before.report_time_ms) / 1000.0;
-        tracked.samples.push_back(
-            Sample{before.report_time_ms, report.report_time_ms,
-                   (report.read_requests - before.read_requests) / seconds,
-                   (report.write_requests - before.write_requests) / seconds});
-        while (!tracked.samples.empty() &&
-               tracked.samples.front().to_ms < report.report_time_ms - history_ms_) {
-          tracked.samples.pop_front();
-        }
-      }
-      // Otherwise the region moved or reopened: its history starts again from this report.
+    auto [it, inserted] = regions_.try_emplace(report.region);
+    Tracked& tracked = it->second;
+    tracked.seen_in_poll = poll_;
+    if (inserted) {
+      membership_changed = true;
+      tracked.last = report;
+      continue;
     }
+    const RegionLoadReport& before = tracked.last;
+    if (report.server == before.server && report.report_time_ms == before.report_time_ms) {
+      continue;  // the RegionServer has not reported since the last poll: nothing new
+    }
+    if (Comparable(before, report)) {
+      const double seconds = (report.report_time_ms - before.report_time_ms) / 1000.0;
+      tracked.samples.push_back(Sample{before.report_time_ms, report.report_time_ms,
+                                       (report.read_requests - before.read_requests) / seconds,
+                                       (report.write_requests - before.write_requests) / seconds});
+      const auto expired = std::find_if(
+          tracked.samples.begin(), tracked.samples.end(),
+          [&](const Sample& s) { return s.to_ms >= report.report_time_ms - history_ms_; });
+      tracked.samples.erase(tracked.samples.begin(), expired);
+    } else {
+      // The region moved or reopened: its history starts again from this report.
+      tracked.samples.clear();
+    }
+    if (tracked.last.table != report.table) membership_changed = true;
     tracked.last = report;
-    next[report.region] = std::move(tracked);
   }
   // Regions absent from this poll (split, merged, dropped, or their server gone) are forgotten.
-  regions_ = std::move(next);
-  by_table_.clear();
-  for (const auto& [name, tracked] : regions_) by_table_[tracked.last.table].push_back(name);
+  for (auto it = regions_.begin(); it != regions_.end();) {
+    if (it->second.seen_in_poll != poll_) {
+      it = regions_.erase(it);
+      membership_changed = true;
+    } else {
+      ++it;
+    }
+  }
+  if (membership_changed) {
+    by_table_.clear();
+    for (const auto& [name, tracked] : regions_) by_table_[tracked.last.table].push_back(&tracked);
+    // Key order once here: an encoded region name always has the same start key.
+    for (auto& [table, members] : by_table_) {
+      std::sort(members.begin(), members.end(), [](const Tracked* a, const Tracked* b) {
+        return a->last.start_key < b->last.start_key;
+      });
+    }
+  }
 }
 
 std::vector<std::string> RegionLoadTracker::Tables() const {
@@ -63,12 +83,8 @@ TableLoad RegionLoadTracker::Score(const std::string& table, const HotRegionRule
   std::vector<const Tracked*> members;
   auto names = by_table_.find(table);
   if (names != by_table_.end()) {
-    for (const auto& name : names->second) members.push_back(&regions_.at(name));
+    members.assign(names->second.begin(), names->second.end());
   }
-  std::sort(members.begin(), members.end(), [](const Tracked* a, const Tracked* b) {
-    return a->last.start_key < b->last.start_key;
-  });
-
   int with_rate = 0;
   for (const Tracked* tracked : members) {
     RegionLoad region;

@@ -10,10 +10,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "daemon/hbase/region_loads.h"
@@ -96,14 +96,18 @@ class RegionLoadTracker {
   };
   struct Tracked {
     RegionLoadReport last;
-    std::deque<Sample> samples;  // oldest first, within history_ms_ of the newest
+    // Oldest first, within history_ms_ of the newest: a few dozen at most, so a vector (a deque
+    // would allocate far more per region).
+    std::vector<Sample> samples;
+    uint64_t seen_in_poll = 0;
   };
 
   int64_t history_ms_;
-  std::map<std::string, Tracked> regions_;  // by encoded region name
-  // The encoded names of each table's regions in the last poll, so scoring one table does not
-  // walk every region of the cluster.
-  std::map<std::string, std::vector<std::string>> by_table_;
+  uint64_t poll_ = 0;
+  std::unordered_map<std::string, Tracked> regions_;  // by encoded region name
+  // Each table's regions in the last poll, so scoring one table does not walk every region of
+  // the cluster; rebuilt only when regions come or go (unordered_map keeps element addresses).
+  std::map<std::string, std::vector<const Tracked*>> by_table_;
 };
 
 }  // namespace presplit::daemon::watch
