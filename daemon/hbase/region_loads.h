@@ -37,7 +37,9 @@ class RegionLoadSource {
   virtual Result<std::vector<RegionLoadReport>> RegionLoads(
       const std::vector<std::string>& tables) = 0;
   // Asks HBase to split the region without a split point (the RegionServer's split policy picks
-  // it); returns once the request is accepted, not when the split is done.
+  // it). An error when the master refuses (the policy found no point: one hot key, or requests
+  // spanning every candidate) or the split fails within a bounded wait; Ok when it is done or
+  // still running after that wait.
   virtual Status SplitRegion(const std::string& encoded_region) = 0;
 };
 

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
@@ -100,12 +102,15 @@ public final class AdminBridge implements AutoCloseable {
   private final Connection connection;
   private final Admin admin;
   private final long onlineWaitMs;
+  private final long splitVerdictWaitMs;
   private boolean closed;
 
-  private AdminBridge(Connection connection, Admin admin, long onlineWaitMs) {
+  private AdminBridge(Connection connection, Admin admin, long onlineWaitMs,
+      long splitVerdictWaitMs) {
     this.connection = connection;
     this.admin = admin;
     this.onlineWaitMs = onlineWaitMs;
+    this.splitVerdictWaitMs = splitVerdictWaitMs;
   }
 
   /**
@@ -138,9 +143,10 @@ public final class AdminBridge implements AutoCloseable {
       }
     }
     long wait = conf.getLong(ONLINE_WAIT_MS_KEY, DEFAULT_ONLINE_WAIT_MS);
+    long splitWait = conf.getLong(SPLIT_VERDICT_WAIT_MS_KEY, DEFAULT_SPLIT_VERDICT_WAIT_MS);
     Connection c = ConnectionFactory.createConnection(conf);
     try {
-      return new AdminBridge(c, c.getAdmin(), wait);
+      return new AdminBridge(c, c.getAdmin(), wait, splitWait);
     } catch (IOException | RuntimeException e) {
       try {
         c.close();
@@ -291,16 +297,40 @@ public final class AdminBridge implements AutoCloseable {
   }
 
   /**
+   * How long {@link #splitRegion} waits for the master's verdict on a split before it returns with
+   * the split still running. Milliseconds; default {@value #DEFAULT_SPLIT_VERDICT_WAIT_MS}.
+   */
+  public static final String SPLIT_VERDICT_WAIT_MS_KEY = "presplit.admin.split.verdict.wait.ms";
+
+  public static final long DEFAULT_SPLIT_VERDICT_WAIT_MS = 10_000L;
+
+  /**
    * Asks the master to split a region without a split point, so the RegionServer's split policy
-   * chooses it (NativeSplitPolicy: load-balanced and group-safe); returns once the request is
-   * submitted, not when the split is done.
+   * chooses it (NativeSplitPolicy: load-balanced and group-safe). The master refuses at once when
+   * the policy finds no point (one hot key, or requests spanning every candidate): that refusal is
+   * thrown, so the caller can leave the region alone. Otherwise returns when the split is done or
+   * after the verdict wait, with the split still running.
    *
    * @param encodedRegionName the region's encoded name
-   * @throws IOException if the master refuses (e.g. the region is not splittable now)
+   * @throws IOException if the master refuses or the split fails within the wait
    */
   public synchronized void splitRegion(String encodedRegionName) throws IOException {
     ensureOpen();
-    admin.splitRegionAsync(Bytes.toBytes(encodedRegionName));
+    Future<Void> split = admin.splitRegionAsync(Bytes.toBytes(encodedRegionName));
+    try {
+      split.get(splitVerdictWaitMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException stillRunning) {
+      // accepted and running: the watcher sees the halves in a later poll
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted splitting region " + encodedRegionName);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      throw new IOException("splitting region " + encodedRegionName + " failed", cause);
+    }
   }
 
   /** Closes the Admin and the Connection. Idempotent. */
