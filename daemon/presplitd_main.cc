@@ -29,6 +29,9 @@ hbase_conf_dir, jvm_classpath, jvm_classpath_file, hbase_command, jvm_max_heap, 
 resync_interval_s, http_listen, log_level, and hbase.* client settings.
 
 signals: SIGTERM/SIGINT stop cleanly; SIGHUP runs a full reconcile pass at once.
+systemd: with $NOTIFY_SOCKET (a Type=notify unit) it sends READY=1 once ZooKeeper is connected
+and the HTTP endpoint listens, WATCHDOG=1 from its event loop when WatchdogSec is set, and
+STOPPING=1 on SIGTERM/SIGINT.
 exit codes: 0 clean stop, 1 failure, 2 usage error.
 )";
 

@@ -1,7 +1,10 @@
 # presplit on HBase 2.6: add to conf/hbase-env.sh on every HMaster and RegionServer.
-# PRESPLIT_HOME is where presplit-hbase.jar and libpresplit_jni.so are installed.
+# The presplit package installs presplit-hbase.jar in /usr/share/presplit and
+# libpresplit_jni.so in /usr/lib/presplit; for copies elsewhere set PRESPLIT_JAR and
+# PRESPLIT_LIB_DIR before these lines.
 # The jar also carries the library for linux-x86_64 (extracted to a temporary file when it is not
 # found on java.library.path); the explicit path below is preferred in production.
-export PRESPLIT_HOME=${PRESPLIT_HOME:-/opt/presplit}
-export HBASE_CLASSPATH="${HBASE_CLASSPATH:+$HBASE_CLASSPATH:}$PRESPLIT_HOME/lib/presplit-hbase.jar"
-export HBASE_OPTS="$HBASE_OPTS -Djava.library.path=$PRESPLIT_HOME/lib"
+PRESPLIT_JAR=${PRESPLIT_JAR:-/usr/share/presplit/presplit-hbase.jar}
+PRESPLIT_LIB_DIR=${PRESPLIT_LIB_DIR:-/usr/lib/presplit}
+export HBASE_CLASSPATH="${HBASE_CLASSPATH:+$HBASE_CLASSPATH:}$PRESPLIT_JAR"
+export HBASE_OPTS="$HBASE_OPTS -Djava.library.path=$PRESPLIT_LIB_DIR"

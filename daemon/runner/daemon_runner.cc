@@ -9,11 +9,13 @@
 #include <mutex>
 #include <sstream>
 
-#include "daemon/http/http_endpoint.h"
 #include "daemon/hbase/jni_hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
-#include "daemon/util/periodic_worker.h"
+#include "daemon/http/http_endpoint.h"
 #include "daemon/reconcile/reconciler.h"
+#include "daemon/systemd/loop_watchdog.h"
+#include "daemon/systemd/notifier.h"
+#include "daemon/util/periodic_worker.h"
 #include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon {
@@ -54,6 +56,11 @@ class ConnectOnDemandAdmin final : public HBaseAdmin {
   std::unique_ptr<JniHBaseAdmin> admin_;
 };
 
+// A notification systemd did not get is worth a warning, never a stop.
+void NotifySystemd(const Status& sent) {
+  if (!sent.ok()) spdlog::warn("systemd: {}", sent.ToString());
+}
+
 std::string DaemonId() {
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
@@ -64,6 +71,8 @@ std::string DaemonId() {
 
 Status RunDaemon(const DaemonOptions& options) {
   asio::io_context io;
+  Notifier systemd;
+  LoopWatchdog watchdog(io, systemd);
 
   PRESPLIT_ASSIGN_OR_RETURN(auto classpath, ResolveClasspath(options));
   spdlog::info("starting the embedded JVM ({} classpath entries)", classpath.size());
@@ -181,6 +190,8 @@ Status RunDaemon(const DaemonOptions& options) {
           return;
         }
         spdlog::info("{}: shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        NotifySystemd(systemd.Stopping("shutting down"));
+        watchdog.Stop();
         http.Close();
         io.stop();
       };
@@ -189,6 +200,9 @@ Status RunDaemon(const DaemonOptions& options) {
   loop_ready = true;
   worker.Start();
   spdlog::info("presplitd running as {}", reconciler_options.daemon_id);
+  // ZooKeeper is connected and the HTTP endpoint listens: ready, whether or not HBase is up yet.
+  NotifySystemd(systemd.Ready("watching " + options.zk_root + " on " + options.zk_quorum));
+  watchdog.Start();
   io.run();
 
   worker.Stop();

@@ -38,6 +38,8 @@
  *   put TABLE ROW FAMILY:QUALIFIER VALUE
  *                        ROW and VALUE in toStringBinary form (\x00 escapes); prints nothing
  *   count TABLE          number of rows (full scan)
+ *   flush TABLE          flushes the table's memstores to store files (waits for it), so the
+ *                        family's compression codec really writes and reads data
  *   regions-count TABLE  number of regions (as in describe)
  *   regions TABLE        a table of the regions: number, start key, end key, encoded name
  *
@@ -162,7 +164,7 @@ public class HBaseProbe {
     }
     if (rest.isEmpty()) {
       throw new Usage("usage: HBaseProbe [--zk HOST:PORT] [--conf K=V]... "
-          + "describe|split-keys|exists|count|regions|regions-count TABLE | put TABLE ROW FAM:QUAL VALUE");
+          + "describe|split-keys|exists|count|flush|regions|regions-count TABLE | put TABLE ROW FAM:QUAL VALUE");
     }
     quietLogging(level);
     if (timeoutSec > 0) {
@@ -228,6 +230,9 @@ public class HBaseProbe {
         }
         case "count":
           out.println(count(conn, tn));
+          return 0;
+        case "flush":
+          admin.flush(tn);
           return 0;
         case "put":
           put(conn, tn, args.get(1), args.get(2), args.get(3));
