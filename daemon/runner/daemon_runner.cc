@@ -7,6 +7,7 @@
 #include <boost/asio.hpp>
 #include <csignal>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "daemon/hbase/jni_hbase_admin.h"
@@ -16,6 +17,10 @@
 #include "daemon/systemd/loop_watchdog.h"
 #include "daemon/systemd/notifier.h"
 #include "daemon/util/periodic_worker.h"
+#include "daemon/watch/load_report.h"
+#include "daemon/watch/load_watcher.h"
+#include "daemon/watch/watched_tables.h"
+#include "daemon/web/status_page.h"
 #include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon {
@@ -25,7 +30,7 @@ namespace asio = boost::asio;
 
 // Connects AdminBridge on first use and again after a failed connect, so the daemon starts and
 // keeps serving status while HBase is still coming up.
-class ConnectOnDemandAdmin final : public HBaseAdmin {
+class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
  public:
   ConnectOnDemandAdmin(JvmHost& jvm, std::map<std::string, std::string> settings)
       : jvm_(jvm), settings_(std::move(settings)) {}
@@ -37,6 +42,15 @@ class ConnectOnDemandAdmin final : public HBaseAdmin {
   Status CreateTable(const TableSpec& spec) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
     return admin_->CreateTable(spec);
+  }
+  Result<std::vector<RegionLoadReport>> RegionLoads(
+      const std::vector<std::string>& tables) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    return admin_->RegionLoads(tables);
+  }
+  Status SplitRegion(const std::string& encoded_region) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    return admin_->SplitRegion(encoded_region);
   }
 
  private:
@@ -141,6 +155,51 @@ Status RunDaemon(const DaemonOptions& options) {
   });
   reconcile_worker = &worker;
 
+  // The load watcher: the leader polls the region load of every documented table, scores it,
+  // and splits hot regions of the tables whose documents turn load splits on.
+  std::function<bool()> is_leader = [] { return true; };
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  watch::LoadWatcherOptions watch_options;
+  watch_options.limits.max_splits = options.load_split_max_per_window;
+  watch_options.limits.window_ms = int64_t{options.load_split_window_s} * 1000;
+  watch::LoadWatcher load_watcher(*admin, watch_options, now_ms);
+  std::atomic<uint64_t> load_polls{0}, load_poll_failures{0};
+  auto last_tables_read = std::chrono::steady_clock::time_point::min();
+  PeriodicWorker watch_worker(
+      "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)), [&] {
+        // Every task on a worker catches what it throws: a bad answer must not end the daemon.
+        try {
+          if (!is_leader()) return;
+          // The documents are re-read at the resync interval; the reconciler holds the watches.
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
+              last_tables_read == std::chrono::steady_clock::time_point::min()) {
+            auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath());
+            if (tables.ok()) {
+              load_watcher.SetTables(std::move(tables).value());
+              last_tables_read = now;
+            } else {
+              spdlog::warn("load watcher: cannot read the documents: {}",
+                           tables.status().ToString());
+            }
+          }
+          Status polled = load_watcher.Poll();
+          ++load_polls;
+          if (!polled.ok()) {
+            ++load_poll_failures;
+            spdlog::warn("load watcher: poll failed, retrying in {} s: {}",
+                         options.load_watch_interval_s, polled.ToString());
+          }
+        } catch (const std::exception& e) {
+          ++load_poll_failures;
+          spdlog::error("load watcher: poll threw, retrying on the next one: {}", e.what());
+        }
+      });
+
   HttpEndpoint http(io);
   if (!options.http_listen.empty()) {
     http.Handle("/healthz", [&]() -> HttpResponse {
@@ -151,6 +210,18 @@ Status RunDaemon(const DaemonOptions& options) {
       }
       return {503, "text/plain",
               (last_error.empty() ? "no recent reconcile pass" : last_error) + "\n"};
+    });
+    http.Handle("/", []() -> HttpResponse {
+      return {200, "text/html; charset=utf-8", std::string(web::StatusPageHtml())};
+    });
+    http.Handle("/status", [&]() -> HttpResponse {
+      nlohmann::ordered_json status;
+      status["daemon"]["id"] = reconciler_options.daemon_id;
+      status["daemon"]["leader"] = is_leader();
+      status["daemon"]["zk_root"] = options.zk_root;
+      status["load"] = watch::LoadSnapshotJson(load_watcher.snapshot());
+      return {200, "application/json",
+              status.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"};
     });
     http.Handle("/metrics", [&]() -> HttpResponse {
       const auto& c = reconciler.counters();
@@ -172,10 +243,14 @@ Status RunDaemon(const DaemonOptions& options) {
               c.drift_reports, "counter");
       counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
               "gauge");
+      counter("presplit_load_polls_total", "Load watcher polls run.", load_polls, "counter");
+      counter("presplit_load_poll_failures_total", "Load watcher polls that failed.",
+              load_poll_failures, "counter");
+      watch::AppendLoadMetrics(out, load_watcher.snapshot(), now_ms());
       return {200, "text/plain; version=0.0.4", out.str()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
-    spdlog::info("serving /healthz and /metrics on {}:{}",
+    spdlog::info("serving /, /status, /healthz and /metrics on {}:{}",
                  options.http_listen.substr(0, options.http_listen.rfind(':')), http.port());
   }
 
@@ -199,12 +274,14 @@ Status RunDaemon(const DaemonOptions& options) {
 
   loop_ready = true;
   worker.Start();
+  if (options.load_watch_interval_s > 0) watch_worker.Start();
   spdlog::info("presplitd running as {}", reconciler_options.daemon_id);
   // ZooKeeper is connected and the HTTP endpoint listens: ready, whether or not HBase is up yet.
   NotifySystemd(systemd.Ready("watching " + options.zk_root + " on " + options.zk_quorum));
   watchdog.Start();
   io.run();
 
+  watch_worker.Stop();
   worker.Stop();
   reconcile_worker = nullptr;
   admin.reset();

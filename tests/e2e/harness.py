@@ -66,22 +66,27 @@ def probe(*args, check=True):
 class Daemon:
     """A real presplitd process with its own config file and log."""
 
-    def __init__(self, root, http_port, name="presplitd"):
+    def __init__(self, root, http_port, name="presplitd", settings=None):
+        """settings: `key: value` pairs for the config file, replacing the defaults below."""
         self.root = root
         self.http_port = http_port + PORT_OFFSET
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
         self.log_path = os.path.join(self.dir, "presplitd.log")
         self.conf_path = os.path.join(self.dir, "presplitd.conf")
+        config = {
+            "zk_quorum": ZK_QUORUM,
+            "zk_root": root,
+            "presplit_jar": PRESPLIT_JAR,
+            "jvm_classpath_file": CLASSPATH_FILE,
+            "jvm_max_heap": "256m",
+            "resync_interval_s": 5,
+            "http_listen": f"127.0.0.1:{self.http_port}",
+            "log_level": "info",
+        }
+        config.update(settings or {})
         with open(self.conf_path, "w") as f:
-            f.write(f"""zk_quorum = {ZK_QUORUM}
-zk_root = {root}
-presplit_jar = {PRESPLIT_JAR}
-jvm_classpath_file = {CLASSPATH_FILE}
-jvm_max_heap = 256m
-resync_interval_s = 5
-http_listen = 127.0.0.1:{self.http_port}
-log_level = info
-""")
+            for key, value in config.items():
+                f.write(f"{key} = {value}\n")
         self.proc = None
         self.log = None
 
