@@ -33,7 +33,7 @@ read -r -a JVM_FLAGS <<<"$PRESPLIT_HBASE_JVM_FLAGS"
 
 mkdir -p "$WORK_DIR/classes"
 "$JAVA_HOME/bin/javac" -nowarn -cp "$HBASE_CP:$JAR" -d "$WORK_DIR/classes" \
-  "$REPO/bench/policy/PolicyBench.java"
+  "$REPO/bench/policy/PolicyBench.java" "$REPO/bench/lib/BenchSummary.java"
 
 echo "policy bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load:$(uptime | sed 's/.*load average://')"
 echo "java: $("$JAVA_HOME/bin/java" -version 2>&1 | head -1)"

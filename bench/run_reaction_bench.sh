@@ -43,7 +43,7 @@ read -r -a JVM_FLAGS <<<"$PRESPLIT_HBASE_JVM_FLAGS"
 
 mkdir -p "$WORK_DIR/classes"
 "$JAVA_HOME/bin/javac" -nowarn -cp "$HBASE_CP" -d "$WORK_DIR/classes" \
-  "$REPO/bench/reaction/ReactionBench.java"
+  "$REPO/bench/reaction/ReactionBench.java" "$REPO/bench/lib/BenchSummary.java"
 
 # The split keys presplitctl plans for the document: the baseline creates exactly these.
 sed 's/@TABLE@/reactionbench:planned/' "$REPO/bench/reaction/document.json" >"$WORK_DIR/planned.json"

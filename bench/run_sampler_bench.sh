@@ -4,13 +4,16 @@
 # (RegionServer with presplit-hbase.jar and libpresplit_jni.so, as deployed), interleaved ABBA
 # rounds. See bench/sampler/SamplerBench.java and bench/RESULTS.md.
 #
-#   bench/run_sampler_bench.sh [--no-build] [SamplerBench options: --rounds R --warmup W
-#                               --puts N --batch B --threads T --regions K --value-bytes V]
+#   bench/run_sampler_bench.sh [--no-build] [SamplerBench options: --rounds R --max-rounds M
+#                               --run-rounds Q --warmup W --puts N --batch B --threads T
+#                               --regions K --value-bytes V]
 #
 # Builds libpresplit_jni and presplit-hbase.jar incrementally first (--no-build: use what is
 # there), starts the cluster fresh (ZooKeeper 22010, master 16410, RegionServer 16430, data in
 # <build>/bench-cluster), runs the client, and stops the cluster on every exit. Prints the
-# measurements and the ratio; exits non-zero only on an error, not on a missed target.
+# measurements and the ratio; exits non-zero only on an error (or a sampler that recorded
+# nothing), not on a missed target. With PRESPLIT_BENCH_SUMMARY set, appends its summary row
+# to that file (bench/run_all.sh).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,7 +45,7 @@ read -r -a JVM_FLAGS <<<"$PRESPLIT_HBASE_JVM_FLAGS"
 
 mkdir -p "$WORK_DIR/classes"
 "$JAVA_HOME/bin/javac" -nowarn -cp "$HBASE_CP" -d "$WORK_DIR/classes" \
-  "$REPO/bench/sampler/SamplerBench.java"
+  "$REPO/bench/sampler/SamplerBench.java" "$REPO/bench/lib/BenchSummary.java"
 
 "$REPO/scripts/local-cluster" status >/dev/null 2>&1 &&
   { echo "run_sampler_bench: a cluster already runs in $PRESPLIT_CLUSTER_DIR; stop it first" >&2

@@ -50,7 +50,7 @@ read -r -a JVM_FLAGS <<<"$PRESPLIT_HBASE_JVM_FLAGS"
 
 mkdir -p "$WORK_DIR/classes"
 "$JAVA_HOME/bin/javac" -nowarn -cp "$HBASE_CP:$JAR" -d "$WORK_DIR/classes" \
-  "$REPO/bench/sdk/SaltingBench.java" "$REPO/bench/sdk/SdkBench.java"
+  "$REPO/bench/sdk/SaltingBench.java" "$REPO/bench/sdk/SdkBench.java" "$REPO/bench/lib/BenchSummary.java"
 CP="$WORK_DIR/classes:$HBASE_CP:$JAR"
 
 echo "sdk bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load:$(uptime | sed 's/.*load average://')"

@@ -17,6 +17,8 @@ namespace {
 
 using daemon::JoinZkPath;
 
+std::string ResolveTableName(daemon::ZkClient& zk, const Args& args, const std::string& typed);
+
 int CmdPut(const Args& args) {
   if (args.positional.size() != 1) return UsageError("put needs one FILE (or - for stdin)");
   if (args.flags.count("table") && !args.flags.count("force")) {
@@ -72,12 +74,11 @@ int CmdGet(const Args& args) {
   if (args.positional.size() != 1) return UsageError("get needs one TABLE");
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
-  auto node =
-      (*zk)->Get(JoinZkPath(TablesPath(args), CanonicalTableName(args.positional[0])), false);
+  const std::string table = ResolveTableName(**zk, args, args.positional[0]);
+  auto node = (*zk)->Get(JoinZkPath(TablesPath(args), table), false);
   if (!node.ok()) {
-    return Fail(node.status().code() == StatusCode::kNotFound
-                    ? "no document for " + CanonicalTableName(args.positional[0])
-                    : node.status().message());
+    return Fail(node.status().code() == StatusCode::kNotFound ? "no document for " + table
+                                                              : node.status().message());
   }
   std::cout << node->data;
   if (node->data.empty() || node->data.back() != '\n') std::cout << "\n";
@@ -88,7 +89,7 @@ int CmdRm(const Args& args) {
   if (args.positional.size() != 1) return UsageError("rm needs one TABLE");
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
-  const std::string table = CanonicalTableName(args.positional[0]);
+  const std::string table = ResolveTableName(**zk, args, args.positional[0]);
   Status s = (*zk)->Delete(JoinZkPath(TablesPath(args), table));
   if (s.code() == StatusCode::kNotFound) return Fail("no document for " + table);
   if (!s.ok()) return Fail(s.message());
@@ -103,6 +104,57 @@ Result<nlohmann::json> ReadStatus(daemon::ZkClient& zk, const Args& args,
   auto doc = nlohmann::json::parse(node->data, nullptr, false);
   if (doc.is_discarded()) return Status::Internal("status of " + table + " is not JSON");
   return doc;
+}
+
+// The znode name an operator means: the canonical "ns:table" when a document or status has that
+// name, else the name exactly as typed when one has it (a document written straight into
+// ZooKeeper under a name presplitctl would not use), else the canonical name.
+std::string ResolveTableName(daemon::ZkClient& zk, const Args& args, const std::string& typed) {
+  const std::string canonical = CanonicalTableName(typed);
+  if (canonical == typed) return canonical;
+  auto exists = [&](const std::string& name) {
+    return zk.Get(JoinZkPath(TablesPath(args), name), false).ok() ||
+           zk.Get(JoinZkPath(StatusRoot(args), name), false).ok();
+  };
+  if (!exists(canonical) && exists(typed)) return typed;
+  return canonical;
+}
+
+std::string Cell(const nlohmann::json& doc, const char* key) {
+  if (!doc.contains(key) || doc[key].is_null()) return "-";
+  const auto& v = doc[key];
+  return v.is_string() ? v.get<std::string>()
+                       : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// One aligned row per status, like hbtop's table: TABLE PHASE REGIONS BUCKETS GENERATION
+// UPDATED ERROR (the error last, whole, on one line).
+void PrintStatusTable(const std::vector<std::pair<std::string, nlohmann::json>>& statuses) {
+  const std::vector<std::string> headers = {"TABLE",      "PHASE",   "REGIONS", "BUCKETS",
+                                            "GENERATION", "UPDATED", "ERROR"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [name, doc] : statuses) {
+    std::string error = Cell(doc, "error");
+    std::replace(error.begin(), error.end(), '\n', ' ');
+    rows.push_back({name, Cell(doc, "phase"), Cell(doc, "regions"), Cell(doc, "buckets"),
+                    Cell(doc, "generation"), Cell(doc, "updated_at"), error});
+  }
+  std::vector<size_t> widths(headers.size());
+  for (size_t i = 0; i < headers.size(); ++i) widths[i] = headers[i].size();
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  auto print = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << "\n";
+  };
+  print(headers);
+  for (const auto& row : rows) print(row);
 }
 
 int CmdList(const Args& args) {
@@ -137,6 +189,8 @@ std::vector<std::string> SplitCommas(const std::string& s) {
 
 int CmdStatus(const Args& args) {
   if (args.positional.size() > 1) return UsageError("status takes at most one TABLE");
+  std::string format = args.flags.count("format") ? args.flags.at("format") : "table";
+  if (format != "table" && format != "json") return UsageError("--format is table or json");
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
   if (args.positional.empty()) {
@@ -144,13 +198,20 @@ int CmdStatus(const Args& args) {
     if (!names.ok() && names.status().code() != StatusCode::kNotFound) {
       return Fail(names.status().message());
     }
+    std::vector<std::pair<std::string, nlohmann::json>> statuses;
     for (const auto& name : names.ok() ? *names : std::vector<std::string>{}) {
       auto status = ReadStatus(**zk, args, name);
-      if (status.ok()) std::cout << status->dump() << "\n";
+      if (!status.ok()) continue;  // removed meanwhile, or not JSON
+      if (format == "json") {
+        std::cout << status->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      } else {
+        statuses.emplace_back(name, *status);
+      }
     }
+    if (format == "table") PrintStatusTable(statuses);
     return kOk;
   }
-  const std::string table = CanonicalTableName(args.positional[0]);
+  const std::string table = ResolveTableName(**zk, args, args.positional[0]);
   std::vector<std::string> wanted;
   if (args.flags.count("wait")) wanted = SplitCommas(args.flags.at("wait"));
   int timeout_s = 60;
@@ -168,8 +229,16 @@ int CmdStatus(const Args& args) {
     if (status.ok()) {
       const std::string phase = status->value("phase", "");
       reached = wanted.empty() || std::find(wanted.begin(), wanted.end(), phase) != wanted.end();
+      if (reached && !wanted.empty()) {
+        // The status must describe the document as it is now, not the version before a put.
+        auto document = (*zk)->Get(JoinZkPath(TablesPath(args), table), false);
+        if (document.ok()) {
+          const auto& version = (*status)["config_version"];
+          reached = version.is_number_integer() && version.get<int64_t>() == document->version;
+        }
+      }
       if (reached) {
-        std::cout << status->dump(2) << "\n";
+        std::cout << status->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kOk;
       }
     } else if (wanted.empty()) {
@@ -178,9 +247,11 @@ int CmdStatus(const Args& args) {
                       : status.status().message());
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      if (status.ok()) std::cout << status->dump(2) << "\n";
+      if (status.ok()) {
+        std::cout << status->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      }
       return Fail("timed out after " + std::to_string(timeout_s) + " s waiting for " + table +
-                  " to reach " + args.flags.at("wait"));
+                  " to reach " + args.flags.at("wait") + " for its current document version");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -211,12 +282,17 @@ std::vector<CommandSpec> DocumentCommands() {
        "  rm TABLE              remove a document (the HBase table and its data are left alone)\n",
        &CmdRm},
       {"status",
-       {"wait", "timeout"},
+       {"wait", "timeout", "format"},
        {},
-       "  status [TABLE]        print the daemon's status for a table (JSON), or for all tables\n"
-       "      [--wait PHASES]   wait until the phase is one of PHASES (comma-separated, e.g. "
+       "  status [TABLE]        print the daemon's status for a table (JSON); without TABLE, one\n"
+       "                        aligned row per table: TABLE PHASE REGIONS BUCKETS GENERATION\n"
+       "                        UPDATED ERROR. TABLE is a document's name (t means default:t,\n"
+       "                        unless only a znode named exactly t exists)\n"
+       "      [--wait PHASES]   wait until the status describes the document's current version\n"
+       "                        and its phase is one of PHASES (comma-separated, e.g. "
        "ready,error)\n"
-       "      [--timeout SECS]  how long --wait waits (default 60)\n",
+       "      [--timeout SECS]  how long --wait waits (default 60)\n"
+       "      [--format F]      without TABLE: table (default) or json (one object a line)\n",
        &CmdStatus},
   };
 }

@@ -16,6 +16,8 @@ constexpr const char* kUsage =
 
 Watches <zk_root>/tables in ZooKeeper and creates each described HBase table pre-split,
 reporting to <zk_root>/status/<namespace>:<table>. Runs in the foreground (for systemd).
+Several presplitd may share one zk_root: they elect a leader under <zk_root>/leader and only
+the leader acts; the others stand by (healthy, presplit_leader 0 on /metrics).
 
 options:
   --config FILE      key = value settings (default: /etc/presplit/presplitd.conf if it exists)
@@ -29,7 +31,9 @@ hbase_conf_dir, jvm_classpath, jvm_classpath_file, hbase_command, jvm_max_heap, 
 resync_interval_s, load_watch_interval_s, load_split_max_per_window, load_split_window_s,
 http_listen, log_level, and hbase.* client settings.
 
-signals: SIGTERM/SIGINT stop cleanly; SIGHUP runs a full reconcile pass at once.
+signals: SIGTERM/SIGINT stop cleanly (within 20 s: an HBase call still running then is
+abandoned); SIGHUP re-reads the config file (log_level and resync_interval_s apply at once,
+other changed settings are logged as needing a restart) and runs a full reconcile pass.
 systemd: with $NOTIFY_SOCKET (a Type=notify unit) it sends READY=1 once ZooKeeper is connected
 and the HTTP endpoint listens, WATCHDOG=1 from its event loop when WatchdogSec is set, and
 STOPPING=1 on SIGTERM/SIGINT.
@@ -76,27 +80,36 @@ int main(int argc, char** argv) {
     }
   }
 
-  presplit::Status s;
-  if (!config_path.empty()) {
-    s = presplit::daemon::ApplyConfigFile(config_path, options);
-  } else if (FILE* f = std::fopen("/etc/presplit/presplitd.conf", "r")) {
-    std::fclose(f);
-    s = presplit::daemon::ApplyConfigFile("/etc/presplit/presplitd.conf", options);
-  }
-  for (const auto& [k, v] : overrides) {
-    if (!s.ok()) break;
-    s = presplit::daemon::ApplyOption(k, v, options).WithContext("--set " + k);
-  }
-  if (!s.ok()) {
-    std::cerr << "presplitd: " << s.message() << "\n";
+  // Read at start and again on SIGHUP: the same file, then the same command-line overrides.
+  auto load = [config_path, overrides]() -> presplit::Result<DaemonOptions> {
+    DaemonOptions loaded;
+    presplit::Status s;
+    if (!config_path.empty()) {
+      s = presplit::daemon::ApplyConfigFile(config_path, loaded);
+    } else if (FILE* f = std::fopen("/etc/presplit/presplitd.conf", "r")) {
+      std::fclose(f);
+      s = presplit::daemon::ApplyConfigFile("/etc/presplit/presplitd.conf", loaded);
+    }
+    for (const auto& [k, v] : overrides) {
+      if (!s.ok()) break;
+      s = presplit::daemon::ApplyOption(k, v, loaded).WithContext("--set " + k);
+    }
+    if (!s.ok()) return s;
+    return loaded;
+  };
+  auto loaded = load();
+  if (!loaded.ok()) {
+    std::cerr << "presplitd: " << loaded.status().message() << "\n";
     return 2;
   }
+  options = std::move(loaded).value();
+  options.reload = load;
 
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ [%t] %v");
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   spdlog::flush_on(spdlog::level::info);
 
-  s = presplit::daemon::RunDaemon(options);
+  presplit::Status s = presplit::daemon::RunDaemon(options);
   if (!s.ok()) {
     spdlog::critical("presplitd cannot run: {}", s.ToString());
     return 1;

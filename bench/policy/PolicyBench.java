@@ -37,6 +37,12 @@
  *     calls the native policy makes, alone (shouldSplitBySize, snapSplitPoint, the sampler's
  *     snapshot, chooseLoadSplitKey), and the sampler's recordPoint (LoadSamplingObserver's
  *     per-request work, single-threaded).
+ *  6. The decision through JNI per call: PresplitNative.shouldSplitBySize + snapSplitPoint with
+ *     exactly the inputs of native_bench's BM_SplitDecisionAndSnap (stepping defaults, 3 regions,
+ *     stores of 3 and 12 GiB, 16 decimal murmur3 buckets with a '|' group, the same region and
+ *     mid key), so bench/run_all.sh can set it beside the pure C++ figure: the difference is
+ *     what JNI (and the layout's validation on every call) adds.
+ * With PRESPLIT_BENCH_SUMMARY set, appends its summary rows to that file (bench/run_all.sh).
  * Exit code: 0 when measured (whatever the ratio), 1 on an error.
  */
 
@@ -239,6 +245,22 @@ public class PolicyBench {
     double[] snapshot = new double[rounds];
     double[] jniLoad = new double[rounds];
     double[] record = new double[rounds];
+    double[] jniDecision = new double[rounds];
+    // BM_SplitDecisionAndSnap's inputs (bench/native_bench.cc), through JNI.
+    LayoutSpec cppLayout = new LayoutSpec(16, "decimal", 0, "murmur3", "group", 0,
+        Bytes.toBytes("|"));
+    SizeParams cppParams = new SizeParams(PresplitNative.parseSizePolicy("stepping"), 10L << 30,
+        128L << 20, 0, 0.25, 0L, false);
+    long[] cppStores = {3L << 30, 12L << 30};
+    byte[] cppStart = Bytes.toBytes("07");
+    byte[] cppEnd = Bytes.toBytes("08");
+    byte[] cppMid = Bytes.toBytes("07customer-004711|order-000000981|line-03");
+    if (!PresplitNative.shouldSplitBySize(cppParams, 3, cppStores)
+        || !Bytes.toString(PresplitNative.snapSplitPoint(cppLayout, cppStart, cppEnd, cppMid))
+            .equals("07customer-004711|")) {
+      throw new IllegalStateException("the JNI decision differs from BM_SplitDecisionAndSnap's: "
+          + "expected a split at 07customer-004711|");
+    }
     byte[][] recordKeys = new byte[1024][];
     for (int i = 0; i < recordKeys.length; i++) {
       recordKeys[i] = rowKey(rnd.nextInt(groups), rnd.nextInt(rows / groups));
@@ -268,6 +290,11 @@ public class PolicyBench {
         sampler.recordPoint(recordKeys[i & 1023]);
       }
       long c5 = mx.getCurrentThreadCpuTime();
+      for (int i = 0; i < ops; i++) {
+        acc += PresplitNative.shouldSplitBySize(cppParams, 3, cppStores) ? 1 : 0;
+        acc += PresplitNative.snapSplitPoint(cppLayout, cppStart, cppEnd, cppMid).length;
+      }
+      long c6 = mx.getCurrentThreadCpuTime();
       sink += acc + sampler.requests();
       if (r >= 0) {
         jniShould[r] = (c1 - c0) / (double) ops;
@@ -275,6 +302,7 @@ public class PolicyBench {
         snapshot[r] = (c3 - c2) / (double) ops;
         jniLoad[r] = (c4 - c3) / (double) ops;
         record[r] = (c5 - c4) / (double) (ops * 50);
+        jniDecision[r] = (c6 - c5) / (double) ops;
       }
     }
 
@@ -296,12 +324,19 @@ public class PolicyBench {
     printRow("sampler snapshot", snapshot, null);
     printRow("jni chooseLoadSplitKey", jniLoad, null);
     printRow("sampler recordPoint", record, null);
+    printRow("jni decision + snap", jniDecision, null);
     System.out.printf("  (reference rows, cpu only: the calls NativeSplitPolicy makes, alone; the"
         + " sampler holds %d keys; recordPoint is what LoadSamplingObserver adds per request,"
-        + " one thread)%n", snap.size());
+        + " one thread; 'jni decision + snap' is shouldSplitBySize + snapSplitPoint through JNI"
+        + " with native_bench's BM_SplitDecisionAndSnap inputs, to set beside its pure C++"
+        + " figure)%n", snap.size());
 
+    // The like-for-like comparison first: getSplitPoint + restriction is the same work in both
+    // policies (the largest store's mid key cut to a delimited group); checkSplit adds
+    // shouldSplit, where HBase formats log arguments it may never print.
     System.out.println();
-    for (int c = 0; c < cases.length; c++) {
+    int[] caseOrder = {2, 0, 1};
+    for (int c : caseOrder) {
       for (int v = 1; v < n; v++) {
         double[] ratio = new double[rounds];
         double[] wratio = new double[rounds];
@@ -311,12 +346,25 @@ public class PolicyBench {
         }
         String target = c == 0 && v == 1
             ? "   target <= 1.5x: " + (median(ratio) <= 1.5 ? "met" : "NOT met") : "";
-        System.out.printf("ratio %-13s %s/hbase: %5.2fx cpu [rounds %.2f..%.2f], %5.2fx wall%s%n",
+        String like = c == 2 && v == 1 ? "   (like for like: the same work in both)" : "";
+        System.out.printf("ratio %-13s %s/hbase: %5.2fx cpu [rounds %.2f..%.2f], %5.2fx wall%s%s%n",
             cases[c], variants.get(v).name(), median(ratio), min(ratio), max(ratio),
-            median(wratio), target);
+            median(wratio), target, like);
+        if (v == 1 && c != 1) {
+          BenchSummary.row("policy", "policy." + cases[c], c == 2
+              ? "getSplitPoint + restriction, CPU ns/call (like for like)"
+              : "checkSplit (the whole decision), CPU ns/call",
+              median(cpu[1][c]), median(cpu[0][c]), "SteppingSplitPolicy + DelimitedKeyPrefix",
+              median(ratio), "presplit/baseline", c == 0 ? "<= 1.5" : null,
+              c == 0 ? median(ratio) <= 1.5 : null, String.format("%d rounds x %d calls, "
+                  + "median of per-round ratios %.2f..%.2f", rounds, ops, min(ratio), max(ratio)));
+        }
       }
     }
     System.out.println("(ratios: median over rounds of the per-round ratio)");
+    BenchSummary.row("policy", "policy.jni_decision_snap", "split decision + snap through JNI, "
+        + "CPU ns/call", median(jniDecision), Double.NaN, null, Double.NaN, null, null, null,
+        "BM_SplitDecisionAndSnap's inputs; run_all.sh sets it beside the pure C++ figure");
 
     for (Variant v : variants) {
       v.region().close();

@@ -29,7 +29,8 @@
  * observer for both keeps the comparison fair; its poll interval bounds the error.
  * Between rounds the tables are dropped (the document first, so the daemon does not recreate
  * its table). Prints one line per round and a summary with medians and the ratio
- * presplit/baseline. Exit code 0 when measured, 1 on an error or a wrong result.
+ * presplit/baseline. With PRESPLIT_BENCH_SUMMARY set, appends its summary row to that file
+ * (bench/run_all.sh). Exit code 0 when measured, 1 on an error or a wrong result.
  */
 
 import java.nio.charset.StandardCharsets;
@@ -183,6 +184,12 @@ public class ReactionBench {
               + " baseline %.2f (target <= 1.2), status ready / best baseline %.2f%n",
           regions, rounds, medianP, median(readyMs), medianSync, medianAsync, medianP / best,
           median(readyMs) / best);
+      BenchSummary.row("reaction", "reaction.online", "document -> " + regions
+          + " regions online, median ms", medianP, best, medianAsync <= medianSync
+              ? "createTableAsync + meta poll" : "Admin.createTable", medianP / best,
+          "presplit/baseline", "<= 1.2", medianP / best <= 1.2, String.format(
+              "medians of %d rounds; status ready %.0f ms; createTable %.0f ms", rounds, median(readyMs),
+              medianSync));
     }
   }
 

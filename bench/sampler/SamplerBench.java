@@ -4,9 +4,9 @@
  * Client side: the official HBase client only (presplit-hbase.jar is needed on the
  * RegionServer, not here). Run by bench/run_sampler_bench.sh:
  *
- *   java -cp <hbase classpath> SamplerBench.java --zk HOST:PORT [--rs-pid PID [--clk-tck HZ]]
- *        [--rounds R]
- *        [--warmup W] [--puts N] [--batch B] [--threads T] [--regions K] [--value-bytes V]
+ *   java -cp <classes>:<hbase classpath> SamplerBench --zk HOST:PORT --rs-pid PID [--clk-tck HZ]
+ *        [--rounds R] [--max-rounds M] [--run-rounds Q] [--warmup W] [--puts N] [--batch B]
+ *        [--threads T] [--regions K] [--value-bytes V]
  *
  * What it does:
  *  1. (Re)creates three tables, family 'f', K regions pre-split on the same keys,
@@ -17,23 +17,33 @@
  *                                priority, as deployed)
  *       presplit_bench_observer  HBase's ConstraintProcessor without constraints: a no-op
  *                                RegionObserver, i.e. what any observer on the table costs
- *  2. Runs (A/B/C): every round flushes the tables (untimed, so each run starts with empty
- *     memstores), then writes N puts into each table in turn, the order rotated every round
- *     and reversed every other round, with T client threads each sending Table.put(List) of B
- *     puts: rows "g%05d|r%06d" of random groups and rows, V-byte values, default durability.
+ *  2. Runs (A/B/C), Q rounds (default R; 0 skips them): every round flushes the tables
+ *     (untimed, so each run starts with empty memstores), then writes N puts into each table in
+ *     turn, the order rotated every round and reversed every other round, with T client threads
+ *     each sending Table.put(List) of B puts: rows "g%05d|r%06d" of random groups and rows,
+ *     V-byte values, default durability.
  *     W warm-up rounds are discarded. Reports per table puts/s (mean, standard deviation, min,
  *     max over rounds) and, with --rs-pid, the RegionServer's CPU time per put (from /proc, all
  *     its threads), then the ratios sampled/plain, observer/plain and sampled/observer: of the
  *     means, and the median and spread of the per-round ratios.
- *  3. Interleaved batches: R rounds (after one discarded) in which every client thread sends
- *     its Table.put calls to the three tables in turn (threads start on different tables), N
- *     puts per table per round; a table's puts/s is the sum over threads of its puts over the
- *     time its calls took. All tables then see the same background load at the same moments,
- *     which runs of seconds cannot guarantee on a shared machine. Same ratios, plus the median
- *     batch latencies.
- * Exit code: 0 when measured (whatever the ratio), 1 on an error.
+ *  3. Interleaved batches: at least R and at most M rounds (after one discarded) in which every
+ *     client thread sends its Table.put calls to the three tables in turn (threads start on
+ *     different tables), N puts per table per round; a table's puts/s is the sum over threads of
+ *     its puts over the time its calls took. All tables then see the same background load at the
+ *     same moments, which runs of seconds cannot guarantee on a shared machine. Rounds continue
+ *     past R until the standard error of the mean per-round ratio sampled/plain is at most a
+ *     third of its margin to the target (|mean - 0.97|), so the verdict is not noise; both are
+ *     printed, and whether the margin was resolved. Same ratios, plus the median batch latencies.
+ *  4. Checks that the sampler worked: it reads the RegionServer's JMX bean
+ *     io.presplit:type=LoadSampler (LoadSamplingObserver's counters, summed over the regions;
+ *     through the JDK attach API on --rs-pid) before and after, and fails unless the sampled
+ *     table's regions are registered, the samplers saw at least every put sent to the sampled
+ *     table (a retried batch may be seen twice) and recorded some of them.
+ * Exit code: 0 when measured (whatever the ratio), 1 on an error or when the sampler recorded
+ * nothing.
  */
 
+import com.sun.tools.attach.VirtualMachine;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -55,6 +65,11 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 
 public class SamplerBench {
   static final byte[] F = Bytes.toBytes("f");
@@ -64,6 +79,8 @@ public class SamplerBench {
   // prePut loops over an empty list -- what any RegionObserver on the table costs.
   static final String NOOP_OBSERVER = "org.apache.hadoop.hbase.constraint.ConstraintProcessor";
   static final int GROUPS = 10000;
+  static final double TARGET = 0.97; // sampled/plain throughput: under 3% slower
+  static final String SAMPLER_BEAN = "io.presplit:type=LoadSampler";
   static long clockTicks = 100; // per second, `getconf CLK_TCK`
 
   public static void main(String[] args) throws Exception {
@@ -72,13 +89,15 @@ public class SamplerBench {
     String zk = null;
     long rsPid = -1;
     int rounds = 16, warmup = 3, puts = 30000, batch = 100, threads = 4, regions = 4;
-    int valueBytes = 100;
+    int valueBytes = 100, maxRounds = -1, runRounds = -1;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--zk": zk = args[++i]; break;
         case "--rs-pid": rsPid = Long.parseLong(args[++i]); break;
         case "--clk-tck": clockTicks = Long.parseLong(args[++i]); break;
         case "--rounds": rounds = Integer.parseInt(args[++i]); break;
+        case "--max-rounds": maxRounds = Integer.parseInt(args[++i]); break;
+        case "--run-rounds": runRounds = Integer.parseInt(args[++i]); break;
         case "--warmup": warmup = Integer.parseInt(args[++i]); break;
         case "--puts": puts = Integer.parseInt(args[++i]); break;
         case "--batch": batch = Integer.parseInt(args[++i]); break;
@@ -88,8 +107,14 @@ public class SamplerBench {
         default: throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    if (zk == null) {
-      throw new IllegalArgumentException("--zk HOST:PORT is required");
+    if (zk == null || rsPid <= 0) {
+      throw new IllegalArgumentException("--zk HOST:PORT and --rs-pid PID are required");
+    }
+    if (maxRounds < rounds) {
+      maxRounds = Math.max(rounds, 96);
+    }
+    if (runRounds < 0) {
+      runRounds = rounds;
     }
     Configuration conf = HBaseConfiguration.create();
     String[] hp = zk.split(":");
@@ -102,124 +127,119 @@ public class SamplerBench {
     String[] coprocessors = {null, SAMPLER, NOOP_OBSERVER};
     int n = tables.length;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
+    try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin();
+        JMXConnector jmx = attachJmx(rsPid)) {
+      MBeanServerConnection rsBeans = jmx.getMBeanServerConnection();
       for (int ti = 0; ti < n; ti++) {
         create(admin, tables[ti], coprocessors[ti], regions);
         System.out.printf("table %-8s %s%s%n", names[ti], tables[ti],
             coprocessors[ti] == null ? "" : " + coprocessor " + coprocessors[ti]);
       }
-      System.out.printf("%d regions each, splits disabled; workload per run: %d puts, %d client "
-          + "threads, Table.put of %d puts, %d-byte values; %d rounds after %d warm-up rounds, "
-          + "table order rotated every round and reversed every other round%n", regions, puts,
-          threads, batch, valueBytes, rounds, warmup);
+      long[] samplerBefore = samplerCounters(rsBeans);
+      if (samplerBefore[0] != regions) {
+        throw new IllegalStateException("the RegionServer has " + samplerBefore[0] + " sampled "
+            + "regions, expected the sampled table's " + regions + " (is LoadSamplingObserver "
+            + "loaded?)");
+      }
+      long sentToSampled = 0;
 
-      double[][] rate = new double[n][rounds];
-      double[][] cpuPerPut = new double[n][rounds];
-      for (int r = -warmup; r < rounds; r++) {
-        for (TableName t : tables) {
-          admin.flush(t);
-        }
-        int[] order = new int[n];
-        for (int k = 0; k < n; k++) {
-          int rot = (k + Math.floorMod(r / 2, n)) % n;
-          order[Math.floorMod(r, 2) == 0 ? k : n - 1 - k] = rot;
-        }
-        StringBuilder line = new StringBuilder();
-        for (int ti : order) {
-          long cpu0 = processCpuNanos(rsPid);
-          long t0 = System.nanoTime();
-          write(c, pool, tables[ti], puts, batch, threads, valueBytes);
-          long t1 = System.nanoTime();
-          long cpu1 = processCpuNanos(rsPid);
-          double putsPerSecond = puts / ((t1 - t0) / 1e9);
-          double cpuUs = rsPid > 0 ? (cpu1 - cpu0) / 1e3 / puts : Double.NaN;
-          if (r >= 0) {
-            rate[ti][r] = putsPerSecond;
-            cpuPerPut[ti][r] = cpuUs;
-          }
-          line.append(String.format("  %-8s %7.0f puts/s%s", names[ti], putsPerSecond,
-              rsPid > 0 ? String.format(" %5.1f us RS cpu/put", cpuUs) : ""));
-        }
-        System.out.printf("round %s%s%n", r < 0 ? "warm-up" : String.valueOf(r), line);
+      if (runRounds > 0) {
+        System.out.printf("runs: %d regions each, splits disabled; workload per run: %d puts, %d "
+            + "client threads, Table.put of %d puts, %d-byte values; %d rounds after %d warm-up "
+            + "rounds, table order rotated every round and reversed every other round%n",
+            regions, puts, threads, batch, valueBytes, runRounds, warmup);
+        sentToSampled += runs(c, admin, pool, tables, names, runRounds, warmup, puts, batch,
+            threads, valueBytes, rsPid);
       }
-
-      System.out.printf("%n  %-8s %10s %10s %10s %10s   %s%n", "table", "mean", "stddev", "min",
-          "max", rsPid > 0 ? "RS cpu us/put (mean, stddev)" : "");
-      for (int ti = 0; ti < n; ti++) {
-        System.out.printf("  %-8s %10.0f %10.0f %10.0f %10.0f   %s%n", names[ti],
-            mean(rate[ti]), stddev(rate[ti]), min(rate[ti]), max(rate[ti]),
-            rsPid > 0 ? String.format("%.2f, %.2f", mean(cpuPerPut[ti]),
-                stddev(cpuPerPut[ti])) : "");
-      }
-      System.out.println();
-      double[] ratio = null;
-      for (int[] pair : new int[][] {{1, 0}, {2, 0}, {1, 2}}) {
-        double[] rr = new double[rounds];
-        double[] cr = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-          rr[r] = rate[pair[0]][r] / rate[pair[1]][r];
-          cr[r] = cpuPerPut[pair[0]][r] / cpuPerPut[pair[1]][r];
-        }
-        if (ratio == null) {
-          ratio = rr;
-        }
-        String label = names[pair[0]] + "/" + names[pair[1]];
-        System.out.printf("throughput %-17s %.4f (ratio of means); per-round ratios: median "
-            + "%.4f, mean %.4f, stddev %.4f, min %.4f, max %.4f%n", label,
-            mean(rate[pair[0]]) / mean(rate[pair[1]]), median(rr), mean(rr), stddev(rr),
-            min(rr), max(rr));
-        if (rsPid > 0) {
-          System.out.printf("RS cpu/put  %-17s %.4f (ratio of means); per-round ratios: median "
-              + "%.4f, stddev %.4f%n", label, mean(cpuPerPut[pair[0]]) / mean(cpuPerPut[pair[1]]),
-              median(cr), stddev(cr));
-        }
-      }
-      System.out.printf("target: under 3%% slower: %s (ABBA runs, median per-round ratio "
-          + "%.4f)%n", median(ratio) > 0.97 ? "met" : "NOT met", median(ratio));
 
       // Phase 2: batches interleaved. Every client thread alternates its batches between the
-      // two tables (half of the threads start with each), so both tables are written under
-      // the same conditions at the same moments; each table's rate is its puts over the time
-      // its calls took (x threads), its latency the median batch call.
-      System.out.printf("%ninterleaved batches: %d rounds of %d puts per table, every thread "
-          + "sending its Table.put calls to the tables in turn%n", rounds, puts);
-      double[][] mixedRate = new double[n][rounds];
-      double[][] mixedLatency = new double[n][rounds];
-      for (int r = -1; r < rounds; r++) {
+      // tables (threads start on different tables), so all tables are written under the same
+      // conditions at the same moments; each table's rate is its puts over the time its calls
+      // took (x threads), its latency the median batch call. Rounds continue past the minimum
+      // until the verdict on the target is not within noise, or the maximum is reached.
+      System.out.printf("%ninterleaved batches: %d to %d rounds of %d puts per table, every "
+          + "thread sending its Table.put calls to the tables in turn; stops once the standard "
+          + "error of the mean ratio sampled/plain is at most a third of its margin to %.2f%n",
+          rounds, maxRounds, puts, TARGET);
+      double[][] mixedRate = new double[n][maxRounds];
+      double[][] mixedLatency = new double[n][maxRounds];
+      int done = 0;
+      for (int r = -1; r < maxRounds; r++) {
         for (TableName t : tables) {
           admin.flush(t);
         }
         double[][] res = writeMixed(c, pool, tables, puts, batch, threads, valueBytes);
-        if (r >= 0) {
-          StringBuilder line = new StringBuilder();
-          for (int ti = 0; ti < n; ti++) {
-            mixedRate[ti][r] = res[ti][0];
-            mixedLatency[ti][r] = res[ti][1];
-            line.append(String.format("  %-8s %7.0f puts/s (median batch %.2f ms)", names[ti],
-                res[ti][0], res[ti][1] / 1e6));
-          }
-          System.out.printf("round %d%s%n", r, line);
+        sentToSampled += (long) res[1][2];
+        if (r < 0) {
+          continue;
+        }
+        StringBuilder line = new StringBuilder();
+        for (int ti = 0; ti < n; ti++) {
+          mixedRate[ti][r] = res[ti][0];
+          mixedLatency[ti][r] = res[ti][1];
+          line.append(String.format("  %-8s %7.0f puts/s (median batch %.2f ms)", names[ti],
+              res[ti][0], res[ti][1] / 1e6));
+        }
+        done = r + 1;
+        double[] sofar = ratios(mixedRate, 1, 0, done);
+        double se = stddev(sofar) / Math.sqrt(done);
+        System.out.printf("round %d%s  | sampled/plain mean %.4f, se %.4f%n", r, line,
+            mean(sofar), se);
+        if (done >= rounds && done >= 3 && se <= Math.abs(mean(sofar) - TARGET) / 3) {
+          break;
         }
       }
-      double[] mixedRatio = null;
+      for (int ti = 0; ti < n; ti++) {
+        mixedRate[ti] = Arrays.copyOf(mixedRate[ti], done);
+        mixedLatency[ti] = Arrays.copyOf(mixedLatency[ti], done);
+      }
       for (int[] pair : new int[][] {{1, 0}, {2, 0}, {1, 2}}) {
-        double[] rr = new double[rounds];
-        double[] lr = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-          rr[r] = mixedRate[pair[0]][r] / mixedRate[pair[1]][r];
+        double[] rr = ratios(mixedRate, pair[0], pair[1], done);
+        double[] lr = new double[done];
+        for (int r = 0; r < done; r++) {
           lr[r] = mixedLatency[pair[1]][r] / mixedLatency[pair[0]][r];
         }
-        if (mixedRatio == null) {
-          mixedRatio = rr;
-        }
         System.out.printf("interleaved %-17s throughput %.4f (ratio of means); per-round "
-            + "ratios: median %.4f, mean %.4f, stddev %.4f, min %.4f, max %.4f; inverse "
+            + "ratios: median %.4f, mean %.4f, stddev %.4f, se %.4f, min %.4f, max %.4f; inverse "
             + "median-batch-latency ratio: median %.4f%n", names[pair[0]] + "/" + names[pair[1]],
             mean(mixedRate[pair[0]]) / mean(mixedRate[pair[1]]), median(rr), mean(rr),
-            stddev(rr), min(rr), max(rr), median(lr));
+            stddev(rr), stddev(rr) / Math.sqrt(done), min(rr), max(rr), median(lr));
       }
-      System.out.printf("target: under 3%% slower: %s (interleaved batches, median per-round "
-          + "ratio %.4f)%n", median(mixedRatio) > 0.97 ? "met" : "NOT met", median(mixedRatio));
+      double[] mixedRatio = ratios(mixedRate, 1, 0, done);
+      double ratio = mean(mixedRatio);
+      double se = stddev(mixedRatio) / Math.sqrt(done);
+      double margin = Math.abs(ratio - TARGET);
+      boolean resolved = se <= margin / 3;
+      boolean met = ratio >= TARGET;
+      System.out.printf("target: under 3%% slower (sampled/plain >= %.2f): %s; interleaved "
+          + "batches, mean per-round ratio %.4f over %d rounds; standard error %.4f = %.2f of "
+          + "the margin to the target (%.4f): %s%n", TARGET, met ? "met" : "NOT met", ratio,
+          done, se, margin > 0 ? se / margin : Double.POSITIVE_INFINITY, margin, resolved
+              ? "well below it (<= 1/3), the verdict stands"
+              : "NOT well below it (> 1/3): the verdict is within noise; more rounds or a "
+                  + "quieter machine needed");
+
+      long[] samplerAfter = samplerCounters(rsBeans);
+      long seen = samplerAfter[1] - samplerBefore[1];
+      long recorded = samplerAfter[2] - samplerBefore[2];
+      long skipped = samplerAfter[3] - samplerBefore[3];
+      System.out.printf("sampler (JMX %s on the RegionServer): %d sampled regions; %d puts sent "
+          + "to the sampled table, the samplers saw %d requests, recorded %d (%.3f of them), "
+          + "skipped %d as busy%n", SAMPLER_BEAN, samplerAfter[0], sentToSampled, seen, recorded,
+          seen > 0 ? (double) recorded / seen : 0.0, skipped);
+      if (samplerAfter[0] != regions || seen < sentToSampled || recorded <= 0) {
+        throw new IllegalStateException("the sampler did not record the sampled table's puts: "
+            + samplerAfter[0] + " regions, " + seen + " requests seen of " + sentToSampled
+            + " sent, " + recorded + " recorded");
+      }
+
+      BenchSummary.row("sampler", "sampler.throughput", "puts/s with LoadSamplingObserver vs "
+          + "none (interleaved batches)", mean(mixedRate[1]), mean(mixedRate[0]),
+          "same table without coprocessor", ratio, "presplit/baseline",
+          ">= 0.97", resolved ? met : null, String.format("mean of %d per-round ratios, se %.4f, margin %.4f: %s; sampler saw %d "
+              + "requests, recorded %d", done, se, margin, resolved ? "resolved"
+              : "NOT resolved (se > margin/3): " + (met ? "met" : "missed") + " within noise",
+              seen, recorded));
 
       for (TableName t : tables) {
         admin.disableTable(t);
@@ -228,6 +248,100 @@ public class SamplerBench {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** Per-round ratios rate[a][r] / rate[b][r] of the first n rounds. */
+  static double[] ratios(double[][] rate, int a, int b, int n) {
+    double[] rr = new double[n];
+    for (int r = 0; r < n; r++) {
+      rr[r] = rate[a][r] / rate[b][r];
+    }
+    return rr;
+  }
+
+  /** The JMX connection of a local JVM (same user), through the JDK's attach API. */
+  static JMXConnector attachJmx(long pid) throws Exception {
+    VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
+    try {
+      return JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
+    } finally {
+      vm.detach();
+    }
+  }
+
+  /** {sampled regions, requests, recorded, skipped} of the RegionServer's load samplers. */
+  static long[] samplerCounters(MBeanServerConnection beans) throws Exception {
+    ObjectName name = new ObjectName(SAMPLER_BEAN);
+    String[] attributes = {"SampledRegions", "Requests", "RecordedRequests", "SkippedRequests"};
+    long[] out = new long[attributes.length];
+    for (int i = 0; i < attributes.length; i++) {
+      out[i] = ((Number) beans.getAttribute(name, attributes[i])).longValue();
+    }
+    return out;
+  }
+
+  /** Phase 1, runs (A/B/C); returns the puts sent to the sampled table (index 1). */
+  static long runs(Connection c, Admin admin, ExecutorService pool, TableName[] tables,
+      String[] names, int rounds, int warmup, int puts, int batch, int threads, int valueBytes,
+      long rsPid) throws Exception {
+    int n = tables.length;
+    long sentToSampled = 0;
+    double[][] rate = new double[n][rounds];
+    double[][] cpuPerPut = new double[n][rounds];
+    for (int r = -warmup; r < rounds; r++) {
+      for (TableName t : tables) {
+        admin.flush(t);
+      }
+      int[] order = new int[n];
+      for (int k = 0; k < n; k++) {
+        int rot = (k + Math.floorMod(r / 2, n)) % n;
+        order[Math.floorMod(r, 2) == 0 ? k : n - 1 - k] = rot;
+      }
+      StringBuilder line = new StringBuilder();
+      for (int ti : order) {
+        long cpu0 = processCpuNanos(rsPid);
+        long t0 = System.nanoTime();
+        write(c, pool, tables[ti], puts, batch, threads, valueBytes);
+        long t1 = System.nanoTime();
+        long cpu1 = processCpuNanos(rsPid);
+        if (ti == 1) {
+          sentToSampled += puts;
+        }
+        double putsPerSecond = puts / ((t1 - t0) / 1e9);
+        double cpuUs = (cpu1 - cpu0) / 1e3 / puts;
+        if (r >= 0) {
+          rate[ti][r] = putsPerSecond;
+          cpuPerPut[ti][r] = cpuUs;
+        }
+        line.append(String.format("  %-8s %7.0f puts/s %5.1f us RS cpu/put", names[ti],
+            putsPerSecond, cpuUs));
+      }
+      System.out.printf("round %s%s%n", r < 0 ? "warm-up" : String.valueOf(r), line);
+    }
+
+    System.out.printf("%n  %-8s %10s %10s %10s %10s   %s%n", "table", "mean", "stddev", "min",
+        "max", "RS cpu us/put (mean, stddev)");
+    for (int ti = 0; ti < n; ti++) {
+      System.out.printf("  %-8s %10.0f %10.0f %10.0f %10.0f   %.2f, %.2f%n", names[ti],
+          mean(rate[ti]), stddev(rate[ti]), min(rate[ti]), max(rate[ti]), mean(cpuPerPut[ti]),
+          stddev(cpuPerPut[ti]));
+    }
+    System.out.println();
+    for (int[] pair : new int[][] {{1, 0}, {2, 0}, {1, 2}}) {
+      double[] rr = ratios(rate, pair[0], pair[1], rounds);
+      double[] cr = ratios(cpuPerPut, pair[0], pair[1], rounds);
+      String label = names[pair[0]] + "/" + names[pair[1]];
+      System.out.printf("runs throughput %-17s %.4f (ratio of means); per-round ratios: median "
+          + "%.4f, mean %.4f, stddev %.4f, min %.4f, max %.4f%n", label,
+          mean(rate[pair[0]]) / mean(rate[pair[1]]), median(rr), mean(rr), stddev(rr), min(rr),
+          max(rr));
+      System.out.printf("runs RS cpu/put  %-17s %.4f (ratio of means); per-round ratios: median "
+          + "%.4f, stddev %.4f%n", label, mean(cpuPerPut[pair[0]]) / mean(cpuPerPut[pair[1]]),
+          median(cr), stddev(cr));
+    }
+    System.out.println("(runs are for reference: on a shared machine their per-round ratios "
+        + "scatter too widely to resolve 3%; the verdict comes from the interleaved batches)");
+    return sentToSampled;
   }
 
   static void create(Admin admin, TableName t, String coprocessor, int regions)
@@ -282,7 +396,7 @@ public class SamplerBench {
 
   /**
    * Each thread alternates batches between the tables. Returns, per table, {puts/s (its puts
-   * over the summed duration of its calls, times the thread count), median call nanos}.
+   * over the summed duration of its calls, times the thread count), median call nanos, puts}.
    */
   static double[][] writeMixed(Connection c, ExecutorService pool, TableName[] tables, int puts,
       int batch, int threads, int valueBytes) throws Exception {
@@ -333,13 +447,16 @@ public class SamplerBench {
     for (Future<?> f : done) {
       f.get();
     }
-    double[][] out = new double[n][2];
+    double[][] out = new double[n][3];
     for (int t = 0; t < n; t++) {
       double rateSum = 0;
+      long sent = 0;
       for (int th = 0; th < threads; th++) {
         rateSum += counts[th][t] / (nanos[th][t] / 1e9);
+        sent += counts[th][t];
       }
       out[t][0] = rateSum;
+      out[t][2] = sent;
       double[] d = calls.get(t).stream().mapToDouble(Long::doubleValue).toArray();
       out[t][1] = median(d);
     }

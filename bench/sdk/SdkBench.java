@@ -16,24 +16,40 @@
  *    - salted: one table, row key [salt][MD5(check_id)][id], 10 decimal buckets, java-hashcode
  *      salt from the 32-byte group (conf/tables/tinawang-check.json's layout); a look-up is
  *      SaltedTable.scanGroup(MD5(check_id)): one prefix scan of one bucket.
+ *    - prefix: the best case a user gets without presplit: an unsalted table keyed
+ *      [MD5(check_id)][id] (10 regions on the hex range of the MD5); a look-up is one plain
+ *      prefix scan, with the scan settings the SDK's scanGroup uses (start/stop rows of the
+ *      prefix, caching 100, PREAD). Only possible when the group is the leading part of the key
+ *      and the keys need no salt against hot spots; salting exists because often they do.
  *    - index: the rejected two-table design: a data table keyed by id (10 regions on the id's
  *      hex range) and an index table MD5(check_id) -> one column per id (10 regions); a look-up
  *      is a Get of the index row, then one multi-get (Table.get(List)) of the N data rows.
  *    Same records, same family settings (FAST_DIFF, ROW bloom filter), all tables flushed and
  *    major-compacted before measuring. L look-ups of random groups after W discarded, each group
- *    looked up by both designs back to back, the order alternating (ABBA); every look-up's
- *    result is checked (N rows, the same ids in both designs). Reports p50/p90/p99/mean latency
- *    and the ratios index/salted.
+ *    looked up by the three designs back to back, the order rotating; every look-up's result is
+ *    checked (N rows, the same ids in every design). Reports p50/p90/p99/mean latency and the
+ *    ratios salted/prefix and index/salted.
  * 2. Ordered scans: S rows "g%05d|r%06d" (100 rows per group) in
  *    - salted: 16 byte buckets, murmur3 salt from the '|'-delimited group; scanned through the
- *      SDK's merged scan (SaltedTable.scan: one scanner per bucket, k-way merge);
- *    - plain: an unsalted copy of the same data in one table (one region), plain Table scan.
- *    R rounds (after one discarded), each round both variants in alternating order: a full scan
- *    of every row, then M range scans of about K rows each from random start groups (the same
- *    ranges for both). rows/s per round; mean, sd, and the per-round ratios salted/plain. The
- *    first full scan of each is checked: the same rows in the same order.
- *    --caching C sets Scan.setCaching(C) on both; default: neither sets it (HBase's own default
- *    for the plain scan, the SDK's per-bucket default of 100 for the merged one).
+ *      SDK's merged scan (SaltedTable.scan: one scanner per bucket, k-way merge, rows in key
+ *      order);
+ *    - plain: an unsalted copy of the same data pre-split into as many regions (16, on group
+ *      boundaries), read two ways: one Table scanner (rows in key order), and 16 parallel
+ *      scanners, one per region on a thread of its own, NOT merged (each thread counts its
+ *      region's rows; no order across regions): the fastest way to read the rows when the order
+ *      does not matter, so an upper bound for any ordered read.
+ *    R rounds (after one discarded), each round the three variants in rotating order: a full
+ *    scan of every row, then M range scans of about K rows each from random start groups (the
+ *    same ranges for all; the parallel variant scans only the regions a range touches). rows/s
+ *    per round and the client's CPU per row (the JVM's process CPU time over the variant's
+ *    scans, all threads: the SDK's reader and fetch threads, HBase's client threads, GC); mean,
+ *    sd, and the per-round ratios salted/plain variant; the target compares the salted scan
+ *    with the best plain variant. Every round checks that all variants read the same number of
+ *    rows; the first full scans are checked for the same rows (in the same order for the two
+ *    ordered variants).
+ *    --caching C sets Scan.setCaching(C) on all; default: none sets it (HBase's own default for
+ *    the plain scans, the SDK's per-bucket default of 1,000 for the merged one).
+ * With PRESPLIT_BENCH_SUMMARY set, appends its summary rows to that file (bench/run_all.sh).
  * Exit code: 0 when measured (whatever the ratios), 1 on an error or a wrong result.
  */
 
@@ -41,6 +57,7 @@ import io.presplit.client.KeyLayout;
 import io.presplit.client.Md5Keys;
 import io.presplit.client.PresplitTables;
 import io.presplit.client.SaltedTable;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +67,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -82,6 +102,7 @@ public class SdkBench {
   static final String CHECK = NS + ":check";
   static final String CHECK_DATA = NS + ":check_data";
   static final String CHECK_INDEX = NS + ":check_index";
+  static final String CHECK_PREFIX = NS + ":check_by_group";
   static final String EVENTS = NS + ":events16";
   static final String EVENTS_PLAIN = NS + ":events_plain";
   static final String HEX = "0123456789abcdef";
@@ -252,6 +273,7 @@ public class SdkBench {
       recreate(admin, CHECK, saltSplits);
       recreate(admin, CHECK_DATA, hexSplits());
       recreate(admin, CHECK_INDEX, hexSplits());
+      recreate(admin, CHECK_PREFIX, hexSplits());
     }
     publish(CHECK, "{\"salt\": {\"buckets\": 10, \"encoding\": \"decimal\", \"hash\": "
         + "\"java-hashcode\", \"from\": \"group\"}, \"group\": {\"length\": 32}}", 10);
@@ -261,7 +283,8 @@ public class SdkBench {
     long t0 = System.nanoTime();
     try (PresplitTables tables = PresplitTables.open(hbase, zk, root);
         Table data = hbase.getTable(TableName.valueOf(CHECK_DATA));
-        Table index = hbase.getTable(TableName.valueOf(CHECK_INDEX))) {
+        Table index = hbase.getTable(TableName.valueOf(CHECK_INDEX));
+        Table byGroup = hbase.getTable(TableName.valueOf(CHECK_PREFIX))) {
       SaltedTable check = tables.table(CHECK);
       check.awaitReady(Duration.ofSeconds(60));
       for (int g = 0; g < groups; g++) {
@@ -269,14 +292,18 @@ public class SdkBench {
         groupKeys[g] = Md5Keys.md5Hex(Bytes.toBytes(checkId));
         List<Put> salted = new ArrayList<>();
         List<Put> byId = new ArrayList<>();
+        List<Put> prefixed = new ArrayList<>();
         Put indexRow = new Put(Bytes.toBytes(groupKeys[g]));
         for (int i = 0; i < groupRows; i++) {
           String id = hex(r, 32);
-          salted.add(record(new Put(Bytes.toBytes(groupKeys[g] + id)), checkId, id, r));
+          Put put = record(new Put(Bytes.toBytes(groupKeys[g] + id)), checkId, id, r);
+          salted.add(put);
+          prefixed.add(new Put(put)); // the same cells, unsalted
           byId.add(record(new Put(Bytes.toBytes(id)), checkId, id, r));
           indexRow.addColumn(F, Bytes.toBytes(id), new byte[0]);
         }
         check.put(salted);
+        byGroup.put(prefixed);
         data.put(byId);
         index.put(indexRow);
       }
@@ -284,63 +311,101 @@ public class SdkBench {
     System.out.printf("loaded %d records into each design in %.1f s%n", groups * groupRows,
         (System.nanoTime() - t0) / 1e9);
     try (Admin admin = hbase.getAdmin()) {
-      settle(admin, CHECK, CHECK_DATA, CHECK_INDEX);
+      settle(admin, CHECK, CHECK_DATA, CHECK_INDEX, CHECK_PREFIX);
     }
 
     int total = warmup + lookups;
-    long[][] ns = new long[2][lookups]; // 0 = salted, 1 = index
+    int designs = 3; // 0 = salted, 1 = index, 2 = prefix
+    long[][] ns = new long[designs][lookups];
     Random pick = new Random(55);
     try (PresplitTables tables = PresplitTables.open(hbase, zk, root);
         Table data = hbase.getTable(TableName.valueOf(CHECK_DATA));
-        Table index = hbase.getTable(TableName.valueOf(CHECK_INDEX))) {
+        Table index = hbase.getTable(TableName.valueOf(CHECK_INDEX));
+        Table byGroup = hbase.getTable(TableName.valueOf(CHECK_PREFIX))) {
       SaltedTable check = tables.table(CHECK);
       check.awaitReady(Duration.ofSeconds(60));
       for (int i = 0; i < total; i++) {
         String group = groupKeys[pick.nextInt(groups)];
         byte[] g = Bytes.toBytes(group);
-        Set<String> a = null;
-        Set<String> b = null;
-        for (int j = 0; j < 2; j++) {
-          boolean saltedFirst = (i % 2 == 0);
-          boolean salted = (j == 0) == saltedFirst;
+        List<Set<String>> found = new ArrayList<>(List.of(Set.of(), Set.of(), Set.of()));
+        for (int j = 0; j < designs; j++) {
+          int d = (j + i) % designs; // every design goes first, second and third in turn
           long s0 = System.nanoTime();
-          Set<String> ids = salted ? lookupSalted(check, g) : lookupIndex(index, data, g);
+          Set<String> ids = d == 0 ? lookupSalted(check, g)
+              : d == 1 ? lookupIndex(index, data, g) : lookupPrefix(byGroup, g);
           long dt = System.nanoTime() - s0;
-          if (salted) {
-            a = ids;
-          } else {
-            b = ids;
-          }
+          found.set(d, ids);
           if (i >= warmup) {
-            ns[salted ? 0 : 1][i - warmup] = dt;
+            ns[d][i - warmup] = dt;
           }
         }
-        if (a.size() != groupRows || !a.equals(b)) {
-          throw new AssertionError("group " + group + ": salted " + a.size() + " rows, index "
-              + b.size() + " rows, equal " + a.equals(b));
+        if (found.get(0).size() != groupRows || !found.get(0).equals(found.get(1))
+            || !found.get(0).equals(found.get(2))) {
+          throw new AssertionError("group " + group + ": salted " + found.get(0).size()
+              + " rows, index " + found.get(1).size() + " rows, prefix " + found.get(2).size()
+              + " rows, or not the same ids");
         }
       }
     }
-    System.out.printf("%-32s %10s %10s %10s %10s %10s%n", "ms per look-up", "p50", "p90", "p99",
+    System.out.printf("%-34s %10s %10s %10s %10s %10s%n", "ms per look-up", "p50", "p90", "p99",
         "mean", "max");
-    String[] names = {"salted (SaltedTable.scanGroup)", "index (Get + multi-get)"};
-    double[][] stats = new double[2][];
-    for (int v = 0; v < 2; v++) {
+    String[] names = {"salted (SaltedTable.scanGroup)", "index (Get + multi-get)",
+        "prefix (unsalted, one prefix scan)"};
+    double[][] stats = new double[designs][];
+    for (int v = 0; v < designs; v++) {
       stats[v] = stats(ns[v]);
-      System.out.printf("%-32s %10.2f %10.2f %10.2f %10.2f %10.2f%n", names[v], stats[v][0],
+      System.out.printf("%-34s %10.2f %10.2f %10.2f %10.2f %10.2f%n", names[v], stats[v][0],
           stats[v][1], stats[v][2], stats[v][3], stats[v][4]);
     }
-    System.out.printf("%-32s %9.2fx %9.2fx %9.2fx %9.2fx%n", "index / salted", stats[1][0] / stats[0][0],
-        stats[1][1] / stats[0][1], stats[1][2] / stats[0][2], stats[1][3] / stats[0][3]);
+    System.out.printf("%-34s %9.2fx %9.2fx %9.2fx %9.2fx%n", "salted / prefix (best case)",
+        stats[0][0] / stats[2][0], stats[0][1] / stats[2][1], stats[0][2] / stats[2][2],
+        stats[0][3] / stats[2][3]);
+    System.out.printf("%-34s %9.2fx %9.2fx %9.2fx %9.2fx%n", "index / salted",
+        stats[1][0] / stats[0][0], stats[1][1] / stats[0][1], stats[1][2] / stats[0][2],
+        stats[1][3] / stats[0][3]);
     // Paired: the same group, looked up back to back.
-    double[] paired = new double[lookups];
-    for (int i = 0; i < lookups; i++) {
-      paired[i] = (double) ns[1][i] / ns[0][i];
-    }
-    Arrays.sort(paired);
+    double[] paired = pairedRatios(ns[1], ns[0]);
     System.out.printf("paired per-look-up ratio index/salted: median %.2f, p10 %.2f, p90 %.2f, "
         + "salted faster in %.0f%% of pairs%n", paired[lookups / 2], paired[lookups / 10],
         paired[lookups * 9 / 10], 100.0 * countAbove(paired, 1.0) / lookups);
+    double[] pairedPrefix = pairedRatios(ns[0], ns[2]);
+    System.out.printf("paired per-look-up ratio salted/prefix: median %.2f, p10 %.2f, p90 %.2f%n",
+        pairedPrefix[lookups / 2], pairedPrefix[lookups / 10], pairedPrefix[lookups * 9 / 10]);
+    String note = String.format("%d look-ups of %d-row groups; paired salted/prefix median %.2f",
+        lookups, groupRows, pairedPrefix[lookups / 2]);
+    BenchSummary.row("sdk", "sdk.lookup.p50", "group look-up p50, ms", stats[0][0], stats[2][0],
+        "unsalted table keyed by group, one prefix scan", stats[0][0] / stats[2][0],
+        "presplit/baseline", null, null, note);
+    BenchSummary.row("sdk", "sdk.lookup.p99", "group look-up p99, ms", stats[0][2], stats[2][2],
+        "unsalted table keyed by group, one prefix scan", stats[0][2] / stats[2][2],
+        "presplit/baseline", null, null, note);
+    BenchSummary.row("sdk", "sdk.lookup.index.p50", "group look-up p50 vs the index design, ms",
+        stats[0][0], stats[1][0], "two-table index design (Get + multi-get)",
+        stats[1][0] / stats[0][0], "baseline/presplit", null, null, String.format(
+            "p99 %.2f vs %.2f ms", stats[0][2], stats[1][2]));
+  }
+
+  /** Sorted per-look-up ratios a[i] / b[i]. */
+  static double[] pairedRatios(long[] a, long[] b) {
+    double[] r = new double[a.length];
+    for (int i = 0; i < a.length; i++) {
+      r[i] = (double) a[i] / b[i];
+    }
+    Arrays.sort(r);
+    return r;
+  }
+
+  /** The best case without presplit: one prefix scan, the settings scanGroup uses. */
+  static Set<String> lookupPrefix(Table byGroup, byte[] group) throws Exception {
+    Scan scan = new Scan().withStartRow(group, true).withStopRow(KeyLayout.prefixEnd(group), false)
+        .setCaching(100).setReadType(Scan.ReadType.PREAD);
+    Set<String> ids = new HashSet<>();
+    try (ResultScanner rows = byGroup.getScanner(scan)) {
+      for (Result row = rows.next(); row != null; row = rows.next()) {
+        ids.add(Bytes.toString(row.getValue(F, Bytes.toBytes("id"))));
+      }
+    }
+    return ids;
   }
 
   static int countAbove(double[] xs, double x) {
@@ -396,18 +461,30 @@ public class SdkBench {
     return Bytes.toBytes(String.format("g%05d|r%06d", row / 100, row));
   }
 
+  static final int SCAN_REGIONS = 16;
+  static final String[] SCAN_VARIANTS = {"salted, merged (SDK, 16 buckets)",
+      "plain, one scanner (16 regions)", "plain, 16 parallel scanners, not merged"};
+
   static void scanBench(Connection hbase, int rows, int rounds, int rangeRows, int ranges,
       int caching) throws Exception {
-    System.out.printf("%n== ordered scans: %d rows, 16 buckets vs one unsalted table, %d rounds, "
-        + "%d range scans of ~%d rows per round, caching %s ==%n", rows, rounds, ranges,
-        rangeRows, caching > 0 ? Integer.toString(caching) : "default");
+    System.out.printf("%n== ordered scans: %d rows, 16 buckets vs an unsalted table of 16 "
+        + "regions, %d rounds, %d range scans of ~%d rows per round, caching %s ==%n", rows,
+        rounds, ranges, rangeRows, caching > 0 ? Integer.toString(caching) : "default");
+    int groups = (rows + 99) / 100;
+    // The plain table's 16 regions, on group boundaries: region i holds [bounds[i], bounds[i+1]).
+    byte[][] bounds = new byte[SCAN_REGIONS + 1][];
+    bounds[0] = new byte[0];
+    bounds[SCAN_REGIONS] = new byte[0];
+    for (int i = 1; i < SCAN_REGIONS; i++) {
+      bounds[i] = Bytes.toBytes(String.format("g%05d", i * groups / SCAN_REGIONS));
+    }
     try (Admin admin = hbase.getAdmin()) {
       byte[][] splits = new byte[15][];
       for (int i = 1; i < 16; i++) {
         splits[i - 1] = new byte[] {(byte) i};
       }
       recreate(admin, EVENTS, splits);
-      recreate(admin, EVENTS_PLAIN, null);
+      recreate(admin, EVENTS_PLAIN, Arrays.copyOfRange(bounds, 1, SCAN_REGIONS));
     }
     publish(EVENTS, "{\"salt\": {\"buckets\": 16, \"encoding\": \"byte\", \"hash\": "
         + "\"murmur3\", \"from\": \"group\"}, \"group\": {\"delimiter\": \"|\"}}", 16);
@@ -436,87 +513,206 @@ public class SdkBench {
         (System.nanoTime() - t0) / 1e9);
     try (Admin admin = hbase.getAdmin()) {
       settle(admin, EVENTS, EVENTS_PLAIN);
+      int regions = admin.getRegions(TableName.valueOf(EVENTS_PLAIN)).size();
+      if (regions != SCAN_REGIONS) {
+        throw new AssertionError("the plain table has " + regions + " regions, not "
+            + SCAN_REGIONS);
+      }
     }
 
-    // 0 = salted merged, 1 = plain; [round] rows/s
-    double[][] full = new double[2][rounds];
-    double[][] range = new double[2][rounds];
+    int n = SCAN_VARIANTS.length;
+    // [variant][round]: rows/s and client CPU ns per row
+    double[][] full = new double[n][rounds];
+    double[][] range = new double[n][rounds];
+    double[][] fullCpu = new double[n][rounds];
+    double[][] rangeCpu = new double[n][rounds];
     Random pick = new Random(77);
-    try (PresplitTables tables = PresplitTables.open(hbase, zk, root);
-        Table plain = hbase.getTable(TableName.valueOf(EVENTS_PLAIN))) {
+    ExecutorService pool = Executors.newFixedThreadPool(SCAN_REGIONS);
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    try (PresplitTables tables = PresplitTables.open(hbase, zk, root)) {
       SaltedTable events = tables.table(EVENTS);
       events.awaitReady(Duration.ofSeconds(60));
-      // Correctness: the same rows in the same order (and a warm block cache for both).
-      long[] sa = scanOnce(events, null, new byte[0], new byte[0], caching, true);
-      long[] sb = scanOnce(null, plain, new byte[0], new byte[0], caching, true);
-      if (sa[0] != rows || sa[0] != sb[0] || sa[1] != sb[1]) {
-        throw new AssertionError("full scans differ: salted " + sa[0] + " rows (hash " + sa[1]
-            + "), plain " + sb[0] + " rows (hash " + sb[1] + ")");
+      Scanners scanners = new Scanners(events, hbase, pool, bounds, caching);
+      // Correctness (and a warm block cache for all): the same rows, in the same order for the
+      // ordered variants, and as the same set for the parallel one (an order-free checksum).
+      long[][] first = new long[n][];
+      for (int v = 0; v < n; v++) {
+        first[v] = scanners.scan(v, new byte[0], new byte[0], true);
+      }
+      if (first[0][0] != rows || first[1][0] != rows || first[2][0] != rows
+          || first[0][1] != first[1][1] || first[0][2] != first[2][2]) {
+        throw new AssertionError("full scans differ: rows " + first[0][0] + "/" + first[1][0]
+            + "/" + first[2][0] + ", ordered hashes " + first[0][1] + "/" + first[1][1]
+            + ", row sets " + first[0][2] + "/" + first[2][2]);
       }
       for (int round = -1; round < rounds; round++) {
         int[] starts = new int[ranges];
         for (int i = 0; i < ranges; i++) {
           starts[i] = pick.nextInt(Math.max(1, rows - rangeRows)) / 100 * 100;
         }
-        for (int j = 0; j < 2; j++) {
-          int v = Math.floorMod(j + round, 2);
-          SaltedTable st = v == 0 ? events : null;
-          Table pt = v == 1 ? plain : null;
+        long[] fullRows = new long[n];
+        long[] rangeRowsRead = new long[n];
+        for (int j = 0; j < n; j++) {
+          int v = Math.floorMod(j + round, n); // every variant first, second and last in turn
+          long c0 = os.getProcessCpuTime();
           long s0 = System.nanoTime();
-          long n = scanOnce(st, pt, new byte[0], new byte[0], caching, false)[0];
+          long m0 = scanners.scan(v, new byte[0], new byte[0], false)[0];
           long s1 = System.nanoTime();
+          long c1 = os.getProcessCpuTime();
           long m = 0;
           for (int start : starts) {
-            m += scanOnce(st, pt, eventKey(start), eventKey(start + rangeRows), caching, false)[0];
+            m += scanners.scan(v, eventKey(start), eventKey(start + rangeRows), false)[0];
           }
           long s2 = System.nanoTime();
+          long c2 = os.getProcessCpuTime();
+          fullRows[v] = m0;
+          rangeRowsRead[v] = m;
           if (round >= 0) {
-            full[v][round] = n / ((s1 - s0) / 1e9);
+            full[v][round] = m0 / ((s1 - s0) / 1e9);
             range[v][round] = m / ((s2 - s1) / 1e9);
+            fullCpu[v][round] = (c1 - c0) / (double) m0;
+            rangeCpu[v][round] = (c2 - c1) / (double) m;
+          }
+        }
+        for (int v = 1; v < n; v++) {
+          if (fullRows[v] != fullRows[0] || rangeRowsRead[v] != rangeRowsRead[0]) {
+            throw new AssertionError("round " + round + ": " + SCAN_VARIANTS[v] + " read "
+                + fullRows[v] + " + " + rangeRowsRead[v] + " rows, " + SCAN_VARIANTS[0] + " "
+                + fullRows[0] + " + " + rangeRowsRead[0]);
           }
         }
       }
+    } finally {
+      pool.shutdownNow();
     }
-    report("full scan (" + rows + " rows)", full);
-    report(ranges + " range scans of ~" + rangeRows + " rows", range);
+    String fullLabel = "full scan (" + rows + " rows)";
+    String rangeLabel = ranges + " range scans of ~" + rangeRows + " rows";
+    report(fullLabel, full, fullCpu, "sdk.scan.full", "full scan");
+    report(rangeLabel, range, rangeCpu, "sdk.scan.ranges", "range scans of ~" + rangeRows
+        + " rows");
   }
 
-  /** rows and an order-sensitive hash of the (logical) row keys. */
-  static long[] scanOnce(SaltedTable salted, Table plain, byte[] start, byte[] stop, int caching,
-      boolean hash) throws Exception {
-    Scan scan = new Scan().withStartRow(start).withStopRow(stop);
-    if (caching > 0) {
-      scan.setCaching(caching);
+  /** The three ways of reading the rows; one instance per benchmark, its pool shared. */
+  static final class Scanners {
+    final SaltedTable salted;
+    final Connection hbase;
+    final ExecutorService pool;
+    final byte[][] bounds;
+    final int caching;
+
+    Scanners(SaltedTable salted, Connection hbase, ExecutorService pool, byte[][] bounds,
+        int caching) {
+      this.salted = salted;
+      this.hbase = hbase;
+      this.pool = pool;
+      this.bounds = bounds;
+      this.caching = caching;
     }
-    long n = 0;
-    long h = 17;
-    try (ResultScanner s = salted != null ? salted.scan(scan) : plain.getScanner(scan)) {
+
+    Scan scan(byte[] start, byte[] stop) {
+      Scan scan = new Scan().withStartRow(start).withStopRow(stop);
+      if (caching > 0) {
+        scan.setCaching(caching);
+      }
+      return scan;
+    }
+
+    /**
+     * Reads [start, stop) with variant v: {rows, an order-sensitive hash of the row keys (0 for
+     * the parallel variant), an order-free checksum of them}, the hashes only when asked.
+     */
+    long[] scan(int v, byte[] start, byte[] stop, boolean hash) throws Exception {
+      if (v == 0) {
+        try (ResultScanner s = salted.scan(scan(start, stop))) {
+          return drain(s, hash);
+        }
+      }
+      if (v == 1) {
+        try (Table t = hbase.getTable(TableName.valueOf(EVENTS_PLAIN));
+            ResultScanner s = t.getScanner(scan(start, stop))) {
+          return drain(s, hash);
+        }
+      }
+      // One scanner per region the range touches, each on a pool thread, not merged.
+      List<Future<long[]>> parts = new ArrayList<>();
+      for (int i = 0; i < SCAN_REGIONS; i++) {
+        byte[] lo = bounds[i];
+        byte[] hi = bounds[i + 1];
+        byte[] from = Bytes.compareTo(start, lo) > 0 ? start : lo;
+        byte[] to = stop.length == 0 ? hi
+            : hi.length == 0 || Bytes.compareTo(stop, hi) < 0 ? stop : hi;
+        if (to.length > 0 && Bytes.compareTo(from, to) >= 0) {
+          continue; // the range does not touch region i
+        }
+        parts.add(pool.submit(() -> {
+          try (Table t = hbase.getTable(TableName.valueOf(EVENTS_PLAIN));
+              ResultScanner s = t.getScanner(scan(from, to))) {
+            return drain(s, hash);
+          }
+        }));
+      }
+      long[] sum = new long[3];
+      for (Future<long[]> part : parts) {
+        long[] p = part.get();
+        sum[0] += p[0];
+        sum[2] += p[2];
+      }
+      return sum;
+    }
+
+    static long[] drain(ResultScanner s, boolean hash) throws Exception {
+      long n = 0;
+      long ordered = 17;
+      long set = 0;
       for (Result row = s.next(); row != null; row = s.next()) {
         n++;
         if (hash) {
-          h = h * 1_000_003L + Arrays.hashCode(row.getRow());
+          int h = Arrays.hashCode(row.getRow());
+          ordered = ordered * 1_000_003L + h;
+          set += h * 0x9E3779B97F4A7C15L;
         }
       }
+      return new long[] {n, ordered, set};
     }
-    return new long[] {n, h};
   }
 
-  static void report(String what, double[][] rps) {
+  /** rows/s and client CPU per row of every variant, and the salted variant's ratios. */
+  static void report(String what, double[][] rps, double[][] cpuPerRow, String id,
+      String figure) {
+    int n = rps.length;
     int rounds = rps[0].length;
-    double[] ratio = new double[rounds];
-    for (int i = 0; i < rounds; i++) {
-      ratio[i] = rps[0][i] / rps[1][i];
+    System.out.printf("%s, %d rounds:%n", what, rounds);
+    System.out.printf("  %-42s %12s %10s %12s %12s %16s%n", "", "rows/s mean", "sd", "min", "max",
+        "client CPU us/row");
+    for (int v = 0; v < n; v++) {
+      System.out.printf("  %-42s %,12.0f %,10.0f %,12.0f %,12.0f %10.2f ± %.2f%n",
+          SCAN_VARIANTS[v], mean(rps[v]), sd(rps[v]), min(rps[v]), max(rps[v]),
+          mean(cpuPerRow[v]) / 1e3, sd(cpuPerRow[v]) / 1e3);
     }
-    double[] sorted = ratio.clone();
-    Arrays.sort(sorted);
-    System.out.printf("%s, rows/s over %d rounds:%n", what, rounds);
-    System.out.printf("  salted, merged (16 buckets)  mean %,10.0f  sd %,9.0f  min %,10.0f  max "
-        + "%,10.0f%n", mean(rps[0]), sd(rps[0]), min(rps[0]), max(rps[0]));
-    System.out.printf("  plain, unsalted              mean %,10.0f  sd %,9.0f  min %,10.0f  max "
-        + "%,10.0f%n", mean(rps[1]), sd(rps[1]), min(rps[1]), max(rps[1]));
-    System.out.printf("  salted/plain: ratio of means %.3f; per-round ratios median %.3f, mean "
-        + "%.3f, sd %.3f, min %.3f, max %.3f%n", mean(rps[0]) / mean(rps[1]),
-        sorted[rounds / 2], mean(ratio), sd(ratio), sorted[0], sorted[rounds - 1]);
+    int best = mean(rps[1]) >= mean(rps[2]) ? 1 : 2;
+    for (int v = 1; v < n; v++) {
+      double[] ratio = new double[rounds];
+      for (int i = 0; i < rounds; i++) {
+        ratio[i] = rps[0][i] / rps[v][i];
+      }
+      double[] sorted = ratio.clone();
+      Arrays.sort(sorted);
+      double ofMeans = mean(rps[0]) / mean(rps[v]);
+      System.out.printf("  salted / %s: rows/s ratio of means %.3f; per-round ratios median "
+          + "%.3f, sd %.3f, min %.3f, max %.3f; client CPU per row %.2fx%s%n", SCAN_VARIANTS[v],
+          ofMeans, sorted[rounds / 2], sd(ratio), sorted[0], sorted[rounds - 1],
+          mean(cpuPerRow[0]) / mean(cpuPerRow[v]), v == best
+              ? String.format("   <- best plain variant; target >= 0.8x: %s",
+                  ofMeans >= 0.8 ? "met" : "NOT met") : "");
+      BenchSummary.row("sdk", id + (v == 1 ? ".one_scanner" : ".parallel"), figure
+          + ", rows/s", mean(rps[0]), mean(rps[v]), SCAN_VARIANTS[v], ofMeans,
+          "presplit/baseline", v == best ? ">= 0.8" : null,
+          v == best ? ofMeans >= 0.8 : null, String.format("ratio of means over %d rounds, per-round %.2f..%.2f; "
+              + "client CPU/row %.2f vs %.2f us%s", rounds, sorted[0], sorted[rounds - 1],
+              mean(cpuPerRow[0]) / 1e3, mean(cpuPerRow[v]) / 1e3,
+              v == best ? "; best plain variant" : ""));
+    }
   }
 
   static double mean(double[] xs) {

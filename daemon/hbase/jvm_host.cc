@@ -107,6 +107,9 @@ Result<std::unique_ptr<JvmHost>> JvmHost::Start(const JvmOptions& options) {
   std::vector<std::string> vm_options;
   vm_options.push_back("-Djava.class.path=" + JoinClasspath(options.classpath));
   vm_options.push_back("-Xrs");
+  // An OutOfMemoryError leaves the HBase client in an unknown state: end the process so the
+  // service manager starts a fresh one, rather than limp on.
+  vm_options.push_back("-XX:+ExitOnOutOfMemoryError");
   if (!options.max_heap.empty()) vm_options.push_back("-Xmx" + options.max_heap);
   for (const auto& o : HBaseJdk17Options()) vm_options.push_back(o);
   for (const auto& o : options.options) vm_options.push_back(o);

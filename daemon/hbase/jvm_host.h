@@ -32,7 +32,8 @@ std::vector<std::string> HBaseJdk17Options();
 
 class JvmHost {
  public:
-  // Starts the JVM. It runs with -Xrs so that SIGTERM/SIGHUP stay the daemon's to handle.
+  // Starts the JVM. It runs with -Xrs so that SIGTERM/SIGHUP stay the daemon's to handle, and
+  // with -XX:+ExitOnOutOfMemoryError so that an exhausted heap ends the process (to be restarted).
   // A process can create only one JVM in its lifetime.
   static Result<std::unique_ptr<JvmHost>> Start(const JvmOptions& options);
   ~JvmHost();

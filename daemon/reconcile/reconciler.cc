@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "presplit/table_canonical.h"
+#include "presplit/layout_attributes.h"
 #include "presplit/table_config.h"
 #include "presplit/table_derived.h"
 #include "presplit/table_name.h"
@@ -35,11 +35,41 @@ int BucketsOf(const std::string& layout) {
              : 0;
 }
 
+// Keeps printable ASCII and writes every other byte as \xNN: what goes into a log line or a
+// status must not carry raw bytes from a document (the JSON writer refuses invalid UTF-8).
+std::string Printable(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+    }
+  }
+  return out;
+}
+
 // Fields that change on every write without saying anything new about the table.
 json WithoutVolatileFields(json doc) {
   doc.erase("updated_at");
   doc.erase("daemon");
   return doc;
+}
+
+json ParseStatus(const std::string& text) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_object() ? parsed : json();
+}
+
+// The generation of a status document; 1 when it does not say (the daemon's own statuses).
+int64_t GenerationOf(const json& status) {
+  if (status.is_object() && status.contains("generation") &&
+      status["generation"].is_number_integer()) {
+    return status["generation"].get<int64_t>();
+  }
+  return 1;
 }
 
 }  // namespace
@@ -58,8 +88,18 @@ Status Reconciler::Prepare() {
   return zk_.EnsurePath(JoinZkPath(options_.zk_root, "status"));
 }
 
-Status Reconciler::ReconcileAll() {
+bool Reconciler::MayAct() {
+  if (!lease_lost_ && options_.lease && !options_.lease()) lease_lost_ = true;
+  return !lease_lost_;
+}
+
+Status Reconciler::ReconcileAll(PassKind kind) {
+  if (!first_pass_done_) kind = PassKind::kFull;
+  lease_lost_ = false;
+  const Status stopped = Status::FailedPrecondition("lease lost: pass stopped before acting");
+  if (!MayAct()) return stopped;  // a standby does not even read HBase
   counters_.passes++;
+  if (kind == PassKind::kFull) counters_.full_passes++;
   auto children = zk_.GetChildren(TablesPath(), /*watch=*/true);
   if (!children.ok()) {
     counters_.pass_failures++;
@@ -72,126 +112,235 @@ Status Reconciler::ReconcileAll() {
       ++it;
       continue;
     }
-    spdlog::info("table {}: document removed; the table and its data are left in place", it->first);
-    Status s = zk_.Delete(StatusPath(it->first));
+    if (!MayAct()) return stopped;
+    spdlog::info("table {}: document removed; the table and its data are left in place",
+                 Printable(it->first));
+    auto recorded = zk_.Get(StatusPath(it->first), /*watch=*/false);
+    Status s = recorded.ok() ? Status::Ok() : recorded.status();
+    if (recorded.ok() && GenerationOf(ParseStatus(recorded->data)) <= 1) {
+      // Only a status of the version read: one a migration writes meanwhile stays.
+      s = zk_.Delete(StatusPath(it->first), recorded->version);
+    }
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
-      spdlog::warn("table {}: cannot remove status: {}", it->first, s.ToString());
+      spdlog::warn("table {}: cannot remove status: {}", Printable(it->first), s.ToString());
       ++it;
       continue;
     }
     it = handled_.erase(it);
   }
+  if (kind == PassKind::kFull) RemoveOrphanStatuses(present);
+  if (lease_lost_) return stopped;
 
-  Status first_failure;
   for (const auto& name : *children) {
+    if (options_.stop != nullptr && *options_.stop) {
+      return Status::Unavailable("stopping; pass abandoned between documents");
+    }
     auto node = zk_.Get(JoinZkPath(TablesPath(), name), /*watch=*/true);
     if (!node.ok()) {
       if (node.status().code() == StatusCode::kNotFound) continue;  // removed meanwhile
       counters_.pass_failures++;
-      return node.status().WithContext("reading document " + name);
+      return node.status().WithContext("reading document " + Printable(name));
     }
     auto seen = handled_.find(name);
-    if (seen != handled_.end() && seen->second.mzxid == node->mzxid && !seen->second.retry) {
+    if (kind == PassKind::kChanged && seen != handled_.end() && seen->second.mzxid == node->mzxid &&
+        !seen->second.retry) {
       continue;
     }
-    Outcome outcome = ReconcileDocument(name, *node);
-    Status written = WriteStatus(name, *node, outcome);
+    auto recorded = zk_.Get(StatusPath(name), /*watch=*/false);
+    if (!recorded.ok() && recorded.status().code() != StatusCode::kNotFound) {
+      counters_.pass_failures++;
+      return recorded.status().WithContext("reading the status of " + Printable(name));
+    }
+    const std::string recorded_status = recorded.ok() ? recorded->data : "";
+    const int64_t generation = GenerationOf(ParseStatus(recorded_status));
+    if (generation > 1) {
+      if (migration_logged_.insert(name).second) {
+        spdlog::warn(
+            "table {}: its status is at generation {}, written by a migration; left to "
+            "that migration",
+            Printable(name), generation);
+      }
+      handled_[name] = Handled{node->mzxid, false};
+      continue;
+    }
+    migration_logged_.erase(name);
+
+    Outcome outcome;
+    try {
+      // After a restart nothing is known in memory: the status tells which version was built.
+      const bool revision_seen = seen == handled_.end() || seen->second.mzxid == node->mzxid;
+      outcome = ReconcileDocument(name, *node, recorded_status, revision_seen);
+    } catch (const std::exception& e) {
+      counters_.exceptions_caught++;
+      outcome = Outcome{};
+      outcome.phase = kPhaseError;
+      outcome.error = "internal error while handling the document: " + Printable(e.what());
+      spdlog::error("table {}: {}", Printable(name), outcome.error);
+    }
+    if (lease_lost_) return stopped;  // the document stays unhandled for the next leader
+    Status written;
+    try {
+      written = WriteStatus(name, *node, outcome);
+    } catch (const std::exception& e) {
+      counters_.exceptions_caught++;
+      written = Status::Internal("internal error while writing the status: " + Printable(e.what()));
+    }
+    if (lease_lost_) return stopped;
     if (!written.ok()) {
-      spdlog::warn("table {}: cannot write status: {}", name, written.ToString());
+      spdlog::warn("table {}: cannot write status: {}", Printable(name), written.ToString());
       outcome.retry = true;
     }
     handled_[name] = Handled{node->mzxid, outcome.retry};
   }
   counters_.managed_tables = handled_.size();
+  first_pass_done_ = true;
   return Status::Ok();
 }
 
-Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
-                                                  const ZkNode& node) {
-  Outcome outcome;
-  auto config = ParseTableConfig(node.data);
-  if (!config.ok()) {
-    counters_.documents_invalid++;
-    spdlog::error("table {}: document refused: {}", znode_name, config.status().message());
-    outcome.phase = kPhaseInvalid;
-    outcome.error = config.status().message();
-    return outcome;
+void Reconciler::RemoveOrphanStatuses(const std::set<std::string>& documents) {
+  auto statuses = zk_.GetChildren(JoinZkPath(options_.zk_root, "status"), /*watch=*/false);
+  if (!statuses.ok()) {
+    spdlog::warn("cannot list statuses: {}", statuses.status().ToString());
+    return;
   }
-  if (config->FullName() != CanonicalTableName(znode_name)) {
+  for (const auto& name : *statuses) {
+    if (documents.count(name)) continue;
+    if (!MayAct()) return;  // only the leader removes statuses
+    auto node = zk_.Get(StatusPath(name), /*watch=*/false);
+    if (!node.ok()) continue;
+    if (GenerationOf(ParseStatus(node->data)) > 1) continue;  // a migration's to clean up
+    Status s = zk_.Delete(StatusPath(name), node->version);
+    if (s.ok()) {
+      counters_.statuses_removed++;
+      spdlog::info("table {}: status removed, its document is gone", Printable(name));
+    } else if (s.code() != StatusCode::kNotFound && s.code() != StatusCode::kFailedPrecondition) {
+      spdlog::warn("table {}: cannot remove status: {}", Printable(name), s.ToString());
+    }
+  }
+}
+
+Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name, const ZkNode& node,
+                                                  const std::string& recorded_status,
+                                                  bool revision_seen) {
+  Outcome outcome;
+  auto refuse = [&](const std::string& error) {
     counters_.documents_invalid++;
     outcome.phase = kPhaseInvalid;
-    outcome.error = "field 'table': the document names " + config->FullName() +
-                    " but is stored under " + znode_name;
-    spdlog::error("table {}: document refused: {}", znode_name, outcome.error);
+    outcome.error = Printable(error);
+    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
+    // A refused document changes nothing, the layout writers salt with included.
+    outcome.layout = KnownLayoutOfTable(znode_name, CanonicalTableName(znode_name));
+    outcome.buckets = BucketsOf(outcome.layout);
     return outcome;
+  };
+  auto config = ParseTableConfig(node.data);
+  if (!config.ok()) return refuse(config.status().message());
+  if (config->FullName() != CanonicalTableName(znode_name)) {
+    return refuse("field 'table': the document names " + config->FullName() +
+                  " but is stored under " + znode_name);
   }
   auto split_keys = ComputeSplitKeys(*config);
-  if (!split_keys.ok()) {
-    counters_.documents_invalid++;
-    outcome.phase = kPhaseInvalid;
-    outcome.error = split_keys.status().message();
-    spdlog::error("table {}: no valid split plan: {}", znode_name, outcome.error);
-    return outcome;
-  }
+  if (!split_keys.ok()) return refuse(split_keys.status().message());
   TableSpec spec;
   spec.table = config->FullName();
   spec.families = config->families;
-  spec.attributes = SplitPolicyAttributes(*config);
+  // Every table records its layout in its own descriptor, where no document edit can reach it.
+  spec.attributes = TableAttributes(*config);
   spec.split_keys = std::move(split_keys).value();
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
-  json canonical = json::parse(TableConfigToJson(*config), nullptr, /*allow_exceptions=*/false);
-  if (!canonical.is_discarded() && canonical.contains("layout")) {
-    outcome.layout = canonical["layout"].dump();
-  }
+  outcome.layout = LayoutToJson(config->layout);
   outcome.buckets = BucketsOf(outcome.layout);
-  return EnsureTable(znode_name, node, spec, std::move(outcome));
+  return EnsureTable(znode_name, node, spec, recorded_status, revision_seen, std::move(outcome));
 }
 
 Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const ZkNode& node,
-                                            const TableSpec& spec, Outcome outcome) {
-  auto fail = [&](const Status& s) {
+                                            const TableSpec& spec,
+                                            const std::string& recorded_status, bool revision_seen,
+                                            Outcome outcome) {
+  // An error reports the layout of the table as last known (never the document's, which may be
+  // an edit the table does not follow); `layout` is that, or "" when no table is known to exist.
+  auto fail = [&](const Status& s, const std::string& layout) {
     counters_.hbase_errors++;
     outcome.phase = kPhaseError;
-    outcome.error = s.message();
+    outcome.error = Printable(s.message());
+    outcome.layout = layout;
+    outcome.buckets = BucketsOf(layout);
     outcome.retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal;
     spdlog::error("table {}: {}{}", spec.table, s.ToString(), outcome.retry ? " (will retry)" : "");
     return outcome;
   };
 
-  auto existing = admin_.DescribeTable(spec.table);
-  if (!existing.ok()) return fail(existing.status());
-  // The layout the physical table was built with, as the last status recorded it: the SDK salts
-  // with the status's layout, so a document edited for a coming re-salt must not change it.
   const std::string document_layout = outcome.layout;
-  std::string built_layout = existing->exists ? RecordedLayout(znode_name, spec.table) : "";
-  if (!existing->exists) {
+  auto existing = admin_.DescribeTable(spec.table);
+  if (!existing.ok()) return fail(existing.status(), RecordedLayout(znode_name, spec.table));
+  const bool existed = existing->exists;
+  const json recorded = ParseStatus(recorded_status);
+  // The status describes this physical table (not one someone else wrote or edited by hand).
+  const bool recorded_is_ours = recorded.is_object() && recorded.contains("physical_table") &&
+                                recorded["physical_table"] == spec.table;
+  const bool was_built_for_this_version =
+      revision_seen && recorded_is_ours && recorded.contains("config_version") &&
+      recorded["config_version"] == node.version && recorded.contains("phase") &&
+      (recorded["phase"] == kPhaseReady || recorded["phase"] == kPhaseDrift ||
+       recorded["phase"] == kPhaseMissing);
+  if (!existed && was_built_for_this_version) {
+    counters_.tables_missing++;
+    outcome.phase = kPhaseMissing;
+    outcome.error =
+        "the table was dropped outside presplit after it was built for this document version; "
+        "it is not re-created until the document changes";
+    // No table, so no layout for writers to salt with.
+    outcome.layout.clear();
+    outcome.buckets = 0;
+    spdlog::warn("table {}: {}", spec.table, outcome.error);
+    return outcome;
+  }
+  if (!existed) {
     spdlog::info("table {}: creating with {} regions", spec.table, outcome.planned_regions);
     Outcome creating = outcome;
     creating.phase = kPhaseCreating;
     Status reported = WriteStatus(znode_name, node, creating);
-    if (!reported.ok())
+    if (!reported.ok() && !lease_lost_)
       spdlog::warn("table {}: cannot write status: {}", spec.table, reported.ToString());
+    // Right before the mutation: a deposed leader must not create what the new one may be
+    // creating already.
+    if (!MayAct()) {
+      spdlog::warn("table {}: not created: this daemon no longer holds the leader lease",
+                   spec.table);
+      outcome.retry = true;
+      return outcome;
+    }
     Status created = admin_.CreateTable(spec);
     if (created.code() == StatusCode::kAlreadyExists) {
       spdlog::info("table {}: created meanwhile by someone else; comparing", spec.table);
     } else if (!created.ok()) {
-      return fail(created);
+      return fail(created, "");  // nothing was created: there is no table, so no layout
     } else {
       counters_.tables_created++;
     }
     existing = admin_.DescribeTable(spec.table);
-    if (!existing.ok()) return fail(existing.status());
-    if (!existing->exists) return fail(Status::Unavailable("table not visible after create"));
+    // Created (or found) with the document's layout a moment ago.
+    if (!existing.ok()) return fail(existing.status(), document_layout);
+    if (!existing->exists) {
+      return fail(Status::Unavailable("table not visible after create"), document_layout);
+    }
   }
   outcome.regions = static_cast<int>(existing->regions.size());
-  outcome.differences = CompareTable(spec, *existing);
-  if (!built_layout.empty() &&
-      json::parse(built_layout) != json::parse(document_layout, nullptr, false)) {
+  // The layout is compared as a whole below, against the record in the descriptor (or, for a
+  // table built before layouts were recorded there, the status's): a table without the record
+  // is no drift, and one changed layout is one line, not one per attribute.
+  TableSpec compared = spec;
+  std::erase_if(compared.attributes, [](const auto& a) { return IsLayoutAttribute(a.first); });
+  outcome.differences = CompareTable(compared, *existing);
+  BuiltLayout built = BuiltLayoutOf(znode_name, spec.table, *existing, existed);
+  if (!built.problem.empty()) outcome.differences.push_back(built.problem);
+  if (!built.layout.empty() &&
+      json::parse(built.layout) != json::parse(document_layout, nullptr, false)) {
     outcome.differences.push_back(
-        "layout: the table was built with " + built_layout + ", the document asks for " +
+        "layout: the table was built with " + built.layout + ", the document asks for " +
         document_layout + "; writers keep the table's layout (a new layout needs a re-salt)");
-    outcome.layout = built_layout;
-    outcome.buckets = BucketsOf(built_layout);
+    outcome.layout = built.layout;
+    outcome.buckets = BucketsOf(built.layout);
   }
   if (outcome.differences.empty()) {
     outcome.phase = kPhaseReady;
@@ -200,10 +349,43 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
     counters_.drift_reports++;
     outcome.phase = kPhaseDrift;
     for (const auto& d : outcome.differences) {
-      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table, d);
+      spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table,
+                   Printable(d));
     }
   }
   return outcome;
+}
+
+Reconciler::BuiltLayout Reconciler::BuiltLayoutOf(const std::string& znode_name,
+                                                  const std::string& table,
+                                                  const TableDescription& description,
+                                                  bool existed_before) {
+  BuiltLayout built;
+  auto recorded = LayoutFromAttributes(description.attributes);
+  if (recorded.ok() && recorded->has_value()) {
+    built.layout = LayoutToJson(**recorded);
+    return built;
+  }
+  if (!recorded.ok()) {
+    built.problem = "layout: the table's layout attributes cannot be read (" +
+                    recorded.status().message() + "); fix them with the HBase shell's alter";
+  }
+  // No usable record in the descriptor: the status's, for a table that was there before this
+  // pass (one created just now was built from the document).
+  if (existed_before) built.layout = RecordedLayout(znode_name, table);
+  return built;
+}
+
+std::string Reconciler::KnownLayoutOfTable(const std::string& znode_name,
+                                           const std::string& table) {
+  auto existing = admin_.DescribeTable(table);
+  if (existing.ok() && !existing->exists) return "";  // no table, no layout
+  if (existing.ok()) {
+    auto recorded = LayoutFromAttributes(existing->attributes);
+    if (recorded.ok() && recorded->has_value()) return LayoutToJson(**recorded);
+  }
+  // HBase unreachable, or a table without a readable record: the last layout reported for it.
+  return RecordedLayout(znode_name, table);
 }
 
 std::string Reconciler::RecordedLayout(const std::string& znode_name, const std::string& table) {
@@ -221,6 +403,8 @@ std::string Reconciler::RecordedLayout(const std::string& znode_name, const std:
 Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
                                const Outcome& outcome) {
   const std::string canonical = CanonicalTableName(table);
+  std::vector<std::string> differences;
+  for (const auto& d : outcome.differences) differences.push_back(Printable(d));
   json doc{{"table", canonical},
            {"phase", outcome.phase},
            {"physical_table", canonical},
@@ -230,20 +414,37 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
            {"regions", outcome.regions},
            {"planned_regions", outcome.planned_regions},
            {"config_version", node.version},
-           {"error", outcome.error.empty() ? json(nullptr) : json(outcome.error)},
-           {"differences", outcome.differences},
+           {"error", outcome.error.empty() ? json(nullptr) : json(Printable(outcome.error))},
+           {"differences", differences},
            {"updated_at", UtcNow()},
            {"daemon", options_.daemon_id}};
+  if (!MayAct()) return Status::FailedPrecondition("not the leader: status not written");
   const std::string path = StatusPath(table);
   auto current = zk_.Get(path, /*watch=*/false);
   if (current.ok()) {
     json parsed = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
     // Leave an identical status alone: a restart or a repeated put changes nothing.
-    if (!parsed.is_discarded() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
+    if (parsed.is_object() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
       return Status::Ok();
     }
+    // Compare-and-set on the version just read: a newer status written meanwhile wins.
+    Status s =
+        zk_.Set(path, doc.dump(-1, ' ', false, json::error_handler_t::replace), current->version);
+    if (s.code() == StatusCode::kFailedPrecondition || s.code() == StatusCode::kNotFound) {
+      return Status::FailedPrecondition("status changed by another writer since it was read (" +
+                                        s.message() + "); not overwritten");
+    }
+    return s;
   }
-  return zk_.Upsert(path, doc.dump());
+  if (current.status().code() != StatusCode::kNotFound) return current.status();
+  // Create only if still absent. The table's name comes from a znode name (UTF-8 by ZooKeeper's
+  // rules); replace, never throw.
+  Status s = zk_.Create(path, doc.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (s.code() == StatusCode::kAlreadyExists) {
+    return Status::FailedPrecondition("status created by another writer meanwhile (" + s.message() +
+                                      "); not overwritten");
+  }
+  return s;
 }
 
 }  // namespace presplit::daemon

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,10 +22,25 @@ inline constexpr const char* kPhaseReady = "ready";        // exists and matches
 inline constexpr const char* kPhaseInvalid = "invalid";    // the document was refused
 inline constexpr const char* kPhaseError = "error";        // HBase refused or failed
 inline constexpr const char* kPhaseDrift = "drift";        // exists but differs; left untouched
+// The table was there for this document version and has been dropped outside presplit; it is
+// not re-created until the document changes (a new version), so a drop is never silently undone.
+inline constexpr const char* kPhaseMissing = "missing";
+
+// What a pass looks at.
+enum class PassKind {
+  kChanged,  // documents whose revision was not handled yet, and failures worth a retry
+  kFull,     // every document re-checked against HBase, and statuses with no document removed
+};
 
 struct ReconcilerOptions {
   std::string zk_root = "/presplit";
   std::string daemon_id;  // written into status documents ("host:pid")
+  // "May I act?": asked right before every HBase mutation (CreateTable) and every status write
+  // or removal. False stops the pass at once, with nothing more written; unset means always.
+  // presplitd passes its leader election's lease check.
+  std::function<bool()> lease = nullptr;
+  // When set and true, a pass stops between two documents (the daemon is shutting down).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ReconcilerCounters {
@@ -34,6 +51,12 @@ struct ReconcilerCounters {
   std::atomic<uint64_t> hbase_errors{0};
   std::atomic<uint64_t> drift_reports{0};
   std::atomic<uint64_t> managed_tables{0};
+  std::atomic<uint64_t> full_passes{0};
+  std::atomic<uint64_t> tables_missing{0};
+  // Exceptions caught while handling one document (the document ends as an error status and the
+  // pass goes on): each one is a bug to report, never a reason to stop serving other tables.
+  std::atomic<uint64_t> exceptions_caught{0};
+  std::atomic<uint64_t> statuses_removed{0};
 };
 
 class Reconciler {
@@ -44,11 +67,26 @@ class Reconciler {
   Status Prepare();
 
   // One pass: lists the documents (re-arming the children watch), re-reads each one (re-arming
-  // its data watch) and reconciles every document revision not handled yet, plus those whose
-  // last attempt failed in a way a retry can fix (HBase or ZooKeeper unavailable). A table whose
-  // document disappeared keeps its data; only its status document is removed.
-  // Returns an error only when the pass itself could not run (ZooKeeper unreachable).
-  Status ReconcileAll();
+  // its data watch) and reconciles, for PassKind::kChanged, every document revision not handled
+  // yet plus those whose last attempt failed in a way a retry can fix (HBase or ZooKeeper
+  // unavailable); for PassKind::kFull, every document, so a table dropped (phase "missing") or
+  // altered ("drift") behind the daemon's back is reported. The first pass of a Reconciler is
+  // always full. A full pass also removes the statuses that have no document (documents removed
+  // while the daemon was down). A table whose document disappeared keeps its data; only its
+  // status document is removed. A status whose generation is above 1 belongs to the migration
+  // that wrote it: that table is left alone (logged once).
+  // Any bytes in a document end as an "invalid" status with a printable error; an exception while
+  // handling one document is caught, counted and reported in its status, and the pass goes on.
+  // Returns an error only when the pass itself could not run (ZooKeeper unreachable) or was
+  // stopped because the lease said no (FailedPrecondition).
+  // Status writes are compare-and-set: the status is read, then replaced at the version read
+  // (or created only if still absent), so a writer that lost a race never overwrites a newer
+  // status; the refused write is retried on the next pass.
+  Status ReconcileAll(PassKind kind = PassKind::kChanged);
+
+  // Forgets which document revisions were handled, so the next pass looks at every document
+  // again (e.g. on becoming leader: another daemon may have acted meanwhile).
+  void ForgetHandled() { handled_.clear(); }
 
   const ReconcilerCounters& counters() const { return counters_; }
   std::string TablesPath() const;
@@ -70,17 +108,42 @@ class Reconciler {
     bool retry = false;
   };
 
-  Outcome ReconcileDocument(const std::string& znode_name, const ZkNode& node);
+  // recorded_status: the table's current status document as stored ("" when there is none);
+  // revision_seen: false when this process handled another revision of the document before.
+  Outcome ReconcileDocument(const std::string& znode_name, const ZkNode& node,
+                            const std::string& recorded_status, bool revision_seen);
   Outcome EnsureTable(const std::string& znode_name, const ZkNode& node, const TableSpec& spec,
-                      Outcome outcome);
+                      const std::string& recorded_status, bool revision_seen, Outcome outcome);
   Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
+  // The lease hook's answer; a "no" is remembered in lease_lost_ for the rest of the pass.
+  bool MayAct();
+  // Removes the statuses that have no document, except those a migration owns (generation > 1).
+  void RemoveOrphanStatuses(const std::set<std::string>& documents);
   // The "layout" of the table's current status when it describes this physical table, else "".
   std::string RecordedLayout(const std::string& znode_name, const std::string& table);
+
+  // The layout an existing physical table was built with: its descriptor's presplit.layout.*
+  // record, else (a table built before layouts were recorded there, and only when it existed
+  // before this pass) the status's record. `layout` is "" when neither knows it; `problem` is a
+  // difference line when the descriptor's record is unreadable.
+  struct BuiltLayout {
+    std::string layout;
+    std::string problem;
+  };
+  BuiltLayout BuiltLayoutOf(const std::string& znode_name, const std::string& table,
+                            const TableDescription& description, bool existed_before);
+  // For an outcome that cannot look at the document (invalid): the layout of the physical table
+  // as best known, from its descriptor, else the status; "" when the table does not exist or
+  // nothing is known.
+  std::string KnownLayoutOfTable(const std::string& znode_name, const std::string& table);
 
   ZkClient& zk_;
   HBaseAdmin& admin_;
   const ReconcilerOptions options_;
   std::map<std::string, Handled> handled_;
+  bool lease_lost_ = false;                 // this pass was told to stop
+  std::set<std::string> migration_logged_;  // tables whose migration-owned status was logged
+  bool first_pass_done_ = false;
   ReconcilerCounters counters_;
 };
 

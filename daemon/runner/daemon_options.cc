@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace presplit::daemon {
@@ -150,6 +151,38 @@ Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& o) {
   }
   for (auto& entry : SplitOn(rest, ':')) cp.push_back(entry);
   return cp;
+}
+
+std::vector<std::string> ChangedSettings(const DaemonOptions& before, const DaemonOptions& after) {
+  std::vector<std::string> changed;
+  auto check = [&changed](const char* name, const auto& a, const auto& b) {
+    if (a != b) changed.push_back(name);
+  };
+  check("zk_quorum", before.zk_quorum, after.zk_quorum);
+  check("zk_root", before.zk_root, after.zk_root);
+  check("zk_session_timeout_ms", before.zk_session_timeout_ms, after.zk_session_timeout_ms);
+  check("presplit_jar", before.presplit_jar, after.presplit_jar);
+  check("hbase_conf_dir", before.hbase_conf_dir, after.hbase_conf_dir);
+  check("jvm_classpath", before.jvm_classpath, after.jvm_classpath);
+  check("jvm_classpath_file", before.jvm_classpath_file, after.jvm_classpath_file);
+  check("hbase_command", before.hbase_command, after.hbase_command);
+  check("jvm_max_heap", before.jvm_max_heap, after.jvm_max_heap);
+  check("jvm_options", before.jvm_options, after.jvm_options);
+  check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
+  check("http_listen", before.http_listen, after.http_listen);
+  check("log_level", before.log_level, after.log_level);
+  std::set<std::string> keys;
+  for (const auto& [k, v] : before.hbase_settings) keys.insert(k);
+  for (const auto& [k, v] : after.hbase_settings) keys.insert(k);
+  for (const auto& k : keys) {
+    auto a = before.hbase_settings.find(k);
+    auto b = after.hbase_settings.find(k);
+    if (a == before.hbase_settings.end() || b == after.hbase_settings.end() ||
+        a->second != b->second) {
+      changed.push_back(k);
+    }
+  }
+  return changed;
 }
 
 }  // namespace presplit::daemon

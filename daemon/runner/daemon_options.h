@@ -2,6 +2,7 @@
 // file (conf/presplitd.conf) and command-line overrides.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,7 +40,16 @@ struct DaemonOptions {
   // host:port for /, /status, /healthz and /metrics; empty disables the endpoint.
   std::string http_listen = "127.0.0.1:9464";
   std::string log_level = "info";
+
+  // Reads the options again from where they came from (the config file and the command line);
+  // SIGHUP calls it. Empty: SIGHUP only runs a full pass. Not a config-file key.
+  std::function<Result<DaemonOptions>()> reload;
 };
+
+// The names of the settings that differ between two option sets ("zk_quorum",
+// "hbase.client.retries.number"...), in a stable order. SIGHUP applies log_level and
+// resync_interval_s live and logs the others as needing a restart.
+std::vector<std::string> ChangedSettings(const DaemonOptions& before, const DaemonOptions& after);
 
 // Reads `key = value` lines ('#' starts a comment). Unknown keys are errors naming the line, so
 // a typo does not silently fall back to a default. `hbase.<...> = v` lines become HBase client

@@ -3,16 +3,23 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
+#include <cctype>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "daemon/hbase/jni_hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/http/http_endpoint.h"
+#include "daemon/leader/leader_election.h"
 #include "daemon/reconcile/reconciler.h"
 #include "daemon/systemd/loop_watchdog.h"
 #include "daemon/systemd/notifier.h"
@@ -29,7 +36,10 @@ namespace {
 namespace asio = boost::asio;
 
 // Connects AdminBridge on first use and again after a failed connect, so the daemon starts and
-// keeps serving status while HBase is still coming up.
+// keeps serving status while HBase is still coming up. A connection-level failure (HBase
+// unreachable, or the connection closed under us) drops the admin: the next call reconnects.
+// Not thread-safe: each worker has its own. It also tells /healthz whether HBase answered last time
+// and whether a JVM call is stuck.
 class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
  public:
   ConnectOnDemandAdmin(JvmHost& jvm, std::map<std::string, std::string> settings)
@@ -37,28 +47,125 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
 
   Result<TableDescription> DescribeTable(const std::string& table) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
-    return admin_->DescribeTable(table);
+    InFlight call(*this);
+    auto described = admin_->DescribeTable(table);
+    Observe(kDescribe, described.ok() ? Status::Ok() : described.status());
+    return described;
   }
   Status CreateTable(const TableSpec& spec) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
-    return admin_->CreateTable(spec);
+    InFlight call(*this);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      create_called_ = true;
+    }
+    Status created = admin_->CreateTable(spec);
+    Observe(kCreate, created);
+    return created;
+  }
+
+  // Reads (meta, on the RegionServers) can work while creates (the HMaster) fail: each kind of
+  // call keeps its own problem. A failed create stays reported until a create reaches HBase, or
+  // until a pass no longer needs one.
+  void PassStarted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    create_called_ = false;
+  }
+  void PassFinished() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!create_called_) problems_[kCreate].clear();
+  }
+
+  // Why HBase looks unusable ("" when the last call reached it).
+  std::string Problem(std::chrono::seconds stuck_after) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (call_started_) {
+      auto running = std::chrono::steady_clock::now() - *call_started_;
+      if (running > stuck_after) {
+        return "embedded JVM: an HBase call has been running for " +
+               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(running).count()) +
+               " s";
+      }
+    }
+    if (!problems_[kConnect].empty()) return problems_[kConnect];
+    if (!problems_[kDescribe].empty()) return problems_[kDescribe];
+    return problems_[kCreate];
   }
   Result<std::vector<RegionLoadReport>> RegionLoads(
       const std::vector<std::string>& tables) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
-    return admin_->RegionLoads(tables);
+    auto loads = admin_->RegionLoads(tables);
+    Observe(kDescribe, loads.ok() ? Status::Ok() : loads.status());
+    return loads;
   }
   Status SplitRegion(const std::string& encoded_region) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
-    return admin_->SplitRegion(encoded_region);
+    Status split = admin_->SplitRegion(encoded_region);
+    Observe(kDescribe, split);
+    return split;
   }
 
  private:
+  // Marks a JVM call in flight for the health check.
+  struct InFlight {
+    explicit InFlight(ConnectOnDemandAdmin& a) : admin(a) {
+      std::lock_guard<std::mutex> lock(admin.mu_);
+      admin.call_started_ = std::chrono::steady_clock::now();
+    }
+    ~InFlight() {
+      std::lock_guard<std::mutex> lock(admin.mu_);
+      admin.call_started_.reset();
+    }
+    ConnectOnDemandAdmin& admin;
+  };
+
+  static bool IsConnectionLevel(const Status& s) {
+    if (s.code() == StatusCode::kUnavailable) return true;
+    std::string lower = s.message();
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    return lower.find("connection is closed") != std::string::npos ||
+           lower.find("hconnection is closed") != std::string::npos ||
+           lower.find("connection closed") != std::string::npos;
+  }
+
+  enum Call { kConnect, kDescribe, kCreate, kCalls };
+
+  void Observe(Call call, const Status& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (s.ok() || !IsConnectionLevel(s)) {
+      problems_[call].clear();  // HBase answered, even if it refused
+      return;
+    }
+    problems_[call] = "HBase unreachable: " + s.message();
+    spdlog::warn("HBase connection failed ({}); reconnecting on the next call", s.message());
+    drop_ = true;
+  }
+
   Status EnsureConnected() {
+    if (drop_) {
+      drop_ = false;
+      admin_.reset();  // closes the old connection
+    }
     if (admin_) return Status::Ok();
-    auto admin = JniHBaseAdmin::Connect(jvm_, settings_);
-    if (!admin.ok()) return admin.status();
+    Result<std::unique_ptr<JniHBaseAdmin>> admin = Status::Internal("not connected");
+    {
+      InFlight call(*this);
+      admin = JniHBaseAdmin::Connect(jvm_, settings_);
+    }
+    if (!admin.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      problems_[kConnect] =
+          (admin.status().code() == StatusCode::kUnavailable ? "HBase unreachable: "
+                                                             : "embedded JVM unusable: ") +
+          admin.status().message();
+      return admin.status();
+    }
     admin_ = std::move(admin).value();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      problems_[kConnect].clear();
+    }
     spdlog::info("connected to HBase (zookeeper quorum {})",
                  settings_.count("hbase.zookeeper.quorum") ? settings_.at("hbase.zookeeper.quorum")
                                                            : "from hbase-site.xml");
@@ -67,13 +174,25 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
 
   JvmHost& jvm_;
   const std::map<std::string, std::string> settings_;
-  std::unique_ptr<JniHBaseAdmin> admin_;
+  std::unique_ptr<JniHBaseAdmin> admin_;  // used on the reconcile worker only
+  bool drop_ = false;                     // reconcile worker only
+  mutable std::mutex mu_;                 // guards what /healthz reads
+  std::string problems_[kCalls];
+  bool create_called_ = false;
+  std::optional<std::chrono::steady_clock::time_point> call_started_;
 };
 
 // A notification systemd did not get is worth a warning, never a stop.
 void NotifySystemd(const Status& sent) {
   if (!sent.ok()) spdlog::warn("systemd: {}", sent.ToString());
 }
+
+// How long a stop may take before the process ends anyway; below the unit's TimeoutStopSec (30 s)
+// so systemd never has to SIGKILL. An HBase call still running then is abandoned.
+constexpr std::chrono::seconds kStopBudget{20};
+
+// A JVM call running longer than the HBase client's operation timeout plus this margin is stuck.
+constexpr std::chrono::seconds kStuckCallMargin{60};
 
 std::string DaemonId() {
   char host[256] = {0};
@@ -83,10 +202,14 @@ std::string DaemonId() {
 
 }  // namespace
 
-Status RunDaemon(const DaemonOptions& options) {
+Status RunDaemon(const DaemonOptions& initial_options) {
+  // What SIGHUP can change live: the log level and the resync interval.
+  DaemonOptions options = initial_options;
+  std::atomic<int> resync_interval_s{options.resync_interval_s};
   asio::io_context io;
   Notifier systemd;
   LoopWatchdog watchdog(io, systemd);
+  std::atomic<uint64_t> exceptions_caught{0};  // on the loop and the worker, outside a pass
 
   PRESPLIT_ASSIGN_OR_RETURN(auto classpath, ResolveClasspath(options));
   spdlog::info("starting the embedded JVM ({} classpath entries)", classpath.size());
@@ -107,57 +230,133 @@ Status RunDaemon(const DaemonOptions& options) {
   if (!hbase_settings.count("hbase.zookeeper.quorum") && options.hbase_conf_dir.empty()) {
     hbase_settings["hbase.zookeeper.quorum"] = options.zk_quorum;
   }
+  std::chrono::seconds stuck_after = kStuckCallMargin;
+  try {
+    stuck_after +=
+        std::chrono::seconds(std::stol(hbase_settings["hbase.client.operation.timeout"]) / 1000);
+  } catch (const std::exception&) {
+    stuck_after += std::chrono::seconds(120);
+  }
   auto admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
 
   // Filled in below; the ZooKeeper handler only forwards events to the loop, which triggers it.
   PeriodicWorker* reconcile_worker = nullptr;
+  LeaderElection* election = nullptr;
   std::atomic<bool> loop_ready{false};
+  std::atomic<bool> zk_connected{false};
+  std::atomic<bool> stopping{false};
   ZkOptions zk_options;
   zk_options.quorum = options.zk_quorum;
   zk_options.session_timeout_ms = options.zk_session_timeout_ms;
-  auto on_zk_event = [&io, &reconcile_worker, &loop_ready](const ZkEvent& event) {
+  auto on_zk_event = [&io, &reconcile_worker, &election, &loop_ready,
+                      &zk_connected](const ZkEvent& event) {
+    // The connection state is recorded at once (it is what /healthz reports); the rest goes to
+    // the loop.
+    if (event.type == ZkEventType::kConnected) zk_connected = true;
+    if (event.type == ZkEventType::kDisconnected || event.type == ZkEventType::kSessionExpired) {
+      zk_connected = false;
+    }
     if (!loop_ready) return;
-    asio::post(io, [event, &reconcile_worker] {
+    asio::post(io, [event, &reconcile_worker, &election] {
       spdlog::debug("zookeeper event {} {}", static_cast<int>(event.type), event.path);
       if (event.type == ZkEventType::kSessionExpired) {
         spdlog::warn("ZooKeeper session expired; watches are re-armed on the next pass");
+        // Its election node went with the session: stop acting now, not at the next lease check.
+        if (election != nullptr) election->OnSessionExpired();
       }
+      if (event.type == ZkEventType::kDisconnected) {
+        spdlog::warn("disconnected from ZooKeeper; the client reconnects on its own");
+        return;
+      }
+      // Every event may change the election too (the watched predecessor went, a reconnect), so
+      // the worker refreshes the election before anything else.
       if (reconcile_worker != nullptr) reconcile_worker->Trigger();
     });
   };
   spdlog::info("connecting to ZooKeeper {} (root {})", options.zk_quorum, options.zk_root);
   PRESPLIT_ASSIGN_OR_RETURN(auto zk, ConnectZooKeeper(zk_options, on_zk_event));
+  zk_connected = true;
+
+  // Several presplitd may watch one root; the one whose election node is lowest acts.
+  LeaderElection leader_election(
+      *zk, LeaderElectionOptions{JoinZkPath(options.zk_root, "leader"), DaemonId()});
+  election = &leader_election;
 
   ReconcilerOptions reconciler_options;
   reconciler_options.zk_root = options.zk_root;
   reconciler_options.daemon_id = DaemonId();
+  reconciler_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
+  reconciler_options.stop = &stopping;
   Reconciler reconciler(*zk, *admin, reconciler_options);
 
   std::mutex health_mu;
   std::string last_error = "no reconcile pass yet";
   auto last_success = std::chrono::steady_clock::time_point::min();
   bool prepared = false;
-  PeriodicWorker worker("reconcile", std::chrono::seconds(options.resync_interval_s), [&] {
-    Status s = prepared ? Status::Ok() : reconciler.Prepare();
-    if (s.ok()) {
-      prepared = true;
-      s = reconciler.ReconcileAll();
-    }
-    std::lock_guard<std::mutex> lock(health_mu);
-    if (s.ok()) {
-      last_success = std::chrono::steady_clock::now();
-      last_error.clear();
-    } else {
-      last_error = s.ToString();
-      spdlog::warn("reconcile pass failed, retrying on the next event or in {} s: {}",
-                   options.resync_interval_s, last_error);
-    }
-  });
+  bool was_leading = false;
+  std::atomic<bool> full_pass_requested{false};
+  PeriodicWorker worker(
+      "reconcile", std::chrono::seconds(options.resync_interval_s), [&](bool scheduled) {
+        Status s;
+        try {
+          // Only the leader runs passes; a standby that reached ZooKeeper and knows its place in
+          // the election is healthy too.
+          s = leader_election.Refresh();
+          const bool leading = s.ok() && leader_election.IsLeader();
+          if (leading && !was_leading) {
+            // Another daemon may have acted meanwhile: look at every document again, in full.
+            reconciler.ForgetHandled();
+            full_pass_requested = true;
+          }
+          was_leading = leading;
+          if (leading) {
+            s = prepared ? Status::Ok() : reconciler.Prepare();
+            if (s.ok()) {
+              prepared = true;
+              const bool full = scheduled || full_pass_requested.exchange(false);
+              admin->PassStarted();
+              s = reconciler.ReconcileAll(full ? PassKind::kFull : PassKind::kChanged);
+              if (s.ok()) admin->PassFinished();
+            }
+            if (!s.ok() && !leader_election.IsLeader()) {
+              // Deposed during the pass: it stopped before acting; standing by is no failure.
+              spdlog::info("reconcile pass stopped: {}", s.ToString());
+              was_leading = false;
+              s = Status::Ok();
+            }
+          }
+        } catch (const std::exception& e) {
+          exceptions_caught++;
+          s = Status::Internal(std::string("reconcile pass threw: ") + e.what());
+          spdlog::error("{}", s.message());
+        }
+        std::lock_guard<std::mutex> lock(health_mu);
+        if (s.ok()) {
+          last_success = std::chrono::steady_clock::now();
+          last_error.clear();
+        } else {
+          last_error = s.ToString();
+          spdlog::warn("reconcile pass failed, retrying on the next event or in {} s: {}",
+                       resync_interval_s.load(), last_error);
+        }
+      });
   reconcile_worker = &worker;
+
+  // Why this daemon is not healthy, or "" when it is. A standby leader (leader election) will
+  // count as healthy: it adds its own check here, before the ones that need the active role.
+  auto unhealthy_reason = [&]() -> std::string {
+    if (!zk_connected) return "not connected to ZooKeeper " + options.zk_quorum;
+    std::string hbase = admin->Problem(stuck_after);
+    if (!hbase.empty()) return hbase;
+    std::lock_guard<std::mutex> lock(health_mu);
+    if (!last_error.empty()) return last_error;
+    auto stale = std::chrono::seconds(3 * resync_interval_s.load() + 30);
+    if (std::chrono::steady_clock::now() - last_success >= stale) return "no recent reconcile pass";
+    return "";
+  };
 
   // The load watcher: the leader polls the region load of every documented table, scores it,
   // and splits hot regions of the tables whose documents turn load splits on.
-  std::function<bool()> is_leader = [] { return true; };
   auto now_ms = [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -166,14 +365,17 @@ Status RunDaemon(const DaemonOptions& options) {
   watch::LoadWatcherOptions watch_options;
   watch_options.limits.max_splits = options.load_split_max_per_window;
   watch_options.limits.window_ms = int64_t{options.load_split_window_s} * 1000;
-  watch::LoadWatcher load_watcher(*admin, watch_options, now_ms);
+  // Its own HBase connection: the reconcile worker's admin is not shared across threads.
+  auto watch_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+  watch::LoadWatcher load_watcher(*watch_admin, watch_options, now_ms);
   std::atomic<uint64_t> load_polls{0}, load_poll_failures{0};
   auto last_tables_read = std::chrono::steady_clock::time_point::min();
   PeriodicWorker watch_worker(
-      "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)), [&] {
+      "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
+      [&](bool /*scheduled*/) {
         // Every task on a worker catches what it throws: a bad answer must not end the daemon.
         try {
-          if (!is_leader()) return;
+          if (!leader_election.IsLeader()) return;  // a standby watches nothing
           // The documents are re-read at the resync interval; the reconciler holds the watches.
           const auto now = std::chrono::steady_clock::now();
           if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
@@ -203,13 +405,9 @@ Status RunDaemon(const DaemonOptions& options) {
   HttpEndpoint http(io);
   if (!options.http_listen.empty()) {
     http.Handle("/healthz", [&]() -> HttpResponse {
-      std::lock_guard<std::mutex> lock(health_mu);
-      auto stale = std::chrono::seconds(3 * options.resync_interval_s + 30);
-      if (last_error.empty() && std::chrono::steady_clock::now() - last_success < stale) {
-        return {200, "text/plain", "ok\n"};
-      }
-      return {503, "text/plain",
-              (last_error.empty() ? "no recent reconcile pass" : last_error) + "\n"};
+      std::string reason = unhealthy_reason();
+      if (reason.empty()) return {200, "text/plain", "ok\n"};
+      return {503, "text/plain", reason + "\n"};
     });
     http.Handle("/", []() -> HttpResponse {
       return {200, "text/html; charset=utf-8", std::string(web::StatusPageHtml())};
@@ -217,7 +415,7 @@ Status RunDaemon(const DaemonOptions& options) {
     http.Handle("/status", [&]() -> HttpResponse {
       nlohmann::ordered_json status;
       status["daemon"]["id"] = reconciler_options.daemon_id;
-      status["daemon"]["leader"] = is_leader();
+      status["daemon"]["leader"] = leader_election.IsLeader();
       status["daemon"]["zk_root"] = options.zk_root;
       status["load"] = watch::LoadSnapshotJson(load_watcher.snapshot());
       return {200, "application/json",
@@ -231,6 +429,8 @@ Status RunDaemon(const DaemonOptions& options) {
             << name << ' ' << value << '\n';
       };
       counter("presplit_reconcile_passes_total", "Reconcile passes run.", c.passes, "counter");
+      counter("presplit_reconcile_full_passes_total",
+              "Passes that re-checked every document against HBase.", c.full_passes, "counter");
       counter("presplit_reconcile_pass_failures_total", "Passes that could not complete.",
               c.pass_failures, "counter");
       counter("presplit_tables_created_total", "Tables created pre-split.", c.tables_created,
@@ -241,8 +441,20 @@ Status RunDaemon(const DaemonOptions& options) {
               "counter");
       counter("presplit_drift_reports_total", "Tables found differing from their document.",
               c.drift_reports, "counter");
+      counter("presplit_tables_missing_total",
+              "Tables found dropped outside presplit after they were built.", c.tables_missing,
+              "counter");
+      counter("presplit_statuses_removed_total",
+              "Statuses removed because their document was gone.", c.statuses_removed, "counter");
+      counter("presplit_exceptions_caught_total",
+              "Exceptions caught in the daemon's tasks (each one is a bug; the daemon goes on).",
+              c.exceptions_caught + exceptions_caught, "counter");
       counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
               "gauge");
+      counter("presplit_leader", "1 on the presplitd that acts, 0 on a standby.",
+              leader_election.IsLeader() ? 1 : 0, "gauge");
+      counter("presplit_healthy", "1 when /healthz answers 200.",
+              unhealthy_reason().empty() ? 1 : 0, "gauge");
       counter("presplit_load_polls_total", "Load watcher polls run.", load_polls, "counter");
       counter("presplit_load_poll_failures_total", "Load watcher polls that failed.",
               load_poll_failures, "counter");
@@ -254,17 +466,45 @@ Status RunDaemon(const DaemonOptions& options) {
                  options.http_listen.substr(0, options.http_listen.rfind(':')), http.port());
   }
 
+  auto reload_config = [&] {
+    if (!options.reload) return;
+    auto reloaded = options.reload();
+    if (!reloaded.ok()) {
+      spdlog::error("SIGHUP: config not reloaded, the current settings stay: {}",
+                    reloaded.status().message());
+      return;
+    }
+    for (const auto& name : ChangedSettings(options, *reloaded)) {
+      if (name == "log_level") {
+        spdlog::set_level(spdlog::level::from_str(reloaded->log_level));
+        spdlog::info("SIGHUP: log_level is now {}", reloaded->log_level);
+        options.log_level = reloaded->log_level;
+      } else if (name == "resync_interval_s") {
+        resync_interval_s = reloaded->resync_interval_s;
+        worker.SetInterval(std::chrono::seconds(reloaded->resync_interval_s));
+        spdlog::info("SIGHUP: resync_interval_s is now {}", reloaded->resync_interval_s);
+        options.resync_interval_s = reloaded->resync_interval_s;
+      } else {
+        spdlog::warn("SIGHUP: setting {} changed; it takes effect after a restart", name);
+      }
+    }
+    spdlog::info("SIGHUP: config reloaded");
+  };
+
   asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int signo) {
         if (ec) return;
         if (signo == SIGHUP) {
+          reload_config();
           spdlog::info("SIGHUP: running a full reconcile pass");
+          full_pass_requested = true;
           worker.Trigger();
           signals.async_wait(on_signal);
           return;
         }
         spdlog::info("{}: shutting down", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+        stopping = true;
         NotifySystemd(systemd.Stopping("shutting down"));
         watchdog.Stop();
         http.Close();
@@ -279,11 +519,33 @@ Status RunDaemon(const DaemonOptions& options) {
   // ZooKeeper is connected and the HTTP endpoint listens: ready, whether or not HBase is up yet.
   NotifySystemd(systemd.Ready("watching " + options.zk_root + " on " + options.zk_quorum));
   watchdog.Start();
-  io.run();
+  // A handler that throws must not end the daemon: log it, count it, and keep serving.
+  while (true) {
+    try {
+      io.run();
+      break;
+    } catch (const std::exception& e) {
+      exceptions_caught++;
+      spdlog::error("event loop task threw (the daemon goes on): {}", e.what());
+    }
+  }
 
+  // Bounded stop: a pass stops between documents, but an HBase call in flight (a long create)
+  // cannot be interrupted; past the budget it is abandoned and the process ends at once.
+  std::thread([] {
+    std::this_thread::sleep_for(kStopBudget);
+    spdlog::warn("stop took longer than {} s; abandoning the HBase call in flight",
+                 kStopBudget.count());
+    spdlog::shutdown();
+    std::_Exit(0);
+  }).detach();
   watch_worker.Stop();
   worker.Stop();
   reconcile_worker = nullptr;
+  election = nullptr;
+  // A standby takes over at once instead of after this session's timeout.
+  leader_election.Resign();
+  watch_admin.reset();
   admin.reset();
   zk.reset();
   jvm.reset();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 
 namespace presplit::daemon {
@@ -64,7 +65,7 @@ class RealZkClient final : public ZkClient {
     int rc = zoo_get(zh, path.c_str(), watch ? 1 : 0, buffer.data(), &length, &stat);
     if (rc != ZOK) return FromZkError(rc, "get", path);
     buffer.resize(length < 0 ? 0 : static_cast<size_t>(length));
-    return ZkNode{std::move(buffer), stat.version, stat.mzxid};
+    return ZkNode{std::move(buffer), stat.version, stat.mzxid, stat.ephemeralOwner};
   }
 
   Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
@@ -96,18 +97,38 @@ class RealZkClient final : public ZkClient {
     return FromZkError(zoo_delete(zh, path.c_str(), version), "delete", path);
   }
 
+  Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                const std::string& data) override {
+    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    // Room for the prefix plus ZooKeeper's 10-digit sequence suffix.
+    std::string created(path_prefix.size() + 32, '\0');
+    int rc = zoo_create(zh, path_prefix.c_str(), data.data(), static_cast<int>(data.size()),
+                        &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL | ZOO_SEQUENCE, created.data(),
+                        static_cast<int>(created.size()));
+    if (rc != ZOK) return FromZkError(rc, "create", path_prefix);
+    created.resize(std::strlen(created.c_str()));
+    return created;
+  }
+
+  int64_t SessionId() override {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    return connected_ && !expired_ ? session_id_ : 0;
+  }
+
  private:
   static void OnEvent(zhandle_t* zh, int type, int state, const char* path, void* context) {
-    static_cast<RealZkClient*>(context)->HandleEvent(type, state, path ? path : "");
+    static_cast<RealZkClient*>(context)->HandleEvent(zh, type, state, path ? path : "");
   }
 
   // Runs on the ZooKeeper completion thread: record state, hand events over, nothing else.
-  void HandleEvent(int type, int state, const std::string& path) {
+  void HandleEvent(zhandle_t* zh, int type, int state, const std::string& path) {
     if (type == ZOO_SESSION_EVENT) {
       if (state == ZOO_CONNECTED_STATE) {
+        const clientid_t* client = zoo_client_id(zh);
         {
           std::lock_guard<std::mutex> lock(state_mu_);
           connected_ = true;
+          session_id_ = client != nullptr ? client->client_id : 0;
         }
         state_cv_.notify_all();
         Emit({ZkEventType::kConnected, ""});
@@ -120,8 +141,11 @@ class RealZkClient final : public ZkClient {
         state_cv_.notify_all();
         Emit({ZkEventType::kSessionExpired, ""});
       } else {
-        std::lock_guard<std::mutex> lock(state_mu_);
-        connected_ = false;
+        {
+          std::lock_guard<std::mutex> lock(state_mu_);
+          connected_ = false;
+        }
+        Emit({ZkEventType::kDisconnected, ""});
       }
       return;
     }
@@ -185,6 +209,7 @@ class RealZkClient final : public ZkClient {
   std::condition_variable state_cv_;
   bool connected_ = false;
   bool expired_ = false;
+  int64_t session_id_ = 0;  // of the last session that reached the connected state
 };
 
 }  // namespace

@@ -15,11 +15,13 @@ struct ZkNode {
   std::string data;
   int version = 0;    // the znode's data version, for compare-and-set
   int64_t mzxid = 0;  // zxid of the last modification; identifies one revision of a document
+  int64_t ephemeral_owner = 0;  // the session owning an ephemeral node; 0 for a persistent one
 };
 
 enum class ZkEventType {
   kConnected,       // (re)connected: watches may have been lost with a new session; rescan
   kSessionExpired,  // the session was lost; the client reconnects on its own
+  kDisconnected,    // the connection dropped; the session may survive if it comes back in time
   kChildrenChanged,
   kDataChanged,  // data changed, node created or deleted
 };
@@ -44,6 +46,15 @@ class ZkClient {
   virtual Status Set(const std::string& path, const std::string& data, int version = -1) = 0;
   // Deletes a node; NotFound when it is not there.
   virtual Status Delete(const std::string& path, int version = -1) = 0;
+
+  // Creates an EPHEMERAL|SEQUENCE node: ZooKeeper appends a 10-digit counter to `path_prefix`
+  // (".../n_" becomes ".../n_0000000007") and removes the node when this session ends. Returns
+  // the full path created. NotFound when the parent does not exist.
+  virtual Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                        const std::string& data) = 0;
+  // The id of the session this client holds right now; 0 while disconnected or expired. Two
+  // calls returning the same non-zero id mean the ephemeral nodes created between them live on.
+  virtual int64_t SessionId() = 0;
 
   // Creates `path` and its missing ancestors with empty data.
   Status EnsurePath(const std::string& path);

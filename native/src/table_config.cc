@@ -750,12 +750,33 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
 
 std::string TableConfig::FullName() const { return namespace_name + ":" + qualifier; }
 
+// Error texts quote pieces of the document (the JSON parser's last token, key names), which may
+// be any bytes: keep printable ASCII, write every other byte as \xNN so the message is safe to
+// log and to store in a JSON status.
+namespace {
+Status WithPrintableMessage(const Status& status) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string printable;
+  printable.reserve(status.message().size());
+  for (unsigned char c : status.message()) {
+    if (c >= 0x20 && c < 0x7F) {
+      printable.push_back(static_cast<char>(c));
+    } else {
+      printable += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
+    }
+  }
+  return Status(status.code(), std::move(printable));
+}
+}  // namespace
+
 Result<TableConfig> ParseTableConfig(std::string_view json_text) {
   try {
-    return ParseTableConfigOrThrow(json_text);
+    Result<TableConfig> config = ParseTableConfigOrThrow(json_text);
+    if (!config.ok()) return WithPrintableMessage(config.status());
+    return config;
   } catch (const std::exception& e) {
-    return Status::Internal(std::string("unexpected failure while reading the config: ") +
-                            e.what());
+    return WithPrintableMessage(
+        Status::Internal(std::string("unexpected failure while reading the config: ") + e.what()));
   } catch (...) {
     return Status::Internal("unexpected failure while reading the config");
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "presplit/bytes.h"
+#include "presplit/layout_attributes.h"
 #include "presplit/split_algorithms.h"
 #include "presplit/split_points.h"
 #include "table_config_internal.h"
@@ -83,25 +84,9 @@ std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& conf
     // class is on the RegionServers' classpath (conf/hbase/hbase-env.sh).
     attributes["coprocessor$1"] = "|io.presplit.hbase.coprocessor.LoadSamplingObserver|1073741823|";
   }
-  if (config.layout.salt) {
-    const SaltConfig& salt = *config.layout.salt;
-    attributes["presplit.managed"] = "true";
-    attributes["presplit.layout.salt.buckets"] = std::to_string(salt.buckets);
-    attributes["presplit.layout.salt.encoding"] = std::string(SaltEncodingName(salt.encoding));
-    Result<int> width = SaltWidth(salt.encoding, salt.buckets, salt.width);
-    attributes["presplit.layout.salt.width"] = std::to_string(width.ok() ? *width : salt.width);
-    attributes["presplit.layout.salt.hash"] = salt.hash;
-    attributes["presplit.layout.salt.from"] = salt.from;
-  }
-  if (config.layout.group) {
-    if (config.layout.group->length) {
-      attributes["presplit.layout.group.length"] = std::to_string(*config.layout.group->length);
-    }
-    if (config.layout.group->delimiter) {
-      attributes["presplit.layout.group.delimiter"] =
-          ToStringBinary(*config.layout.group->delimiter);
-    }
-  }
+  if (config.layout.salt) attributes["presplit.managed"] = "true";
+  // The layout record is the one every table gets (layout_attributes.h); the policy reads it.
+  attributes.merge(LayoutAttributes(config.layout));
   return attributes;
 }
 

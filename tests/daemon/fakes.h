@@ -2,6 +2,7 @@
 // Integration and end-to-end tests use the real servers.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <set>
@@ -37,6 +38,7 @@ class FakeZk : public ZkClient {
   }
   Status Create(const std::string& path, const std::string& data) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
+    if (before_write) before_write(path);
     if (nodes.count(path)) return Status::AlreadyExists(path);
     std::string parent = path.substr(0, path.rfind('/'));
     if (!parent.empty() && !nodes.count(parent)) return Status::NotFound(parent);
@@ -46,10 +48,11 @@ class FakeZk : public ZkClient {
   }
   Status Set(const std::string& path, const std::string& data, int version) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
+    if (before_write) before_write(path);
     auto it = nodes.find(path);
     if (it == nodes.end()) return Status::NotFound(path);
     if (version != -1 && version != it->second.version) return Status::FailedPrecondition(path);
-    it->second = ZkNode{data, it->second.version + 1, ++zxid};
+    it->second = ZkNode{data, it->second.version + 1, ++zxid, it->second.ephemeral_owner};
     writes++;
     return Status::Ok();
   }
@@ -59,12 +62,97 @@ class FakeZk : public ZkClient {
     writes++;
     return Status::Ok();
   }
+  Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                const std::string& data) override {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    return CreateEphemeralSequentialOf(session_id, path_prefix, data);
+  }
+  int64_t SessionId() override { return available ? session_id : 0; }
+
+  // What ZooKeeper does when this client's session expires: its ephemeral nodes go, the next
+  // session has a new id.
+  void ExpireSession() {
+    DropEphemeralsOf(session_id);
+    session_id = NewSessionId();
+  }
+
+  // The ensemble's side, shared by every FakeZkSession of this fake.
+  Result<std::string> CreateEphemeralSequentialOf(int64_t owner, const std::string& path_prefix,
+                                                  const std::string& data) {
+    std::string parent = path_prefix.substr(0, path_prefix.rfind('/'));
+    if (!nodes.count(parent)) return Status::NotFound(parent);
+    char suffix[16];
+    std::snprintf(suffix, sizeof(suffix), "%010d", next_sequence[parent]++);
+    std::string path = path_prefix + suffix;
+    nodes[path] = ZkNode{data, 0, ++zxid, owner};
+    writes++;
+    return path;
+  }
+  void DropEphemeralsOf(int64_t owner) {
+    std::erase_if(nodes,
+                  [owner](const auto& entry) { return entry.second.ephemeral_owner == owner; });
+  }
+  int64_t NewSessionId() { return ++last_session_id; }
 
   std::map<std::string, ZkNode> nodes;
   std::set<std::string> data_watches, child_watches;
+  std::map<std::string, int> next_sequence;  // parent -> next sequence number
+  int64_t last_session_id = 1;
+  int64_t session_id = 1;  // this client's session
+  // Runs at the start of Create and Set, before they look at the node: lets a test slip another
+  // writer's change in between a read and the write that follows it.
+  std::function<void(const std::string& path)> before_write;
   int64_t zxid = 0;
   int writes = 0;
   bool available = true;
+};
+
+// Another client of the same fake ensemble (as a second presplitd would be): it sees and changes
+// the FakeZk's nodes, but holds a session of its own, which can drop or expire on its own.
+class FakeZkSession : public ZkClient {
+ public:
+  explicit FakeZkSession(FakeZk& ensemble)
+      : session_id(ensemble.NewSessionId()), ensemble_(ensemble) {}
+
+  Result<ZkNode> Get(const std::string& path, bool watch) override {
+    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    return ensemble_.Get(path, watch);
+  }
+  Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
+    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    return ensemble_.GetChildren(path, watch);
+  }
+  Status Create(const std::string& path, const std::string& data) override {
+    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    return ensemble_.Create(path, data);
+  }
+  Status Set(const std::string& path, const std::string& data, int version) override {
+    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    return ensemble_.Set(path, data, version);
+  }
+  Status Delete(const std::string& path, int version) override {
+    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    return ensemble_.Delete(path, version);
+  }
+  Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                const std::string& data) override {
+    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    return ensemble_.CreateEphemeralSequentialOf(session_id, path_prefix, data);
+  }
+  int64_t SessionId() override { return available && ensemble_.available ? session_id : 0; }
+
+  // The session expires (or its process dies): its ephemeral nodes go; the client's next
+  // session has a new id.
+  void Expire() {
+    ensemble_.DropEphemeralsOf(session_id);
+    session_id = ensemble_.NewSessionId();
+  }
+
+  int64_t session_id;
+  bool available = true;  // false: this client is disconnected, its session still alive
+
+ private:
+  FakeZk& ensemble_;
 };
 
 class FakeAdmin : public HBaseAdmin {

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 SOURCE_DIR = os.environ["PRESPLIT_SOURCE_DIR"]
@@ -96,6 +97,14 @@ class Daemon:
                                      stderr=subprocess.STDOUT)
         self.wait_healthy()
         return self
+
+    def healthz(self):
+        """(HTTP status, body) of /healthz."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/healthz", timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def wait_healthy(self, timeout=90):
         deadline = time.time() + timeout

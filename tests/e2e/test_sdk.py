@@ -183,6 +183,128 @@ class SdkWithDaemonTest(unittest.TestCase):
         self.assertEqual(result["merged_scan_regions"], 4)
 
 
+    def test_6_the_layout_lives_in_the_tables_descriptor(self):
+        doc = salted_doc(f"{NS}:kept", 4, "decimal")
+        self.ready(doc)
+        # The plain HBase client sees the layout in the table's own descriptor (no split policy).
+        described = json.loads(h.probe("describe", doc["table"]).stdout)
+        layout = {k: v for k, v in described["attributes"].items()
+                  if k.startswith("presplit.layout.")}
+        self.assertEqual(layout, {"presplit.layout.recorded": "true",
+                                  "presplit.layout.salt.buckets": "4",
+                                  "presplit.layout.salt.encoding": "decimal",
+                                  "presplit.layout.salt.width": "1",
+                                  "presplit.layout.salt.hash": "murmur3",
+                                  "presplit.layout.salt.from": "group",
+                                  "presplit.layout.group.delimiter": "|"}, described)
+        # rm takes the document and the status away; the table stays.
+        h.ctl(self.root, "rm", doc["table"])
+        h.wait_for(lambda: h.ctl(self.root, "status", doc["table"], check=False).returncode != 0,
+                   60, "the status to be removed")
+        # A document with another bucket count: the daemon reads the layout back from the
+        # descriptor, so writers keep salting as the table was built.
+        doc["layout"]["salt"]["buckets"] = 12
+        put_doc(self.root, doc)
+        status = h.wait_status(self.root, doc["table"], ["drift", "ready", "error", "invalid"])
+        print(f"rm then put with 12 buckets: {json.dumps(status)}")
+        self.assertEqual(status["phase"], "drift", status)
+        self.assertEqual(status["buckets"], 4)
+        self.assertEqual(status["layout"]["salt"]["buckets"], 4)
+        self.assertTrue(any(d.startswith("layout:") for d in status["differences"]), status)
+        result = sdk(self.root, "roundtrip", doc["table"], "200")
+        self.assertEqual(result["layout"]["salt"]["buckets"], 4)
+        self.assertEqual(result["rows"], 200)
+        self.assertEqual(result["merged_scan_regions"], 4)
+        self.assertEqual(h.probe("regions-count", doc["table"]).stdout.strip(), "4")
+
+
+class ControlPlaneFailureTest(unittest.TestCase):
+    """The control plane failing never stops the data plane: an SDK writer keeps writing while
+    the status says 'invalid' (a typo in an edited document) and 'error' (presplitd restarted
+    while it cannot reach HBase), and every row lands where the table's layout puts it."""
+
+    def test_writer_keeps_writing_through_invalid_and_error(self):
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
+        root = f"/presplit-sdk-failure-{RUN}"
+        table = f"{NS}:through"
+        doc = salted_doc(table, 4, "decimal")
+        daemon = h.Daemon(root, http_port=19472, name="presplitd-failure").start()
+        self.addCleanup(lambda: daemon.stop() if daemon.alive() else None)
+        self.addCleanup(sdk, root, "drop", table)
+        put_doc(root, doc)
+        status = h.wait_status(root, table, ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        built = status["layout"]
+
+        stop_file = os.path.join(h.BUILD_DIR, "e2e", f"through-writer-{RUN}.stop")
+        err_path = os.path.join(h.BUILD_DIR, "e2e", f"through-writer-{RUN}.err")
+        with open(err_path, "w") as err_file:
+            writer = subprocess.Popen(
+                [*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "--root", root, "writer-through",
+                 table, stop_file, "5", "4", "decimal"],
+                stdout=subprocess.PIPE, stderr=err_file, text=True)
+
+        def writer_log():
+            with open(err_path) as f:
+                return f.read()
+
+        def writes_in(phase, at_least):
+            h.wait_for(lambda: writer_log().count(f"written, phase {phase}") >= at_least
+                       or writer.poll() is not None, 120, f"{at_least} progress lines in {phase}")
+            self.assertIsNone(writer.poll(), f"the writer stopped in phase {phase}:\n"
+                              + writer_log()[-3000:])
+
+        try:
+            writes_in("ready", 2)
+            # A typo in an edited document (presplitctl would refuse it; a portal bug need not).
+            bad = json.loads(json.dumps(doc))
+            bad["families"][0]["compression"] = "SNAPPYX"
+            sdk(root, "zk-set", f"{root}/tables/{table}", input=json.dumps(bad))
+            status = h.wait_status(root, table, ["invalid"])
+            print(f"invalid edit: {json.dumps(status)}")
+            self.assertIn("SNAPPYX", status["error"])
+            self.assertEqual(status["layout"], built)
+            self.assertEqual(status["buckets"], 4)
+            writes_in("invalid (carried over)", 2)
+
+            # The document fixed, then presplitd restarted while HBase is unreachable for it.
+            put_doc(root, doc)
+            h.wait_status(root, table, ["ready"])
+            daemon.stop()
+            blind = h.Daemon(root, http_port=19473, name="presplitd-blind")
+            with open(blind.conf_path, "a") as f:
+                # Its HBase client looks for HBase's ZooKeeper where none listens.
+                f.write(f"hbase.zookeeper.quorum = 127.0.0.1:{19479 + h.PORT_OFFSET}\n"
+                        "hbase.client.retries.number = 1\n")
+            blind.start()
+            self.addCleanup(lambda: blind.stop() if blind.alive() else None)
+            status = h.wait_status(root, table, ["error"], timeout=180)
+            print(f"presplitd without HBase: {json.dumps(status)}")
+            self.assertEqual(status["layout"], built)
+            self.assertEqual(status["buckets"], 4)
+            writes_in("error (carried over)", 2)
+            blind.stop()
+
+            # HBase reachable again: ready, and the writer follows.
+            daemon = h.Daemon(root, http_port=19472, name="presplitd-failure").start()
+            h.wait_status(root, table, ["ready"])
+            seen = writer_log().count("written, phase ready")
+            writes_in("ready", seen + 2)
+            open(stop_file, "w").close()
+            out, _ = writer.communicate(timeout=300)
+        finally:
+            if writer.poll() is None:
+                writer.kill()
+                writer.wait()
+        self.assertEqual(writer.returncode, 0, writer_log()[-3000:])
+        result = json.loads(out.strip().splitlines()[-1])
+        print(f"writer through invalid and error: {json.dumps(result)}")
+        phases = result["rows_per_phase"]
+        self.assertGreater(phases.get("invalid", 0), 0, result)
+        self.assertGreater(phases.get("error", 0), 0, result)
+        self.assertEqual(sum(phases.values()), result["written"])
+
+
 class HandMadeMigration:
     """Plays the daemon's part in a re-salt: two physical tables salted into OLD and NEW decimal
     buckets, the logical table's document, and its status naming generation 1 (the old table)

@@ -75,6 +75,27 @@ TEST(TableConfig, MalformedDocuments) {
   EXPECT_EQ(r.status().message(), "field 'families[1].ttl_seconds': duplicate key");
 }
 
+// Errors quote pieces of the document; whatever its bytes, the message stays printable ASCII
+// (the daemon logs it and stores it in a JSON status).
+TEST(TableConfig, ErrorsNeverCarryRawBytes) {
+  const std::vector<std::string> documents = {
+      std::string("{\"version\": 1, \"table\": \"t\xff\xfe\"}"),
+      std::string("\x80\x01\x02garbage"),
+      std::string("{\"caf\xc3\xa9\": 1, \"version\": 1}"),
+      std::string("{\"version\": 1, \"table\": \"a\x01b\"}"),
+  };
+  for (const auto& doc : documents) {
+    Result<TableConfig> r = ParseTableConfig(doc);
+    ASSERT_FALSE(r.ok());
+    for (unsigned char c : r.status().message()) {
+      EXPECT_TRUE(c >= 0x20 && c < 0x7F) << "byte " << int(c) << " in " << r.status().message();
+    }
+  }
+  Result<TableConfig> r = ParseTableConfig(std::string("\xff"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("\\xFF"), std::string::npos) << r.status().message();
+}
+
 TEST(TableConfig, TopLevelFieldErrors) {
   json d = Reference();
   d["version"] = 2;

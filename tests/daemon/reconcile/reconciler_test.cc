@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/fakes.h"
@@ -34,6 +35,18 @@ class ReconcilerTest : public ::testing::Test {
     auto node = zk_.Get("/presplit/status/" + name, false);
     EXPECT_TRUE(node.ok()) << node.status().ToString();
     return node.ok() ? nlohmann::json::parse(node->data) : nlohmann::json();
+  }
+
+  // As a table created before presplitd recorded layouts in the descriptor.
+  void ForgetLayoutAttributes(const std::string& table) {
+    std::erase_if(admin_.tables.at(table).attributes,
+                  [](const auto& a) { return a.first.rfind("presplit.layout.", 0) == 0; });
+  }
+  bool HasLayoutDifference(const nlohmann::json& status) {
+    for (const auto& d : status["differences"]) {
+      if (d.get<std::string>().rfind("layout: the table was built with", 0) == 0) return true;
+    }
+    return false;
   }
 
   FakeZk zk_;
@@ -227,14 +240,189 @@ TEST_F(ReconcilerTest, DocumentEditedForAReSaltKeepsTheTablesLayoutInTheStatus) 
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
-  // A status whose fields have the wrong types is no record: the document is taken as
+  // For a table built before layouts were recorded in the descriptor, the status is the only
+  // record; one whose fields have the wrong types is no record: the document is taken as
   // describing the table (as for a table found without a status).
+  ForgetLayoutAttributes("tinawang:check");
   ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check",
                          R"({"physical_table": null, "layout": {"salt": 3}})")
                   .ok());
   PutDoc("tinawang:check", doc.dump());  // a new version of the document: a new pass
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 20);
+}
+
+TEST_F(ReconcilerTest, EverySaltedTableRecordsItsLayoutInItsDescriptor) {
+  PutDoc("tinawang:check", kCheckDoc);  // no split_policy
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const auto& attributes = admin_.tables.at("tinawang:check").attributes;
+  std::map<std::string, std::string> expected = {
+      {"presplit.layout.recorded", "true"},           {"presplit.layout.salt.buckets", "10"},
+      {"presplit.layout.salt.encoding", "decimal"},   {"presplit.layout.salt.width", "1"},
+      {"presplit.layout.salt.hash", "java-hashcode"}, {"presplit.layout.salt.from", "group"},
+      {"presplit.layout.group.length", "32"}};
+  EXPECT_EQ(attributes, expected) << "no split policy: the layout record and nothing else";
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+TEST_F(ReconcilerTest, RemovedThenRewrittenDocumentCannotChangeTheLayout) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  // presplitctl rm: the status goes, the table stays...
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ASSERT_FALSE(zk_.Get("/presplit/status/tinawang:check", false).ok());
+  // ...then put with another bucket count: nothing in ZooKeeper remembers the old layout, the
+  // table's descriptor does.
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  for (int daemon = 0; daemon < 2; daemon++) {
+    Reconciler fresh(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+    ASSERT_TRUE((daemon == 0 ? reconciler_ : fresh).ReconcileAll().ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "drift") << status.dump();
+    EXPECT_EQ(status["buckets"], 10) << status.dump();
+    EXPECT_EQ(status["layout"]["salt"]["buckets"], 10);
+    EXPECT_EQ(status["layout"]["group"]["length"], 32);
+    EXPECT_TRUE(HasLayoutDifference(status)) << status.dump();
+    // The layout is one difference, not one per attribute.
+    for (const auto& d : status["differences"]) {
+      EXPECT_EQ(d.get<std::string>().find("attribute presplit.layout"), std::string::npos) << d;
+    }
+  }
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(admin_.tables.at("tinawang:check").attributes.at("presplit.layout.salt.buckets"), "10");
+}
+
+TEST_F(ReconcilerTest, InvalidDocumentKeepsTheTablesLayoutInTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const nlohmann::json built = StatusOf("tinawang:check")["layout"];
+  const char* invalid[] = {
+      R"({"version": 1, "table": "tinawang:check", )",    // truncated JSON
+      R"({"version": 1, "table": "tinawang:other", "split": {"algorithm": "uniform",
+          "regions": 2}, "families": [{"name": "f"}]})",  // another table's name
+      R"({"version": 1, "table": "tinawang:check", "layout": {"salt": {"buckets": 20,
+          "encoding": "decimal", "hash": "java-hashcode"}, "group": {"length": 32}},
+          "split": {"algorithm": "salt-buckets"}, "families": [{"name": "f",
+          "compression": "SNAPPYX"}]})",                  // a typo in an edit
+  };
+  for (const char* doc : invalid) {
+    PutDoc("tinawang:check", doc);
+    ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "invalid") << doc;
+    EXPECT_EQ(status["layout"], built) << doc << " -> " << status.dump();
+    EXPECT_EQ(status["buckets"], 10) << doc;
+    EXPECT_EQ(status["physical_table"], "tinawang:check");
+  }
+  // HBase unreachable as well: the last layout the status reported for this table.
+  admin_.next_error = Status::Unavailable("connection refused");
+  PutDoc("tinawang:check", "{ not json");
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "invalid");
+  EXPECT_EQ(StatusOf("tinawang:check")["layout"], built);
+  admin_.next_error = Status::Ok();
+  // A table built before layouts were recorded in the descriptor: the status's record.
+  ForgetLayoutAttributes("tinawang:check");
+  PutDoc("tinawang:check", "{ still not json");
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["layout"], built);
+  EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 10);
+  // An invalid document for a table that does not exist names no layout.
+  PutDoc("default:ghost", "{ not json");
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_TRUE(StatusOf("default:ghost")["layout"].is_null());
+  EXPECT_EQ(StatusOf("default:ghost")["buckets"], 0);
+}
+
+TEST_F(ReconcilerTest, HBaseErrorsKeepTheTablesLayoutInTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const nlohmann::json built = StatusOf("tinawang:check")["layout"];
+  // A daemon restarted while the HMaster is down, with the document edited meanwhile.
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  admin_.next_error = Status::Unavailable("connection refused");
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  for (int pass = 0; pass < 2; pass++) {
+    ASSERT_TRUE(restarted.ReconcileAll().ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "error");
+    EXPECT_EQ(status["layout"], built) << status.dump();
+    EXPECT_EQ(status["buckets"], 10);
+  }
+  admin_.next_error = Status::Ok();
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "drift");
+  EXPECT_EQ(StatusOf("tinawang:check")["buckets"], 10);
+
+  // A create HBase refuses leaves no table, so no layout.
+  admin_.create_error = Status::FailedPrecondition("DoNotRetryIOException: no such codec");
+  nlohmann::json other = nlohmann::json::parse(kCheckDoc);
+  other["table"] = "tinawang:refused";
+  PutDoc("tinawang:refused", other.dump());
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:refused")["phase"], "error");
+  EXPECT_TRUE(StatusOf("tinawang:refused")["layout"].is_null());
+  EXPECT_EQ(StatusOf("tinawang:refused")["buckets"], 0);
+}
+
+TEST_F(ReconcilerTest, TableBuiltBeforeLayoutsWereRecordedFallsBackToTheStatus) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ForgetLayoutAttributes("tinawang:check");
+  // A missing record is no drift...
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready") << StatusOf("tinawang:check").dump();
+  // ...and the status's record keeps writers on the table's layout, as before.
+  nlohmann::json doc = nlohmann::json::parse(kCheckDoc);
+  doc["layout"]["salt"]["buckets"] = 20;
+  PutDoc("tinawang:check", doc.dump());
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "drift");
+  EXPECT_EQ(status["buckets"], 10);
+  EXPECT_TRUE(HasLayoutDifference(status)) << status.dump();
+  EXPECT_EQ(admin_.tables.at("tinawang:check").attributes.count("presplit.layout.recorded"), 0u)
+      << "an existing table is never altered";
+}
+
+TEST_F(ReconcilerTest, UnreadableLayoutAttributesAreDriftAndTheStatusRecordIsKept) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  admin_.tables.at("tinawang:check").attributes["presplit.layout.salt.buckets"] = "ten";
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "drift");
+  ASSERT_EQ(status["differences"].size(), 1u) << status.dump();
+  EXPECT_NE(status["differences"][0].get<std::string>().find("presplit.layout.salt.buckets"),
+            std::string::npos);
+  EXPECT_EQ(status["buckets"], 10);
+}
+
+TEST_F(ReconcilerTest, ARecordOfNoLayoutKeepsAnUnsaltedTableUnsalted) {
+  const char* plain = R"({"version": 1, "table": "default:plain",
+      "split": {"algorithm": "hex-string", "regions": 4}, "families": [{"name": "f"}]})";
+  PutDoc("default:plain", plain);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(admin_.tables.at("default:plain").attributes.at("presplit.layout.recorded"), "true");
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/default:plain", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  // Rewritten as a salted table: writers must not start salting rows into an unsalted table.
+  nlohmann::json doc = nlohmann::json::parse(plain);
+  doc["layout"] = {{"salt", {{"buckets", 4}, {"from", "key"}}}};
+  PutDoc("default:plain", doc.dump());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  auto status = StatusOf("default:plain");
+  EXPECT_EQ(status["phase"], "drift");
+  EXPECT_EQ(status["buckets"], 0) << status.dump();
+  EXPECT_EQ(status["layout"], nlohmann::json::object());
+  EXPECT_TRUE(HasLayoutDifference(status)) << status.dump();
 }
 
 TEST_F(ReconcilerTest, ExtraSplitsByHBaseAreNotDrift) {
@@ -263,6 +451,179 @@ TEST_F(ReconcilerTest, ZooKeeperOutageFailsThePassAndTheNextOneRecovers) {
   zk_.available = true;
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+}  // namespace
+}  // namespace presplit::daemon
+
+namespace presplit::daemon {
+namespace {
+
+bool IsPrintableAscii(const std::string& text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c >= 0x7F) return false;
+  }
+  return true;
+}
+
+TEST_F(ReconcilerTest, AnyBytesEndAsAnInvalidStatusWithAPrintableError) {
+  std::string random(1 << 20, '\0');
+  uint32_t x = 12345;
+  for (auto& c : random) {
+    x = x * 1664525u + 1013904223u;
+    c = static_cast<char>(x >> 24);
+  }
+  const std::vector<std::pair<std::string, std::string>> documents = {
+      {"default:utf8", std::string("{\"version\": 1, \"table\": \"default:utf8\xff\xfe\"}")},
+      {"default:binary", std::string("\x80\x00\x01\xc3(", 5)},
+      {"default:random", random},
+      {"default:nested", std::string(100000, '[')},
+      {"default:nested_objects",
+       [] {
+         std::string s;
+         for (int i = 0; i < 50000; ++i) s += "{\"a\":";
+         return s;
+       }()},
+  };
+  for (const auto& [name, doc] : documents) PutDoc(name, doc);
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  for (const auto& [name, doc] : documents) {
+    auto status = StatusOf(name);
+    EXPECT_EQ(status["phase"], "invalid") << name;
+    ASSERT_TRUE(status["error"].is_string()) << name;
+    EXPECT_TRUE(IsPrintableAscii(status["error"].get<std::string>())) << status["error"];
+  }
+  EXPECT_EQ(StatusOf("default:utf8")["error"].get<std::string>().find("\\xFF") != std::string::npos,
+            true)
+      << StatusOf("default:utf8")["error"];
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  EXPECT_EQ(reconciler_.counters().documents_invalid, documents.size());
+}
+
+TEST_F(ReconcilerTest, AnExceptionWhileHandlingOneDocumentIsCaughtCountedAndReported) {
+  PutDoc("tinawang:check", kCheckDoc);
+  PutDoc("default:other", R"({"version":1,"table":"default:other","split":{"algorithm":
+      "uniform","regions":2},"families":[{"name":"f"}]})");
+  admin_.on_create = [&] {
+    if (admin_.creates == 1) throw std::runtime_error("bug in a bridge \xff");
+  };
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(reconciler_.counters().exceptions_caught, 1u);
+  int errors = 0, ready = 0;
+  for (const char* name : {"tinawang:check", "default:other"}) {
+    auto status = StatusOf(name);
+    if (status["phase"] == "error") {
+      errors++;
+      EXPECT_NE(status["error"].get<std::string>().find("bug in a bridge \\xFF"), std::string::npos)
+          << status;
+    }
+    if (status["phase"] == "ready") ready++;
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(ready, 1);
+}
+
+TEST_F(ReconcilerTest, ChangedPassSkipsHandledDocumentsFullPassRechecksThem) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const int describes = admin_.describes;
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  EXPECT_EQ(admin_.describes, describes);
+  // Altered behind the daemon's back: only a full pass can notice.
+  admin_.tables.at("tinawang:check").families[0].compression = "NONE";
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_GT(admin_.describes, describes);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "drift");
+  EXPECT_EQ(reconciler_.counters().full_passes, 2u);  // the first pass is always full
+}
+
+TEST_F(ReconcilerTest, TableDroppedBehindTheDaemonsBackIsReportedMissingNotRecreated) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  admin_.tables.clear();
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  auto status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "missing");
+  EXPECT_NE(status["error"].get<std::string>().find("dropped outside presplit"), std::string::npos);
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(reconciler_.counters().tables_missing, 1u);
+  // A restarted daemon reads the same from the status.
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "missing");
+  EXPECT_EQ(admin_.creates, 1);
+  // A new version of the document builds the table again.
+  std::string doc = kCheckDoc;
+  doc.replace(doc.find("\"ROW\""), 5, "\"ROWCOL\"");
+  PutDoc("tinawang:check", doc);
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(admin_.creates, 2);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+TEST_F(ReconcilerTest, DocumentRemovedAndPutAgainBetweenPassesIsBuiltAgain) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  admin_.tables.clear();
+  PutDoc("tinawang:check", kCheckDoc);  // same version 0, a new revision
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(admin_.creates, 2);
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+}
+
+TEST_F(ReconcilerTest, StatusesWithoutDocumentAreRemovedOnTheFirstPass) {
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/default:gone", R"({"phase":"ready"})").ok());
+  ASSERT_TRUE(
+      zk_.Upsert("/presplit/status/default:migrating", R"({"phase":"ready","generation":2})").ok());
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:gone"));
+  EXPECT_TRUE(zk_.nodes.count("/presplit/status/default:migrating"));
+  EXPECT_TRUE(zk_.nodes.count("/presplit/status/tinawang:check"));
+  EXPECT_EQ(reconciler_.counters().statuses_removed, 1u);
+}
+
+TEST_F(ReconcilerTest, StatusOfAMigrationIsLeftAlone) {
+  PutDoc("tinawang:check", kCheckDoc);
+  const std::string migration = R"({"phase":"migrating","generation":3,"table":"tinawang:check"})";
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check", migration).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
+  EXPECT_EQ(admin_.creates, 0);
+}
+
+TEST_F(ReconcilerTest, AStopRequestEndsThePassBetweenDocuments) {
+  std::atomic<bool> stop{false};
+  ReconcilerOptions options{"/presplit", "test:2"};
+  options.stop = &stop;
+  Reconciler stoppable(zk_, admin_, options);
+  PutDoc("default:a", R"({"version":1,"table":"default:a","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  PutDoc("default:b", R"({"version":1,"table":"default:b","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})");
+  // SIGTERM arrives while the first table is being created: the second one is not started.
+  admin_.on_create = [&] { stop = true; };
+  Status s = stoppable.ReconcileAll();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(StatusOf("default:a")["phase"], "ready");
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:b"));
+}
+
+TEST_F(ReconcilerTest, AMigrationsStatusIsNotRemovedWithItsDocument) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const std::string migration = R"({"phase":"migrating","generation":2})";
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check", migration).ok());
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  ASSERT_TRUE(zk_.nodes.count("/presplit/status/tinawang:check"));
+  EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
 }
 
 }  // namespace

@@ -56,5 +56,19 @@ TEST(DaemonOptionsTest, ClasspathFromOptionsAndFile) {
   EXPECT_NE(missing.status().message().find("jvm_classpath"), std::string::npos);
 }
 
+TEST(DaemonOptionsTest, ChangedSettingsNamesWhatDiffers) {
+  DaemonOptions before;
+  ASSERT_TRUE(ApplyConfigText("zk_root = /a\nhbase.x = 1\nhbase.y = 2\n", "a.conf", before).ok());
+  DaemonOptions after = before;
+  EXPECT_TRUE(ChangedSettings(before, after).empty());
+  ASSERT_TRUE(ApplyConfigText("zk_root = /b\nresync_interval_s = 7\nlog_level = debug\n"
+                              "hbase.y = 3\nhbase.z = 4\n",
+                              "b.conf", after)
+                  .ok());
+  EXPECT_EQ(ChangedSettings(before, after),
+            (std::vector<std::string>{"zk_root", "resync_interval_s", "log_level", "hbase.y",
+                                      "hbase.z"}));
+}
+
 }  // namespace
 }  // namespace presplit::daemon

@@ -40,6 +40,8 @@
  *   count TABLE          number of rows (full scan)
  *   flush TABLE          flushes the table's memstores to store files (waits for it), so the
  *                        family's compression codec really writes and reads data
+ *   drop TABLE           disables and deletes the table (a drop behind presplitd's back);
+ *                        prints nothing
  *   regions-count TABLE  number of regions (as in describe)
  *   regions TABLE        a table of the regions: number, start key, end key, encoded name
  *
@@ -164,7 +166,7 @@ public class HBaseProbe {
     }
     if (rest.isEmpty()) {
       throw new Usage("usage: HBaseProbe [--zk HOST:PORT] [--conf K=V]... "
-          + "describe|split-keys|exists|count|flush|regions|regions-count TABLE | put TABLE ROW FAM:QUAL VALUE");
+          + "describe|split-keys|exists|count|flush|drop|regions|regions-count TABLE | put TABLE ROW FAM:QUAL VALUE");
     }
     quietLogging(level);
     if (timeoutSec > 0) {
@@ -236,6 +238,12 @@ public class HBaseProbe {
           return 0;
         case "put":
           put(conn, tn, args.get(1), args.get(2), args.get(3));
+          return 0;
+        case "drop":
+          if (admin.isTableEnabled(tn)) {
+            admin.disableTable(tn);
+          }
+          admin.deleteTable(tn);
           return 0;
         default:
           throw new Usage("unknown command: " + cmd);

@@ -19,6 +19,13 @@
  *                                    periodic re-read (only watches bring changes) and the SDK's
  *                                    log on stderr at INFO. With STOP_AFTER_NEW: stops once that
  *                                    many rows went to a later generation (COUNT is a bound)
+ *   writer-through TABLE STOP_FILE SLEEP_MS BUCKETS ENC
+ *                                    sequential puts of seq keys until STOP_FILE exists, whatever
+ *                                    the status says (a failed put ends the program); reports the
+ *                                    status phase each row was written under, then checks with
+ *                                    the plain HBase client that every row is in the table,
+ *                                    salted into BUCKETS (murmur3, group delimiter '|'), in the
+ *                                    region of its bucket
  *   verify-switch TABLE OLD OLDB NEW NEWB COUNT ENC
  *                                    old and new physical tables after a generation switch
  *   adopt-write TABLE ROWS           rows written the published code's way (no SDK)
@@ -150,6 +157,10 @@ public class SdkE2E {
         writer(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)),
             a.size() > 4 ? Integer.parseInt(a.get(4)) : 0,
             a.size() > 5 ? Integer.parseInt(a.get(5)) : 0);
+        break;
+      case "writer-through":
+        writerThrough(a.get(1), a.get(2), Integer.parseInt(a.get(3)),
+            Integer.parseInt(a.get(4)), SaltEncoding.parse(a.get(5)));
         break;
       case "verify-switch":
         verifySwitch(a.get(1), a.get(2), Integer.parseInt(a.get(3)), a.get(4),
@@ -544,6 +555,67 @@ public class SdkE2E {
           + end.physicalTable() + "\",\"final_buckets\":" + end.buckets()
           + ",\"writes_per_generation\":\"" + writesPerGeneration + "\"}");
     }
+  }
+
+  // The control plane failing never stops the data plane: writes go on while the status says
+  // 'invalid' or 'error' for the same table. Progress on stderr: a line at every phase change and
+  // every 50 rows, each naming the phase of the snapshot the row was written with.
+  static void writerThrough(String name, String stopFile, int sleepMs, int buckets,
+      SaltEncoding enc) throws Exception {
+    PresplitTables.Options options = new PresplitTables.Options().resyncMs(1000);
+    logSdkToStderr();
+    java.nio.file.Path stop = java.nio.file.Path.of(stopFile);
+    Map<String, Integer> perPhase = new TreeMap<>();
+    int written = 0;
+    TableName physical;
+    try (Connection c = hbase();
+        PresplitTables tables = PresplitTables.open(c, zk, root, options)) {
+      SaltedTable t = tables.table(name);
+      physical = t.awaitReady(Duration.ofSeconds(60)).physicalTable();
+      String phase = null;
+      for (int seq = 0; !java.nio.file.Files.exists(stop); seq++) {
+        TableSnapshot before = t.snapshot();
+        t.put(new Put(seqKey(seq)).addColumn(F, Q, Bytes.toBytes(seq)));
+        written++;
+        String now = before.phase() + (before.isCarriedOver() ? " (carried over)" : "");
+        perPhase.merge(before.phase(), 1, Integer::sum);
+        if (!now.equals(phase)) {
+          System.err.println("writer-through: phase " + now + " from seq " + seq + ", "
+              + before.buckets() + " buckets");
+          phase = now;
+        }
+        if (seq % 50 == 0) {
+          System.err.println("writer-through: " + seq + " written, phase " + now);
+        }
+        if (sleepMs > 0) {
+          Thread.sleep(sleepMs);
+        }
+      }
+    }
+    // What the table holds, through the plain HBase client: every row once, salted as the table
+    // was built, in its bucket's region.
+    KeyLayout built = KeyLayout.of(buckets, enc, 0, io.presplit.client.SaltHash.MURMUR3, false, 0,
+        Bytes.toBytes("|"));
+    try (Connection c = hbase(); RegionLocator loc = c.getRegionLocator(physical)) {
+      Map<Integer, byte[]> seqs = physicalSeqs(c, physical.getNameAsString(), built);
+      for (Map.Entry<Integer, byte[]> e : seqs.entrySet()) {
+        KeyLayout.Decoded d = built.decode(e.getValue());
+        byte[] start = loc.getRegionLocation(e.getValue()).getRegion().getStartKey();
+        check(start.length == 0 ? d.bucket == 0 : Bytes.equals(start, built.saltPrefix(d.bucket)),
+            "row " + Bytes.toStringBinary(e.getValue()) + " outside its bucket's region");
+      }
+      for (int seq = 0; seq < written; seq++) {
+        check(seqs.containsKey(seq), "write " + seq + " was lost");
+      }
+      check(seqs.size() == written, seqs.size() + " rows in the table, " + written + " written");
+    }
+    StringBuilder phases = new StringBuilder();
+    for (Map.Entry<String, Integer> e : perPhase.entrySet()) {
+      phases.append(phases.length() == 0 ? "" : ",").append('"').append(e.getKey()).append("\":")
+          .append(e.getValue());
+    }
+    out.println("{\"written\":" + written + ",\"buckets\":" + buckets + ",\"rows_per_phase\":{"
+        + phases + "}}");
   }
 
   static Map<Integer, byte[]> physicalSeqs(Connection c, String table, KeyLayout layout)

@@ -403,7 +403,7 @@ public final class PresplitTables implements Closeable {
     byte[] status = readWatched(statusPath, statusStat);
     if (status == null) {
       return new TableSnapshot(h.name, null, null, null, 0, documentLayout, docStat.getVersion(),
-          -1);
+          -1, false);
     }
     JsonObject s = parseObject(statusPath, status);
     String phase = text(s, "phase");
@@ -412,11 +412,13 @@ public final class PresplitTables implements Closeable {
     long generation = s.has("generation") && !s.get("generation").isJsonNull()
         ? s.get("generation").getAsLong() : 0;
     KeyLayout layout = documentLayout;
+    boolean layoutFromStatus = false;
     try {
       JsonElement statusLayout = s.get("layout");
       if (statusLayout != null && statusLayout.isJsonObject()) {
         // A status that names the layout of its generation is the most precise source.
         layout = KeyLayout.fromDocument(statusLayout.getAsJsonObject());
+        layoutFromStatus = true;
       } else if (s.has("buckets") && !s.get("buckets").isJsonNull()) {
         // The status names the bucket count the physical table was built with; during a
         // migration the document may already describe the next generation.
@@ -436,7 +438,7 @@ public final class PresplitTables implements Closeable {
       }
     }
     return new TableSnapshot(h.name, phase, error, table, generation, layout,
-        docStat.getVersion(), statusStat.getVersion());
+        docStat.getVersion(), statusStat.getVersion(), layoutFromStatus);
   }
 
   private static String text(JsonObject o, String field) {
@@ -450,13 +452,26 @@ public final class PresplitTables implements Closeable {
       return;
     }
     try {
-      TableSnapshot next = load(h);
-      TableSnapshot previous = h.current.getAndSet(next);
+      TableSnapshot loaded = load(h);
+      TableSnapshot previous;
+      TableSnapshot next;
+      // refresh() may run beside the refresher: the rule applies to the snapshot replaced.
+      do {
+        previous = h.current.get();
+        next = TableSnapshot.following(previous, loaded);
+      } while (!h.current.compareAndSet(previous, next));
       if (previous == null || previous.generation() != next.generation()
           || !java.util.Objects.equals(previous.physicalTable(), next.physicalTable())
           || !previous.layout().equals(next.layout())
           || !java.util.Objects.equals(previous.phase(), next.phase())) {
-        LOG.info("presplit: table {} now {}", h.name, next);
+        if (next.isCarriedOver()) {
+          LOG.warn("presplit: table {}: status is '{}'{}; writes go on with generation {} ({},"
+              + " layout {})", h.name, next.phase(),
+              next.error() == null ? "" : " (" + next.error() + ")", next.generation(),
+              next.physicalTable(), next.layout());
+        } else {
+          LOG.info("presplit: table {} now {}", h.name, next);
+        }
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("presplit: table {}: keeping generation {}: {}", h.name,

@@ -10,11 +10,23 @@ import org.apache.hadoop.hbase.TableName;
  * keys follow. Immutable: a generation switch replaces the whole snapshot at once, so an
  * operation that started on one snapshot finishes on it (physical table, bucket count and layout
  * always belong together), and the next operation uses the new one.
+ *
+ * <p>The control plane failing never stops the data plane: when the status of a table in use
+ * turns {@code error} or {@code invalid} (a daemon restarted while the HMaster is down, a typo in
+ * an edited document) and still names the same physical table, generation and layout, the last
+ * usable snapshot stays in use, carried over ({@link #isCarriedOver()}); see
+ * {@link #following}.
  */
 public final class TableSnapshot {
 
   /** Status phases in which the table takes reads and writes. */
   static final Set<String> USABLE_PHASES = Set.of("ready", "drift");
+
+  /**
+   * Status phases that report a problem of the control plane, not a change of the table: a
+   * table in use keeps being used through them.
+   */
+  static final Set<String> CARRY_OVER_PHASES = Set.of("error", "invalid");
 
   private final String logicalName;
   private final String phase;
@@ -24,9 +36,21 @@ public final class TableSnapshot {
   private final KeyLayout layout;
   private final int documentVersion;
   private final int statusVersion;
+  // True when the status itself named this layout (its "layout" object): the daemon vouches for
+  // it. False when it was derived from the document (and the status's bucket count).
+  private final boolean layoutFromStatus;
+  private final boolean carriedOver;
 
   TableSnapshot(String logicalName, String phase, String error, TableName physicalTable,
-      long generation, KeyLayout layout, int documentVersion, int statusVersion) {
+      long generation, KeyLayout layout, int documentVersion, int statusVersion,
+      boolean layoutFromStatus) {
+    this(logicalName, phase, error, physicalTable, generation, layout, documentVersion,
+        statusVersion, layoutFromStatus, false);
+  }
+
+  private TableSnapshot(String logicalName, String phase, String error, TableName physicalTable,
+      long generation, KeyLayout layout, int documentVersion, int statusVersion,
+      boolean layoutFromStatus, boolean carriedOver) {
     this.logicalName = logicalName;
     this.phase = phase;
     this.error = error;
@@ -35,6 +59,31 @@ public final class TableSnapshot {
     this.layout = layout;
     this.documentVersion = documentVersion;
     this.statusVersion = statusVersion;
+    this.layoutFromStatus = layoutFromStatus;
+    this.carriedOver = carriedOver;
+  }
+
+  /**
+   * The snapshot to use after {@code loaded} was read, given the one in use ({@code previous},
+   * null at first). {@code loaded} as it is, except when the table was usable and the status now
+   * reports {@code error} or {@code invalid} for the same physical table and generation, naming
+   * the same layout: then the previous physical table, generation and layout stay in use (writes
+   * go on), with the new phase and error for everyone to see. Anything else stops writes until
+   * the status is usable again: another generation or physical table (a real switch: never write
+   * with a stale layout), a status that names no layout or another one (the daemon no longer
+   * vouches for ours), {@code creating} (no table yet), or no status at all.
+   */
+  static TableSnapshot following(TableSnapshot previous, TableSnapshot loaded) {
+    if (previous == null || !previous.isUsable() || loaded.isUsable()
+        || loaded.phase == null || !CARRY_OVER_PHASES.contains(loaded.phase)
+        || !loaded.layoutFromStatus
+        || !java.util.Objects.equals(previous.physicalTable, loaded.physicalTable)
+        || previous.generation != loaded.generation || !previous.layout.equals(loaded.layout)) {
+      return loaded;
+    }
+    return new TableSnapshot(previous.logicalName, loaded.phase, loaded.error,
+        previous.physicalTable, previous.generation, previous.layout, loaded.documentVersion,
+        loaded.statusVersion, true, true);
   }
 
   /** The logical table, {@code namespace:qualifier}. */
@@ -81,9 +130,19 @@ public final class TableSnapshot {
     return statusVersion;
   }
 
+  /**
+   * True when the status reports a problem ({@code error} or {@code invalid}, see
+   * {@link #phase()} and {@link #error()}) for the physical table in use and reads and writes go
+   * on with the last usable physical table, generation and layout.
+   */
+  public boolean isCarriedOver() {
+    return carriedOver;
+  }
+
   /** True when reads and writes may go to the physical table. */
   public boolean isUsable() {
-    return phase != null && USABLE_PHASES.contains(phase) && physicalTable != null;
+    return phase != null && (USABLE_PHASES.contains(phase) || carriedOver)
+        && physicalTable != null;
   }
 
   /** Throws when reads and writes may not go to the physical table. */
@@ -102,6 +161,6 @@ public final class TableSnapshot {
   @Override
   public String toString() {
     return logicalName + " generation " + generation + " -> " + physicalTable + " phase " + phase
-        + " layout " + layout;
+        + (carriedOver ? " (carried over: writes go on)" : "") + " layout " + layout;
   }
 }

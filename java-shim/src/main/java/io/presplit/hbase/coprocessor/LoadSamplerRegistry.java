@@ -1,5 +1,7 @@
 package io.presplit.hbase.coprocessor;
 
+import java.util.Collection;
+import java.util.Collections;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.regionserver.OnlineRegions;
 
@@ -44,5 +46,10 @@ public final class LoadSamplerRegistry {
 
   public static int size() {
     return SAMPLERS.size();
+  }
+
+  /** The registered samplers (a live, unmodifiable view). */
+  public static Collection<RegionLoadSampler> samplers() {
+    return Collections.unmodifiableCollection(SAMPLERS.values());
   }
 }

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * presplit.load.sampler.every (4: one request in four is recorded, to keep the write path cheap),
  * presplit.load.sampler.half-life-ms (60000: counts halve every minute, so the split point follows
  * the current load; 0 keeps them from the region's opening on).
+ * The RegionServer's samplers are summed in the JMX bean {@value LoadSamplerStats#OBJECT_NAME}.
  */
 public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
   private static final Logger LOG = LoggerFactory.getLogger(LoadSamplingObserver.class);
@@ -63,6 +64,7 @@ public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
     sampler = new RegionLoadSampler(shards, capacity, every, halfLifeMs,
         System::currentTimeMillis);
     LoadSamplerRegistry.register(encodedName, sampler);
+    LoadSamplerStats.registerOnce();
   }
 
   @Override

@@ -1,0 +1,75 @@
+// One leader among several presplitd: the classic ZooKeeper election recipe. Each candidate
+// creates <election_path>/n_ EPHEMERAL|SEQUENCE with its id (host:pid) as data; the lowest
+// sequence leads; every other candidate watches only its predecessor (no herd effect when the
+// leader goes). Plain code over the ZkClient interface, unit-tested with the in-memory fake.
+//
+// Threading: Refresh, HoldsLease and Resign may be called from any thread; they serialise on an
+// internal mutex. OnSessionExpired and IsLeader never wait for ZooKeeper nor for a Refresh in
+// progress (event loop, metrics, health).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "daemon/zk/zk_client.h"
+#include "presplit/status.h"
+
+namespace presplit::daemon {
+
+struct LeaderElectionOptions {
+  std::string election_path = "/presplit/leader";  // the candidates' parent znode
+  std::string candidate_id;                        // the node's data: who this is ("host:pid")
+};
+
+class LeaderElection {
+ public:
+  LeaderElection(ZkClient& zk, LeaderElectionOptions options);
+
+  // Enters the election when this candidate has no live node (first call, after a session
+  // expiry, or when its node vanished), then finds its place: leading when its node is the
+  // lowest, else standing by with a one-shot data watch on its predecessor (the event that
+  // watch reports, or kSessionExpired / kConnected, should lead to another Refresh). Every
+  // transition is logged. An error (ZooKeeper unreachable) leaves this candidate not leading.
+  Status Refresh();
+
+  // The lease check to run right before every action only the leader may take: true only when
+  // this candidate was leading, its session is still connected and is the one that created its
+  // node, and that node is still the lowest. Asks ZooKeeper (one children listing). A failed
+  // check ends the leadership at once; it is regained only through Refresh.
+  bool HoldsLease();
+
+  // The session expired: its node is gone, so leadership is lost at once. The next Refresh
+  // re-enters the election with a new node. Never blocks (safe on an event loop).
+  void OnSessionExpired();
+
+  // Leaves the election (deletes this candidate's node) so a standby takes over without waiting
+  // for the session to time out. Used at shutdown.
+  void Resign();
+
+  // Whether this candidate led at the last Refresh or lease check and its session is still
+  // connected (a disconnected leader reports false at once). No call to the ZooKeeper servers.
+  bool IsLeader() const { return leading_ && zk_.SessionId() == node_session_; }
+  // This candidate's node name ("n_0000000003"), "" when not in the election.
+  std::string NodeName() const;
+
+ private:
+  Status RefreshLocked();
+  Status EnterLocked();
+  void LoseLocked(const std::string& reason);
+
+  ZkClient& zk_;
+  const LeaderElectionOptions options_;
+  mutable std::mutex mu_;
+  std::string node_;                      // this candidate's node name, "" when none
+  std::atomic<int64_t> node_session_{0};  // the session that created node_
+  std::string watching_;                  // the predecessor watched while standing by
+  std::atomic<bool> leading_{false};
+  std::atomic<bool> session_expired_{false};  // set by OnSessionExpired, handled by Refresh
+};
+
+// The sequence number of an election node name ("n_0000000003" -> 3); -1 when it has none.
+int64_t ElectionSequence(const std::string& node_name);
+
+}  // namespace presplit::daemon
