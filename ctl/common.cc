@@ -81,6 +81,7 @@ const std::vector<CommandSpec>& Commands() {
     for (auto& c : SimulateCommands()) all.push_back(std::move(c));
     for (auto& c : KeyCommands()) all.push_back(std::move(c));
     for (auto& c : AuthCommands()) all.push_back(std::move(c));
+    for (auto& c : TopCommands()) all.push_back(std::move(c));
     return all;
   }();
   return commands;

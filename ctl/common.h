@@ -45,6 +45,7 @@ std::vector<CommandSpec> AdviseCommands();
 std::vector<CommandSpec> SimulateCommands();
 std::vector<CommandSpec> KeyCommands();
 std::vector<CommandSpec> AuthCommands();
+std::vector<CommandSpec> TopCommands();
 
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);

@@ -28,8 +28,12 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->describe_table_ =
         env->GetMethodID(cls, "describeTable", "(Ljava/lang/String;)Ljava/lang/String;");
     self->create_table_ = env->GetMethodID(cls, "createTable", "(Ljava/lang/String;[[B)V");
+    self->region_loads_ =
+        env->GetMethodID(cls, "regionLoads", "([Ljava/lang/String;)Ljava/lang/String;");
+    self->split_region_ = env->GetMethodID(cls, "splitRegion", "(Ljava/lang/String;)V");
     self->close_ = env->GetMethodID(cls, "close", "()V");
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
+        self->region_loads_ == nullptr || self->split_region_ == nullptr ||
         self->close_ == nullptr) {
       return TakeJavaException(env,
                                "AdminBridge does not have the expected methods (version "
@@ -85,6 +89,30 @@ Status JniHBaseAdmin::CreateTable(const TableSpec& spec) {
     if (j_spec == nullptr || keys == nullptr) return TakeJavaException(env, "create " + spec.table);
     env->CallVoidMethod(bridge_, create_table_, j_spec, keys);
     return TakeJavaException(env, "create " + spec.table);
+  });
+}
+
+Result<std::vector<RegionLoadReport>> JniHBaseAdmin::RegionLoads(
+    const std::vector<std::string>& tables) {
+  std::string json;
+  Status s = jvm_.Run([&](JNIEnv* env) -> Status {
+    jobjectArray names = NewJavaStringArray(env, tables);
+    if (names == nullptr) return TakeJavaException(env, "region loads");
+    auto result = static_cast<jstring>(env->CallObjectMethod(bridge_, region_loads_, names));
+    if (env->ExceptionCheck()) return TakeJavaException(env, "region loads");
+    json = FromJavaString(env, result);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return ParseRegionLoads(json);
+}
+
+Status JniHBaseAdmin::SplitRegion(const std::string& encoded_region) {
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, encoded_region);
+    if (name == nullptr) return TakeJavaException(env, "split region " + encoded_region);
+    env->CallVoidMethod(bridge_, split_region_, name);
+    return TakeJavaException(env, "split region " + encoded_region);
   });
 }
 

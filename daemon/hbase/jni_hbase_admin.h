@@ -8,10 +8,11 @@
 
 #include "daemon/hbase/hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
+#include "daemon/hbase/region_loads.h"
 
 namespace presplit::daemon {
 
-class JniHBaseAdmin final : public HBaseAdmin {
+class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
  public:
   // Connects AdminBridge with these HBase client settings (e.g. hbase.zookeeper.quorum).
   static Result<std::unique_ptr<JniHBaseAdmin>> Connect(
@@ -20,6 +21,9 @@ class JniHBaseAdmin final : public HBaseAdmin {
 
   Result<TableDescription> DescribeTable(const std::string& table) override;
   Status CreateTable(const TableSpec& spec) override;
+  Result<std::vector<RegionLoadReport>> RegionLoads(
+      const std::vector<std::string>& tables) override;
+  Status SplitRegion(const std::string& encoded_region) override;
 
  private:
   explicit JniHBaseAdmin(JvmHost& jvm) : jvm_(jvm) {}
@@ -30,6 +34,8 @@ class JniHBaseAdmin final : public HBaseAdmin {
   jobject bridge_ = nullptr;
   jmethodID describe_table_ = nullptr;
   jmethodID create_table_ = nullptr;
+  jmethodID region_loads_ = nullptr;
+  jmethodID split_region_ = nullptr;
   jmethodID close_ = nullptr;
 };
 

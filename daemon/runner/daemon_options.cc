@@ -68,6 +68,12 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     o.jvm_max_heap = value;
   } else if (key == "jvm_options") {
     o.jvm_options = SplitOn(value, ' ');
+  } else if (key == "load_watch_interval_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.load_watch_interval_s, ParseInt(key, value, 0, 3600));
+  } else if (key == "load_split_max_per_window") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.load_split_max_per_window, ParseInt(key, value, 0, 10000));
+  } else if (key == "load_split_window_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.load_split_window_s, ParseInt(key, value, 1, 86400));
   } else if (key == "resync_interval_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.resync_interval_s, ParseInt(key, value, 1, 86400));
   } else if (key == "http_listen") {

@@ -35,7 +35,12 @@ struct DaemonOptions {
 
   // A safety net beside the watches: a full pass this often even without events.
   int resync_interval_s = 60;
-  // host:port for /healthz and /metrics; empty disables the endpoint.
+  // The load watcher (leader only): polls the cluster's region load this often; 0 turns it off.
+  int load_watch_interval_s = 3;
+  // At most this many load splits over all tables in any window of load_split_window_s.
+  int load_split_max_per_window = 4;
+  int load_split_window_s = 600;
+  // host:port for /, /status, /healthz and /metrics; empty disables the endpoint.
   std::string http_listen = "127.0.0.1:9464";
   std::string log_level = "info";
 

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -23,6 +24,10 @@
 #include "daemon/systemd/loop_watchdog.h"
 #include "daemon/systemd/notifier.h"
 #include "daemon/util/periodic_worker.h"
+#include "daemon/watch/load_report.h"
+#include "daemon/watch/load_watcher.h"
+#include "daemon/watch/watched_tables.h"
+#include "daemon/web/status_page.h"
 #include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon {
@@ -33,8 +38,9 @@ namespace asio = boost::asio;
 // Connects AdminBridge on first use and again after a failed connect, so the daemon starts and
 // keeps serving status while HBase is still coming up. A connection-level failure (HBase
 // unreachable, or the connection closed under us) drops the admin: the next call reconnects.
-// It also tells /healthz whether HBase answered last time and whether a JVM call is stuck.
-class ConnectOnDemandAdmin final : public HBaseAdmin {
+// Not thread-safe: each worker has its own. It also tells /healthz whether HBase answered last time
+// and whether a JVM call is stuck.
+class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
  public:
   ConnectOnDemandAdmin(JvmHost& jvm, std::map<std::string, std::string> settings)
       : jvm_(jvm), settings_(std::move(settings)) {}
@@ -84,6 +90,19 @@ class ConnectOnDemandAdmin final : public HBaseAdmin {
     if (!problems_[kConnect].empty()) return problems_[kConnect];
     if (!problems_[kDescribe].empty()) return problems_[kDescribe];
     return problems_[kCreate];
+  }
+  Result<std::vector<RegionLoadReport>> RegionLoads(
+      const std::vector<std::string>& tables) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    auto loads = admin_->RegionLoads(tables);
+    Observe(kDescribe, loads.ok() ? Status::Ok() : loads.status());
+    return loads;
+  }
+  Status SplitRegion(const std::string& encoded_region) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    Status split = admin_->SplitRegion(encoded_region);
+    Observe(kDescribe, split);
+    return split;
   }
 
  private:
@@ -342,12 +361,71 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     return "";
   };
 
+  // The load watcher: the leader polls the region load of every documented table, scores it,
+  // and splits hot regions of the tables whose documents turn load splits on.
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  watch::LoadWatcherOptions watch_options;
+  watch_options.limits.max_splits = options.load_split_max_per_window;
+  watch_options.limits.window_ms = int64_t{options.load_split_window_s} * 1000;
+  // Its own HBase connection: the reconcile worker's admin is not shared across threads.
+  auto watch_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+  watch::LoadWatcher load_watcher(*watch_admin, watch_options, now_ms);
+  std::atomic<uint64_t> load_polls{0}, load_poll_failures{0};
+  auto last_tables_read = std::chrono::steady_clock::time_point::min();
+  PeriodicWorker watch_worker(
+      "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
+      [&](bool /*scheduled*/) {
+        // Every task on a worker catches what it throws: a bad answer must not end the daemon.
+        try {
+          if (!leader_election.IsLeader()) return;  // a standby watches nothing
+          // The documents are re-read at the resync interval; the reconciler holds the watches.
+          const auto now = std::chrono::steady_clock::now();
+          if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
+              last_tables_read == std::chrono::steady_clock::time_point::min()) {
+            auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath());
+            if (tables.ok()) {
+              load_watcher.SetTables(std::move(tables).value());
+              last_tables_read = now;
+            } else {
+              spdlog::warn("load watcher: cannot read the documents: {}",
+                           tables.status().ToString());
+            }
+          }
+          Status polled = load_watcher.Poll();
+          ++load_polls;
+          if (!polled.ok()) {
+            ++load_poll_failures;
+            spdlog::warn("load watcher: poll failed, retrying in {} s: {}",
+                         options.load_watch_interval_s, polled.ToString());
+          }
+        } catch (const std::exception& e) {
+          ++load_poll_failures;
+          spdlog::error("load watcher: poll threw, retrying on the next one: {}", e.what());
+        }
+      });
+
   HttpEndpoint http(io);
   if (!options.http_listen.empty()) {
     http.Handle("/healthz", [&]() -> HttpResponse {
       std::string reason = unhealthy_reason();
       if (reason.empty()) return {200, "text/plain", "ok\n"};
       return {503, "text/plain", reason + "\n"};
+    });
+    http.Handle("/", []() -> HttpResponse {
+      return {200, "text/html; charset=utf-8", std::string(web::StatusPageHtml())};
+    });
+    http.Handle("/status", [&]() -> HttpResponse {
+      nlohmann::ordered_json status;
+      status["daemon"]["id"] = reconciler_options.daemon_id;
+      status["daemon"]["leader"] = leader_election.IsLeader();
+      status["daemon"]["zk_root"] = options.zk_root;
+      status["load"] = watch::LoadSnapshotJson(load_watcher.snapshot());
+      return {200, "application/json",
+              status.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"};
     });
     http.Handle("/metrics", [&]() -> HttpResponse {
       const auto& c = reconciler.counters();
@@ -383,10 +461,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               leader_election.IsLeader() ? 1 : 0, "gauge");
       counter("presplit_healthy", "1 when /healthz answers 200.",
               unhealthy_reason().empty() ? 1 : 0, "gauge");
+      counter("presplit_load_polls_total", "Load watcher polls run.", load_polls, "counter");
+      counter("presplit_load_poll_failures_total", "Load watcher polls that failed.",
+              load_poll_failures, "counter");
+      watch::AppendLoadMetrics(out, load_watcher.snapshot(), now_ms());
       return {200, "text/plain; version=0.0.4", out.str()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
-    spdlog::info("serving /healthz and /metrics on {}:{}",
+    spdlog::info("serving /, /status, /healthz and /metrics on {}:{}",
                  options.http_listen.substr(0, options.http_listen.rfind(':')), http.port());
   }
 
@@ -438,6 +520,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
 
   loop_ready = true;
   worker.Start();
+  if (options.load_watch_interval_s > 0) watch_worker.Start();
   spdlog::info("presplitd running as {}", reconciler_options.daemon_id);
   // ZooKeeper is connected and the HTTP endpoint listens: ready, whether or not HBase is up yet.
   NotifySystemd(systemd.Ready("watching " + options.zk_root + " on " + options.zk_quorum));
@@ -462,11 +545,13 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     spdlog::shutdown();
     std::_Exit(0);
   }).detach();
+  watch_worker.Stop();
   worker.Stop();
   reconcile_worker = nullptr;
   election = nullptr;
   // A standby takes over at once instead of after this session's timeout.
   leader_election.Resign();
+  watch_admin.reset();
   admin.reset();
   zk.reset();
   jvm.reset();

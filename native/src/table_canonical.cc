@@ -114,6 +114,18 @@ std::string TableConfigToJson(const TableConfig& config) {
       }
       doc["split_policy"] = std::move(policy);
     }
+    if (config.load_split) {
+      const LoadSplitConfig& l = *config.load_split;
+      ordered_json load;
+      load["dry_run"] = l.dry_run;
+      load["min_requests_per_s"] = l.min_requests_per_s;
+      load["mean_multiple"] = l.mean_multiple;
+      load["sustain_s"] = l.sustain_s;
+      load["max_regions"] = l.max_regions;
+      load["cooldown_s"] = l.cooldown_s;
+      load["unsplittable_s"] = l.unsplittable_s;
+      doc["load_split"] = std::move(load);
+    }
     // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).
     return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   } catch (...) {

@@ -633,6 +633,30 @@ Result<SplitPolicyConfig> ParseSplitPolicy(const ObjectReader& r) {
   return policy;
 }
 
+Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_regions) {
+  PRESPLIT_RETURN_IF_ERROR(
+      r.CheckKnownFields({"dry_run", "min_requests_per_s", "mean_multiple", "sustain_s",
+                          "max_regions", "cooldown_s", "unsplittable_s"}));
+  LoadSplitConfig load;
+  PRESPLIT_ASSIGN_OR_RETURN(auto dry_run, r.GetBool("dry_run"));
+  if (dry_run) load.dry_run = *dry_run;
+  PRESPLIT_ASSIGN_OR_RETURN(auto min_rate, r.GetFraction("min_requests_per_s", 0, 1e12));
+  if (min_rate) load.min_requests_per_s = *min_rate;
+  PRESPLIT_ASSIGN_OR_RETURN(auto multiple, r.GetFraction("mean_multiple", 1, 1e6));
+  if (multiple) load.mean_multiple = *multiple;
+  PRESPLIT_ASSIGN_OR_RETURN(auto sustain, r.GetInt("sustain_s", false, 1, 86400));
+  if (sustain) load.sustain_s = *sustain;
+  PRESPLIT_ASSIGN_OR_RETURN(auto cooldown, r.GetInt("cooldown_s", false, 1, 86400));
+  if (cooldown) load.cooldown_s = *cooldown;
+  PRESPLIT_ASSIGN_OR_RETURN(auto unsplittable, r.GetInt("unsplittable_s", false, 1, 604800));
+  if (unsplittable) load.unsplittable_s = *unsplittable;
+  PRESPLIT_ASSIGN_OR_RETURN(auto max_regions,
+                            r.GetInt("max_regions", false, created_regions, kMaxConfigRegions));
+  load.max_regions = max_regions ? static_cast<int>(*max_regions)
+                                 : std::min(2 * created_regions, kMaxConfigRegions);
+  return load;
+}
+
 Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   DuplicateKeyDetector detector;
   json doc;
@@ -664,8 +688,8 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   PRESPLIT_ASSIGN_OR_RETURN(auto version,
                             r.GetInt("version", true, kTableConfigVersion, kTableConfigVersion));
   config.version = static_cast<int>(*version);
-  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(
-      {"version", "table", "description", "layout", "split", "families", "split_policy"}));
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"version", "table", "description", "layout", "split",
+                                               "families", "split_policy", "load_split"}));
 
   PRESPLIT_ASSIGN_OR_RETURN(auto table, r.GetString("table", true));
   Result<TableNameParts> name = SplitTableName(*table);
@@ -708,6 +732,11 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   PRESPLIT_ASSIGN_OR_RETURN(auto split_policy, r.GetObject("split_policy", false));
   if (split_policy) {
     PRESPLIT_ASSIGN_OR_RETURN(config.split_policy, ParseSplitPolicy(*split_policy));
+  }
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto load_split, r.GetObject("load_split", false));
+  if (load_split) {
+    PRESPLIT_ASSIGN_OR_RETURN(config.load_split, ParseLoadSplit(*load_split, config.split.regions));
   }
 
   // Running the algorithm catches what only the combination of fields reveals (a range too

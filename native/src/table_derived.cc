@@ -68,6 +68,8 @@ Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config) {
 
 std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& config) {
   std::map<std::string, std::string> attributes;
+  // Load splits add regions on purpose; HBase's normalizer would merge the halves straight back.
+  if (config.load_split) attributes["NORMALIZATION_ENABLED"] = "false";
   if (!config.split_policy) return attributes;
   const SplitPolicyConfig& p = *config.split_policy;
   attributes["SPLIT_POLICY"] = "io.presplit.hbase.NativeSplitPolicy";

@@ -71,6 +71,7 @@ class Daemon:
         """settings: `key: value` pairs for the config file, replacing the defaults below."""
         self.root = root
         self.http_port = http_port + PORT_OFFSET
+        os.makedirs(os.path.join(BUILD_DIR, "e2e"), exist_ok=True)
         self.dir = tempfile.mkdtemp(prefix=name + "-", dir=os.path.join(BUILD_DIR, "e2e"))
         self.log_path = os.path.join(self.dir, "presplitd.log")
         self.conf_path = os.path.join(self.dir, "presplitd.conf")

@@ -31,6 +31,9 @@ TEST(TableCanonical, RoundTrips) {
              "families":[{"name":"f"}]})"),
            json::parse(R"({"version":1,"table":"t","split":{"algorithm":"decimal-string",
              "regions":3},"families":[{"name":"f"}]})"),
+           json::parse(R"({"version":1,"table":"t","split":{"algorithm":"uniform","regions":4},
+             "load_split":{"dry_run":false,"min_requests_per_s":12.5,"max_regions":6},
+             "families":[{"name":"f"}]})"),
        }) {
     SCOPED_TRACE(doc.dump());
     Result<TableConfig> first = ParseTableConfig(doc.dump());
@@ -58,6 +61,7 @@ TEST(TableCanonical, FillsDefaults) {
   EXPECT_EQ(out["families"][0]["compression"], "SNAPPY");
   EXPECT_EQ(out["families"][0]["bloom_filter"], "ROW");
   EXPECT_EQ(out["families"][0]["block_size"], 65536);
+  EXPECT_FALSE(out.contains("load_split"));
   EXPECT_EQ(out["families"][0]["in_memory"], false);
   EXPECT_EQ(r->FullName(), "default:t");
 

@@ -372,5 +372,51 @@ TEST(TableConfig, TruncatedDocumentsAreRejectedWithoutThrowing) {
   EXPECT_TRUE(ParseTableConfig(doc).ok());
 }
 
+TEST(TableConfig, LoadSplitDefaultsAndBounds) {
+  json d = Reference();
+  EXPECT_FALSE(ParseTableConfig(d.dump())->load_split.has_value());
+
+  d["load_split"] = json::object();
+  Result<TableConfig> c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_TRUE(c->load_split.has_value());
+  EXPECT_TRUE(c->load_split->dry_run);
+  EXPECT_EQ(c->load_split->min_requests_per_s, 1000);
+  EXPECT_EQ(c->load_split->mean_multiple, 3);
+  EXPECT_EQ(c->load_split->sustain_s, 10);
+  EXPECT_EQ(c->load_split->max_regions, 20) << "twice the 10 regions the table is created with";
+  EXPECT_EQ(c->load_split->cooldown_s, 600);
+  EXPECT_EQ(c->load_split->unsplittable_s, 3600);
+
+  d["load_split"] = {{"dry_run", false},    {"min_requests_per_s", 50.5}, {"mean_multiple", 1.5},
+                     {"sustain_s", 5},      {"max_regions", 10},          {"cooldown_s", 30},
+                     {"unsplittable_s", 60}};
+  c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_FALSE(c->load_split->dry_run);
+  EXPECT_EQ(c->load_split->min_requests_per_s, 50.5);
+  EXPECT_EQ(c->load_split->mean_multiple, 1.5);
+  EXPECT_EQ(c->load_split->sustain_s, 5);
+  EXPECT_EQ(c->load_split->max_regions, 10);
+  EXPECT_EQ(c->load_split->cooldown_s, 30);
+  EXPECT_EQ(c->load_split->unsplittable_s, 60);
+
+  d = Reference();
+  d["load_split"] = {{"max_regions", 9}};
+  ExpectFieldError(d, "load_split.max_regions", "must be between 10 and 10000 (got 9)");
+  d["load_split"] = {{"mean_multiple", 1}};
+  ExpectFieldError(d, "load_split.mean_multiple", "must be greater than 1");
+  d["load_split"] = {{"min_requests_per_s", 0}};
+  ExpectFieldError(d, "load_split.min_requests_per_s", "must be greater than 0");
+  d["load_split"] = {{"sustain_s", 0}};
+  ExpectFieldError(d, "load_split.sustain_s", "must be between 1 and 86400 (got 0)");
+  d["load_split"] = {{"dry_run", "yes"}};
+  ExpectFieldError(d, "load_split.dry_run", "expected a boolean");
+  d["load_split"] = {{"hot", true}};
+  ExpectFieldError(d, "load_split.hot", "unknown field");
+  d["load_split"] = 3;
+  ExpectFieldError(d, "load_split", "expected an object");
+}
+
 }  // namespace
 }  // namespace presplit

@@ -94,6 +94,14 @@ TEST(SplitPolicyConfigTest, NoPolicyNoAttributes) {
   EXPECT_TRUE(SplitPolicyAttributes(*config).empty());
 }
 
+TEST(SplitPolicyConfigTest, LoadSplitsKeepTheNormalizerAway) {
+  auto config = ParseTableConfig(
+      R"({"version":1,"table":"t","split":{"algorithm":"uniform","regions":2},"load_split":{},"families":[{"name":"f"}]})");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(SplitPolicyAttributes(*config),
+            (std::map<std::string, std::string>{{"NORMALIZATION_ENABLED", "false"}}));
+}
+
 TEST(SplitPolicyConfigTest, LoadBalancingOffDropsTheSampler) {
   auto config = WithPolicy(R"({"load_balanced": false, "size_policy": "constant-size"})");
   ASSERT_TRUE(config.ok()) << config.status().ToString();

@@ -21,6 +21,9 @@
 //     "split_policy": { "size_policy": "stepping", "max_file_size": 10737418240,   // optional
 //                       "load_balanced": true, "min_requests": 100, "max_imbalance": 0.25,
 //                       "max_contained_fraction": 0.5 },
+//     "load_split": { "dry_run": true, "min_requests_per_s": 1000, "mean_multiple": 3,  // optional
+//                     "sustain_s": 10, "max_regions": 240, "cooldown_s": 600,
+//                     "unsplittable_s": 3600 },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
 //                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
 //                     "block_size": 65536, "in_memory": false } ]   // required, at least one
@@ -64,6 +67,14 @@
 //    LZMA; data_block_encoding NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1; bloom_filter NONE,
 //    ROW, ROWCOL, ROWPREFIX_FIXED_LENGTH (these three in any letter case, stored upper case);
 //    max_versions >= 1; ttl_seconds 1..2147483647; block_size 1024..16 MiB.
+//  - load_split (optional; absent = presplitd never splits the table on load): dry_run (default
+//    true: decide and report, never split); min_requests_per_s (> 0, default 1000) and
+//    mean_multiple (> 1, default 3): a region is hot at or above both this rate and this multiple
+//    of its table's mean rate per region, for sustain_s seconds (1..86400, default 10);
+//    max_regions (the table's region budget: at least split.regions, at most 10000; default twice
+//    split.regions, capped at 10000); cooldown_s (1..86400, default 600) between splits of one
+//    region and, a quarter of it, of one table; unsplittable_s (1..604800, default 3600): how long
+//    a region that did not split is left alone.
 //  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
 //  letter case and stored in lower case.
 #pragma once
@@ -138,6 +149,17 @@ struct SplitPolicyConfig {
   double max_contained_fraction = 0.5;   // share of requests spanning the key must be below this
 };
 
+// Load-based splits by presplitd's load watcher (see the rules above for each field).
+struct LoadSplitConfig {
+  bool dry_run = true;
+  double min_requests_per_s = 1000;
+  double mean_multiple = 3;
+  int64_t sustain_s = 10;
+  int max_regions = 0;  // resolved at parse time: never 0 after parsing
+  int64_t cooldown_s = 600;
+  int64_t unsplittable_s = 3600;
+};
+
 struct TableConfig {
   int version = kTableConfigVersion;
   std::string table;                       // as given in the document
@@ -148,6 +170,7 @@ struct TableConfig {
   SplitConfig split;
   std::vector<FamilyConfig> families;
   std::optional<SplitPolicyConfig> split_policy;  // unset: HBase's own split policy
+  std::optional<LoadSplitConfig> load_split;      // unset: no load-based splits by presplitd
 
   // "namespace:qualifier", always with the namespace, e.g. "default:t".
   std::string FullName() const;

@@ -22,9 +22,10 @@ Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config);
 // "split_policy", SPLIT_POLICY = NativeSplitPolicy, its parameters (presplit.split.*,
 // presplit.load.*, MAX_FILESIZE), the LoadSamplingObserver coprocessor when load_balanced, and
 // the key layout (LayoutAttributes of presplit/layout_attributes.h; presplit.managed for salted
-// tables, which the HMaster's BucketGuardObserver protects). Empty without "split_policy":
-// TableAttributes (layout_attributes.h) adds the layout record for every table. The names are
-// those of conf/hbase/table-attributes.md.
+// tables, which the HMaster's BucketGuardObserver protects). Empty without "split_policy", but for
+// NORMALIZATION_ENABLED = false with "load_split" (the normalizer would merge load splits' halves
+// straight back): TableAttributes (layout_attributes.h) adds the layout record for every table.
+// The names are those of conf/hbase/table-attributes.md.
 std::map<std::string, std::string> SplitPolicyAttributes(const TableConfig& config);
 
 }  // namespace presplit

@@ -17,6 +17,10 @@
  *   gets TABLE COUNT HOT_GROUPS GROUPS HOT_PERCENT
  *                                        COUNT gets on existing rows; HOT_PERCENT of them on
  *                                        groups [0, HOT_GROUPS), the rest on [HOT_GROUPS, GROUPS)
+ *   gets-for TABLE SECONDS HOT_GROUPS GROUPS HOT_PERCENT [ROWS]
+ *                                        gets for SECONDS (or until killed) as gets does, on
+ *                                        rows 0..ROWS-1 of each group (default 10; with
+ *                                        HOT_GROUPS 1, HOT_PERCENT 100 and ROWS 1: one hot key)
  *   split TABLE                          asks HBase to split every region (the policy chooses
  *                                        the point); waits for the region count to grow
  *   split-at TABLE KEY                   split at KEY; prints "ok" or "refused: <message>"
@@ -85,6 +89,9 @@ public class SplitWorkload {
             Integer.parseInt(rest[1]), rest.length > 2 ? rest[2] : ""); break;
         case "gets": gets(c, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]),
             Integer.parseInt(rest[2]), Integer.parseInt(rest[3])); break;
+        case "gets-for": getsFor(c, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]),
+            Integer.parseInt(rest[2]), Integer.parseInt(rest[3]),
+            rest.length > 4 ? Integer.parseInt(rest[4]) : 10); break;
         case "split": {
           int before = admin.getRegions(table).size();
           admin.split(table);
@@ -243,5 +250,26 @@ public class SplitWorkload {
       }
       if (!batch.isEmpty()) t.get(batch);
     }
+  }
+
+  static void getsFor(Connection c, TableName table, int seconds, int hotGroups, int groups,
+      int hotPercent, int rows) throws Exception {
+    Random random = new Random(11);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    long done = 0;
+    try (Table t = c.getTable(table)) {
+      List<Get> batch = new ArrayList<>();
+      while (System.nanoTime() < deadline) {
+        int g = random.nextInt(100) < hotPercent || hotGroups == groups ? random.nextInt(hotGroups)
+            : hotGroups + random.nextInt(groups - hotGroups);
+        batch.add(new Get(row("", g, random.nextInt(rows))));
+        if (batch.size() == 50) {
+          t.get(batch);
+          batch.clear();
+          done += 50;
+        }
+      }
+    }
+    System.out.println("gets " + done);
   }
 }

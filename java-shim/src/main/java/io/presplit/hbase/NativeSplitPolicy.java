@@ -119,6 +119,13 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
     return fallbackReason;
   }
 
+  /**
+   * Set by {@link #shouldSplit} when the region outgrew its size, read by the
+   * {@link #getSplitPoint} that follows on the same thread: without it, the split point was asked
+   * for an explicit split request.
+   */
+  private final ThreadLocal<Boolean> sizeSplitDue = ThreadLocal.withInitial(() -> false);
+
   @Override
   protected boolean shouldSplit() {
     if (fallbackReason != null) {
@@ -133,7 +140,9 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
       for (int i = 0; i < sizes.length; i++) {
         sizes[i] = stores.get(i).getSize();
       }
-      return PresplitNative.shouldSplitBySize(sizeParams, tableRegionsOnServer(), sizes);
+      boolean split = PresplitNative.shouldSplitBySize(sizeParams, tableRegionsOnServer(), sizes);
+      sizeSplitDue.set(split);
+      return split;
     } catch (NativeException e) {
       fallBack(e.getMessage());
     } catch (RuntimeException | LinkageError e) {
@@ -147,6 +156,11 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
     if (fallbackReason != null) {
       return fallback.decideSplitPoint();
     }
+    // HBase asks for a split point after shouldSplit() said yes (the region outgrew its size), or
+    // directly for an explicit split request without a point (Admin.split: what presplitd's load
+    // watcher sends for a hot region).
+    final boolean requested = !sizeSplitDue.get();
+    sizeSplitDue.set(false);
     try {
       RegionInfo info = region.getRegionInfo();
       byte[] start = info.getStartKey();
@@ -161,6 +175,16 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
           }
           return snapped;
         }
+      }
+      if (requested && loadSampled()) {
+        // A split asked for without a point is asked for the load; when the sampled requests
+        // have no balanced key (one hot key, or requests spanning every candidate), the size
+        // midpoint would not divide the load: refuse, and the master says so to the caller.
+        if (LOG.isInfoEnabled()) {
+          LOG.info("presplit: region {}: split requested, but its sampled requests give no "
+              + "balanced split key; not splitting", regionName);
+        }
+        return null;
       }
       byte[] midKey = super.getSplitPoint();
       if (midKey == null || midKey.length == 0) {
@@ -184,6 +208,16 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
       fallBack(e.toString());
     }
     return fallback.decideSplitPoint();
+  }
+
+  /** Whether this region's sampler has recorded enough requests to judge its load. */
+  private boolean loadSampled() {
+    if (!config.loadEnabled()) {
+      return false;
+    }
+    RegionLoadSampler sampler =
+        LoadSamplerRegistry.get(region.getRegionInfo().getEncodedName());
+    return sampler != null && sampler.recorded() >= config.loadMinRequests();
   }
 
   private byte[] loadBalancedKey() throws NativeException {

@@ -3,13 +3,19 @@ package io.presplit.hbase.admin;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
@@ -23,9 +29,11 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * What presplitd's embedded JVM calls through JNI: a small, stable surface over the HBase Admin
@@ -94,12 +102,15 @@ public final class AdminBridge implements AutoCloseable {
   private final Connection connection;
   private final Admin admin;
   private final long onlineWaitMs;
+  private final long splitVerdictWaitMs;
   private boolean closed;
 
-  private AdminBridge(Connection connection, Admin admin, long onlineWaitMs) {
+  private AdminBridge(Connection connection, Admin admin, long onlineWaitMs,
+      long splitVerdictWaitMs) {
     this.connection = connection;
     this.admin = admin;
     this.onlineWaitMs = onlineWaitMs;
+    this.splitVerdictWaitMs = splitVerdictWaitMs;
   }
 
   /**
@@ -132,9 +143,10 @@ public final class AdminBridge implements AutoCloseable {
       }
     }
     long wait = conf.getLong(ONLINE_WAIT_MS_KEY, DEFAULT_ONLINE_WAIT_MS);
+    long splitWait = conf.getLong(SPLIT_VERDICT_WAIT_MS_KEY, DEFAULT_SPLIT_VERDICT_WAIT_MS);
     Connection c = ConnectionFactory.createConnection(conf);
     try {
-      return new AdminBridge(c, c.getAdmin(), wait);
+      return new AdminBridge(c, c.getAdmin(), wait, splitWait);
     } catch (IOException | RuntimeException e) {
       try {
         c.close();
@@ -257,6 +269,68 @@ public final class AdminBridge implements AutoCloseable {
     }
     int nl = s.indexOf('\n');
     return (nl < 0 ? s : s.substring(0, nl)).trim();
+  }
+
+  /**
+   * The load of the given tables' regions as the live RegionServers last reported it (one
+   * {@code Admin.getClusterMetrics} call for the servers, hbase:meta for each table's regions).
+   * A table that does not exist contributes nothing.
+   *
+   * @param tableNames {@code "ns:qualifier"} or {@code "qualifier"} each
+   * @return the JSON documented on {@link RegionLoads}
+   * @throws IllegalArgumentException if a name is not a legal table name
+   * @throws IOException if the cluster cannot answer
+   */
+  public synchronized String regionLoads(String[] tableNames) throws IOException {
+    ensureOpen();
+    Map<TableName, List<RegionInfo>> tables = new LinkedHashMap<>();
+    for (String name : tableNames) {
+      TableName tn = TableSpec.parseTableName(name);
+      try {
+        tables.put(tn, admin.getRegions(tn));
+      } catch (TableNotFoundException gone) {
+        // dropped since the caller listed it: nothing to report
+      }
+    }
+    ClusterMetrics cluster = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS));
+    return RegionLoads.toJson(tables, RegionLoads.byRegionName(cluster));
+  }
+
+  /**
+   * How long {@link #splitRegion} waits for the master's verdict on a split before it returns with
+   * the split still running. Milliseconds; default {@value #DEFAULT_SPLIT_VERDICT_WAIT_MS}.
+   */
+  public static final String SPLIT_VERDICT_WAIT_MS_KEY = "presplit.admin.split.verdict.wait.ms";
+
+  public static final long DEFAULT_SPLIT_VERDICT_WAIT_MS = 10_000L;
+
+  /**
+   * Asks the master to split a region without a split point, so the RegionServer's split policy
+   * chooses it (NativeSplitPolicy: load-balanced and group-safe). The master refuses at once when
+   * the policy finds no point (one hot key, or requests spanning every candidate): that refusal is
+   * thrown, so the caller can leave the region alone. Otherwise returns when the split is done or
+   * after the verdict wait, with the split still running.
+   *
+   * @param encodedRegionName the region's encoded name
+   * @throws IOException if the master refuses or the split fails within the wait
+   */
+  public synchronized void splitRegion(String encodedRegionName) throws IOException {
+    ensureOpen();
+    Future<Void> split = admin.splitRegionAsync(Bytes.toBytes(encodedRegionName));
+    try {
+      split.get(splitVerdictWaitMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException stillRunning) {
+      // accepted and running: the watcher sees the halves in a later poll
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted splitting region " + encodedRegionName);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      throw new IOException("splitting region " + encodedRegionName + " failed", cause);
+    }
   }
 
   /** Closes the Admin and the Connection. Idempotent. */

@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * the region's request load evenly. Pure Java, no native code on the request path. Load it on a
  * table (table coprocessor attribute) or on every region (hbase.coprocessor.region.classes).
  * Configuration: presplit.load.sampler.shards (8), presplit.load.sampler.capacity (20),
- * presplit.load.sampler.every (4: one request in four is recorded, to keep the write path cheap).
+ * presplit.load.sampler.every (4: one request in four is recorded, to keep the write path cheap),
+ * presplit.load.sampler.half-life-ms (60000: counts halve every minute, so the split point follows
+ * the current load; 0 keeps them from the region's opening on).
  * The RegionServer's samplers are summed in the JMX bean {@value LoadSamplerStats#OBJECT_NAME}.
  */
 public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
@@ -31,6 +33,7 @@ public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
   public static final String SHARDS_KEY = "presplit.load.sampler.shards";
   public static final String SAMPLE_EVERY_KEY = "presplit.load.sampler.every";
   public static final String CAPACITY_KEY = "presplit.load.sampler.capacity";
+  public static final String HALF_LIFE_MS_KEY = "presplit.load.sampler.half-life-ms";
 
   private volatile RegionLoadSampler sampler;
   private volatile String encodedName;
@@ -56,7 +59,10 @@ public class LoadSamplingObserver implements RegionCoprocessor, RegionObserver {
     encodedName = renv.getRegionInfo().getEncodedName();
     int every = Math.max(1, env.getConfiguration().getInt(SAMPLE_EVERY_KEY,
         RegionLoadSampler.DEFAULT_SAMPLE_EVERY));
-    sampler = new RegionLoadSampler(shards, capacity, every);
+    long halfLifeMs = Math.max(0L, env.getConfiguration().getLong(HALF_LIFE_MS_KEY,
+        RegionLoadSampler.DEFAULT_HALF_LIFE_MS));
+    sampler = new RegionLoadSampler(shards, capacity, every, halfLifeMs,
+        System::currentTimeMillis);
     LoadSamplerRegistry.register(encodedName, sampler);
     LoadSamplerStats.registerOnce();
   }

@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -21,6 +22,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  *   <li>a range request [start, end) (a scan; empty end = end of the table) counts left if
  *       end &lt;= c, right if start &gt;= c, contained if start &lt; c &lt; end.</li>
  * </ul>
+ * Old load fades: every {@code halfLifeMs} each shard halves its counts and its reservoir's draw
+ * count, so the candidates and their balance follow the last minutes' requests rather than
+ * everything since the region opened (a region that was hot on one key an hour ago is judged on
+ * what it serves now), and new keys enter the reservoir as readily as after a reset.
  * Constant memory: {@code shards x capacity} candidates. Handlers do not contend: each thread
  * records into the shard of its thread id and only with {@code tryLock}; a request that finds its
  * shard busy (only a snapshot or a thread with a colliding id can hold it) is counted as skipped
@@ -32,6 +37,12 @@ public final class RegionLoadSampler {
 
   /** Requests recorded: one in this many, drawn at random (1 records every request). */
   public static final int DEFAULT_SAMPLE_EVERY = 4;
+
+  /** Counts halve every this many milliseconds (0: never). */
+  public static final long DEFAULT_HALF_LIFE_MS = 60_000L;
+
+  /** How many recordings a shard makes between two looks at the clock. */
+  private static final int CLOCK_CHECK_EVERY = 64;
 
   private final Shard[] shards;
   private final int sampleEvery;
@@ -53,13 +64,25 @@ public final class RegionLoadSampler {
    *     do a fraction of the work; candidates need {@code min-requests} recorded requests.
    */
   public RegionLoadSampler(int shardCount, int capacity, int sampleEvery) {
-    if (shardCount < 1 || capacity < 1 || sampleEvery < 1) {
-      throw new IllegalArgumentException("shards, capacity and sampleEvery must be >= 1");
+    this(shardCount, capacity, sampleEvery, 0, System::currentTimeMillis);
+  }
+
+  /**
+   * @param halfLifeMs counts halve every this many milliseconds of {@code clockMs}; 0 keeps them
+   *     from the region's opening on
+   * @param clockMs milliseconds (a fake in tests)
+   */
+  public RegionLoadSampler(int shardCount, int capacity, int sampleEvery, long halfLifeMs,
+      LongSupplier clockMs) {
+    if (shardCount < 1 || capacity < 1 || sampleEvery < 1 || halfLifeMs < 0) {
+      throw new IllegalArgumentException(
+          "shards, capacity and sampleEvery must be >= 1, halfLifeMs >= 0");
     }
     this.sampleEvery = sampleEvery;
     shards = new Shard[shardCount];
+    long now = clockMs.getAsLong();
     for (int i = 0; i < shardCount; i++) {
-      shards[i] = new Shard(capacity, 0x5eed0000L + i);
+      shards[i] = new Shard(capacity, 0x5eed0000L + i, halfLifeMs, clockMs, now);
     }
   }
 
@@ -116,6 +139,9 @@ public final class RegionLoadSampler {
     for (Shard shard : shards) {
       shard.lock.lock();
       try {
+        if (shard.halfLifeMs > 0) {
+          shard.decay();
+        }
         for (int i = 0; i < shard.size; i++) {
           long[] counts = merged.computeIfAbsent(shard.keys[i], k -> new long[3]);
           counts[0] += shard.left[i];
@@ -156,18 +182,48 @@ public final class RegionLoadSampler {
     final long[] right;
     final long[] contained;
     final SplittableRandom random;
+    final long halfLifeMs;
+    final LongSupplier clockMs;
+    long lastDecayMs;
+    int sinceClockCheck;
     int size;
     long seen;
 
-    Shard(int capacity, long seed) {
+    Shard(int capacity, long seed, long halfLifeMs, LongSupplier clockMs, long nowMs) {
       keys = new byte[capacity][];
       left = new long[capacity];
       right = new long[capacity];
       contained = new long[capacity];
       random = new SplittableRandom(seed);
+      this.halfLifeMs = halfLifeMs;
+      this.clockMs = clockMs;
+      this.lastDecayMs = nowMs;
+    }
+
+    /** Halves every count once per half-life that passed (the caller holds the lock). */
+    void decay() {
+      long now = clockMs.getAsLong();
+      long halvings = (now - lastDecayMs) / halfLifeMs;
+      if (halvings <= 0) {
+        return;
+      }
+      int shift = (int) Math.min(halvings, 63);
+      for (int i = 0; i < size; i++) {
+        left[i] >>= shift;
+        right[i] >>= shift;
+        contained[i] >>= shift;
+      }
+      seen >>= shift;
+      lastDecayMs += halvings * halfLifeMs;
     }
 
     void record(byte[] start, byte[] end, boolean point) {
+      // The clock is read once per CLOCK_CHECK_EVERY recordings: decay is a matter of minutes,
+      // and the write path should not pay for a clock read per request.
+      if (halfLifeMs > 0 && ++sinceClockCheck >= CLOCK_CHECK_EVERY) {
+        sinceClockCheck = 0;
+        decay();
+      }
       for (int i = 0; i < size; i++) {
         byte[] c = keys[i];
         if (point) {

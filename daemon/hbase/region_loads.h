@@ -1,0 +1,49 @@
+// The cluster's region load, and the one action load watching takes on a region (a split),
+// behind a small interface: the load watcher (daemon/watch) is plain code over it, tested with a
+// fake; JniHBaseAdmin implements it over AdminBridge.regionLoads / splitRegion.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "presplit/status.h"
+
+namespace presplit::daemon {
+
+// One region in one metrics report. HBase's request counters are cumulative since the region was
+// opened on its current server; the report time is the RegionServer's own.
+struct RegionLoadReport {
+  std::string table;           // "ns:qualifier"
+  std::string region;          // encoded region name
+  std::string start_key;       // raw bytes; empty for the table's first region
+  std::string end_key;         // raw bytes; empty for the table's last region
+  std::string server;          // "host,port,startcode"
+  int64_t report_time_ms = 0;  // the RegionServer's report timestamp
+  int64_t read_requests = 0;
+  int64_t write_requests = 0;
+  int64_t store_file_bytes = 0;
+  int64_t memstore_bytes = 0;
+  int32_t store_files = 0;
+  double locality = 0;  // 0..1, the HDFS blocks local to the server
+};
+
+class RegionLoadSource {
+ public:
+  virtual ~RegionLoadSource() = default;
+  // What the live RegionServers last reported for every region of `tables` ("ns:qualifier"
+  // each); a table that does not exist contributes nothing, a region no server reports yet is
+  // absent.
+  virtual Result<std::vector<RegionLoadReport>> RegionLoads(
+      const std::vector<std::string>& tables) = 0;
+  // Asks HBase to split the region without a split point (the RegionServer's split policy picks
+  // it). An error when the master refuses (the policy found no point: one hot key, or requests
+  // spanning every candidate) or the split fails within a bounded wait; Ok when it is done or
+  // still running after that wait.
+  virtual Status SplitRegion(const std::string& encoded_region) = 0;
+};
+
+// The JSON AdminBridge.regionLoads returns (keys in Bytes.toStringBinary form).
+Result<std::vector<RegionLoadReport>> ParseRegionLoads(const std::string& json);
+
+}  // namespace presplit::daemon

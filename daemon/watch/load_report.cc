@@ -1,0 +1,126 @@
+#include "daemon/watch/load_report.h"
+
+#include <string>
+
+#include "presplit/bytes.h"
+
+namespace presplit::daemon::watch {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// A Prometheus label value: backslash, double quote and newline escaped.
+std::string LabelValue(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+void Header(std::ostream& out, const char* name, const char* help, const char* type) {
+  out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
+}
+
+}  // namespace
+
+ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
+  ordered_json list = ordered_json::array();
+  for (const auto& d : decisions) {
+    ordered_json item;
+    item["time_ms"] = d.time_ms;
+    item["region"] = d.region;
+    item["start_key"] = ToStringBinary(d.start_key);
+    item["requests_per_s"] = d.requests_per_s;
+    item["table_mean_per_s"] = d.table_mean_per_s;
+    item["action"] = ActionName(d.action);
+    item["reason"] = d.reason;
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
+  ordered_json out;
+  out["polled_at_ms"] = snapshot.polled_at_ms;
+  out["error"] = snapshot.last_error;
+  ordered_json tables = ordered_json::array();
+  for (const auto& t : snapshot.tables) {
+    ordered_json table;
+    table["table"] = t.table;
+    table["region_count"] = t.region_count;
+    table["requests_per_s"] = t.total_requests_per_s;
+    table["mean_requests_per_s"] = t.mean_requests_per_s;
+    table["max_requests_per_s"] = t.max_requests_per_s;
+    table["request_skew"] = t.request_skew;
+    table["coefficient_of_variation"] = t.coefficient_of_variation;
+    table["size_bytes"] = t.total_size_bytes;
+    table["size_skew"] = t.size_skew;
+    table["hot_regions"] = t.hot_regions;
+    ordered_json regions = ordered_json::array();
+    for (const auto& r : t.regions) {
+      ordered_json region;
+      region["region"] = r.region;
+      region["start_key"] = ToStringBinary(r.start_key);
+      region["end_key"] = ToStringBinary(r.end_key);
+      region["server"] = r.server;
+      region["read_per_s"] = r.has_rate ? ordered_json(r.read_per_s) : ordered_json(nullptr);
+      region["write_per_s"] = r.has_rate ? ordered_json(r.write_per_s) : ordered_json(nullptr);
+      region["size_bytes"] = r.size_bytes;
+      region["store_files"] = r.store_files;
+      region["locality"] = r.locality;
+      region["hot"] = r.hot;
+      regions.push_back(std::move(region));
+    }
+    table["regions"] = std::move(regions);
+    auto decisions = snapshot.decisions.find(t.table);
+    table["decisions"] = decisions == snapshot.decisions.end() ? ordered_json::array()
+                                                               : DecisionsJson(decisions->second);
+    tables.push_back(std::move(table));
+  }
+  out["tables"] = std::move(tables);
+  out["splits_total"] = snapshot.splits_total;
+  ordered_json skips = ordered_json::object();
+  for (const auto& [reason, count] : snapshot.skips_total) skips[reason] = count;
+  out["skips_total"] = std::move(skips);
+  return out;
+}
+
+void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms) {
+  auto per_table = [&](const char* name, const char* help, auto value) {
+    Header(out, name, help, "gauge");
+    for (const auto& t : snapshot.tables) {
+      out << name << "{table=\"" << LabelValue(t.table) << "\"} " << value(t) << '\n';
+    }
+  };
+  per_table("presplit_table_region_count", "Regions of a watched table.",
+            [](const TableLoad& t) { return t.region_count; });
+  per_table("presplit_table_max_region_request_rate",
+            "Requests per second of the table's busiest region.",
+            [](const TableLoad& t) { return t.max_requests_per_s; });
+  per_table("presplit_table_request_skew",
+            "Busiest region's request rate over the table's mean (1 = even).",
+            [](const TableLoad& t) { return t.request_skew; });
+  per_table("presplit_table_hot_regions", "Regions of the table hot under its rule.",
+            [](const TableLoad& t) { return t.hot_regions; });
+  Header(out, "presplit_load_splits_total", "Hot-region splits requested.", "counter");
+  out << "presplit_load_splits_total " << snapshot.splits_total << '\n';
+  Header(out, "presplit_load_split_skips_total", "Hot regions not split, by reason.", "counter");
+  for (const auto& [reason, count] : snapshot.skips_total) {
+    out << "presplit_load_split_skips_total{reason=\"" << LabelValue(reason) << "\"} " << count
+        << '\n';
+  }
+  if (snapshot.polled_at_ms > 0) {
+    Header(out, "presplit_load_poll_age_seconds", "Seconds since the last successful load poll.",
+           "gauge");
+    out << "presplit_load_poll_age_seconds " << (now_ms - snapshot.polled_at_ms) / 1000.0 << '\n';
+  }
+}
+
+}  // namespace presplit::daemon::watch

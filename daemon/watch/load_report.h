@@ -1,0 +1,32 @@
+// What the load watcher shows: the JSON of GET /status's "load" part (and of the decisions kept
+// in a table's status znode), and the per-table Prometheus series of /metrics. Never one series
+// per region: a cluster has thousands of regions, and a scrape must stay small.
+#pragma once
+
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "daemon/watch/load_watcher.h"
+
+namespace presplit::daemon::watch {
+
+// {"polled_at_ms": ..., "error": "...", "tables": [{"table", "region_count", "requests_per_s",
+//  "mean_requests_per_s", "max_requests_per_s", "request_skew", "coefficient_of_variation",
+//  "size_bytes", "size_skew", "hot_regions", "regions": [{"region", "start_key", "end_key",
+//  "server", "read_per_s", "write_per_s", "size_bytes", "store_files", "locality", "hot"}],
+//  "decisions": [...]}], "splits_total": n, "skips_total": {"reason": n}}
+// Keys are in Bytes.toStringBinary form; rates are null for a region without one yet.
+nlohmann::ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot);
+
+// The decisions, oldest first: [{"time_ms", "region", "start_key", "requests_per_s",
+// "table_mean_per_s", "action": "split"|"skip", "reason"}].
+nlohmann::ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions);
+
+// presplit_table_region_count, presplit_table_max_region_request_rate,
+// presplit_table_request_skew, presplit_table_hot_regions (gauges, label table),
+// presplit_load_splits_total, presplit_load_split_skips_total{reason} (counters), and
+// presplit_load_poll_age_seconds.
+void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms);
+
+}  // namespace presplit::daemon::watch

@@ -1,0 +1,95 @@
+#include "daemon/watch/load_watcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "presplit/bytes.h"
+
+namespace presplit::daemon::watch {
+
+LoadWatcher::LoadWatcher(RegionLoadSource& source, LoadWatcherOptions options,
+                         std::function<int64_t()> now_ms)
+    : source_(source),
+      options_(options),
+      now_ms_(std::move(now_ms)),
+      tracker_(options.history_ms),
+      planner_(options.limits) {}
+
+void LoadWatcher::SetTables(std::map<std::string, LoadSplitSettings> tables) {
+  std::lock_guard<std::mutex> lock(mu_);
+  tables_ = std::move(tables);
+}
+
+LoadSnapshot LoadWatcher::snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return snapshot_;
+}
+
+void LoadWatcher::Record(const SplitDecision& d) {
+  auto& kept = snapshot_.decisions[d.table];
+  kept.push_back(d);
+  while (kept.size() > options_.decisions_kept) kept.pop_front();
+  if (d.action == SplitDecision::Action::kSplit) {
+    ++snapshot_.splits_total;
+  } else {
+    ++snapshot_.skips_total[d.reason];
+  }
+  spdlog::info(
+      "load split {}: table {} region {} (start {}): {:.0f} requests/s, table mean {:.0f}{}",
+      ActionName(d.action), d.table, d.region, ToStringBinary(d.start_key), d.requests_per_s,
+      d.table_mean_per_s, d.reason.empty() ? "" : " (" + d.reason + ")");
+}
+
+Status LoadWatcher::Poll() {
+  std::map<std::string, LoadSplitSettings> tables;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tables = tables_;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, settings] : tables) names.push_back(name);
+  // The cluster call runs without the lock: snapshot() must answer while HBase is slow.
+  auto reports = source_.RegionLoads(names);
+  const int64_t now = now_ms_();
+
+  std::vector<SplitDecision> decisions;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!reports.ok()) {
+      snapshot_.last_error = reports.status().message();
+      return reports.status();
+    }
+    tracker_.Update(*reports);
+    snapshot_.tables.clear();
+    snapshot_.last_error.clear();
+    snapshot_.polled_at_ms = now;
+    for (const auto& [name, settings] : tables) {
+      const HotRegionRule& rule = settings.enabled ? settings.rule : options_.default_rule;
+      TableLoad load = tracker_.Score(name, rule);
+      for (auto& decision : planner_.Plan(load, settings, now)) decisions.push_back(decision);
+      snapshot_.tables.push_back(std::move(load));
+    }
+    // Tables no longer watched keep no decisions.
+    for (auto it = snapshot_.decisions.begin(); it != snapshot_.decisions.end();) {
+      it = tables.count(it->first) ? std::next(it) : snapshot_.decisions.erase(it);
+    }
+  }
+
+  // The splits, again without the lock. Only Poll() touches the planner, and Poll() runs on one
+  // worker, so the planner needs no lock of its own.
+  for (auto& decision : decisions) {
+    if (decision.action != SplitDecision::Action::kSplit) continue;
+    Status split = source_.SplitRegion(decision.region);
+    if (!split.ok()) {
+      planner_.SplitFailed(decision.table, decision.region, now, tables.at(decision.table));
+      decision.action = SplitDecision::Action::kSkip;
+      decision.reason = "split_refused";
+      spdlog::warn("load split of region {} of {} refused: {}", decision.region, decision.table,
+                   split.message());
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& decision : decisions) Record(decision);
+  return Status::Ok();
+}
+
+}  // namespace presplit::daemon::watch

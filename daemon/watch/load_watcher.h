@@ -1,0 +1,72 @@
+// The load watcher: polls the cluster's region load (RegionLoadSource), keeps the rates
+// (RegionLoadTracker), scores each watched table, and splits hot regions of the tables whose
+// documents turn load splits on (SplitPlanner). Each decision is logged with its numbers, kept
+// (the last N per table) for /status and the status znode, and counted for /metrics.
+//
+// Plain code driven by Poll(): the runner calls it from a PeriodicWorker on the leader only.
+// Thread-safe: Poll() on the worker, SetTables() and snapshot() from any thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/hbase/region_loads.h"
+#include "daemon/watch/region_load.h"
+#include "daemon/watch/split_planner.h"
+#include "presplit/status.h"
+
+namespace presplit::daemon::watch {
+
+struct LoadWatcherOptions {
+  // Rule for tables whose document has no load_split object (they are scored and shown, never
+  // split).
+  HotRegionRule default_rule;
+  ClusterSplitLimits limits;
+  int64_t history_ms = 300'000;
+  size_t decisions_kept = 20;  // per table
+};
+
+// What /status, /metrics and the status znodes show.
+struct LoadSnapshot {
+  int64_t polled_at_ms = 0;  // 0 before the first successful poll
+  std::string last_error;    // empty when the last poll succeeded
+  std::vector<TableLoad> tables;
+  std::map<std::string, std::deque<SplitDecision>> decisions;  // by table, oldest first
+  int64_t splits_total = 0;
+  std::map<std::string, int64_t> skips_total;  // by reason
+};
+
+class LoadWatcher {
+ public:
+  LoadWatcher(RegionLoadSource& source, LoadWatcherOptions options,
+              std::function<int64_t()> now_ms);
+
+  // The tables to watch ("ns:qualifier") and their documents' load-split settings.
+  void SetTables(std::map<std::string, LoadSplitSettings> tables);
+
+  // One poll: reports, scores, decisions, splits. An error from the source is returned (and
+  // kept in the snapshot); a refused split is a decision, not an error.
+  Status Poll();
+
+  LoadSnapshot snapshot() const;
+
+ private:
+  void Record(const SplitDecision& decision);
+
+  RegionLoadSource& source_;
+  const LoadWatcherOptions options_;
+  std::function<int64_t()> now_ms_;
+
+  mutable std::mutex mu_;  // guards everything below
+  std::map<std::string, LoadSplitSettings> tables_;
+  RegionLoadTracker tracker_;
+  SplitPlanner planner_;
+  LoadSnapshot snapshot_;
+};
+
+}  // namespace presplit::daemon::watch

@@ -1,0 +1,85 @@
+// Which hot regions to split, within the limits that keep load splits from running away: a
+// per-table region budget, a cool-down per region, a cluster-wide rate of splits, and a region
+// marked unsplittable for a while when a split was asked for and did not happen (one hot key, or
+// requests spanning every candidate point: the RegionServer's policy finds no point). Plain code;
+// the LoadWatcher feeds it TableLoads and carries out its decisions.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/watch/region_load.h"
+
+namespace presplit::daemon::watch {
+
+// A table's load-split settings (the document's `load_split` object).
+struct LoadSplitSettings {
+  bool enabled = false;
+  bool dry_run = true;  // decide and report, but never ask HBase to split
+  HotRegionRule rule;
+  int max_regions = 0;  // the table's region budget; 0 = no load split may add regions
+  int64_t region_cooldown_ms = 600'000;  // between two splits of regions of one key range
+  int64_t unsplittable_ms = 3'600'000;   // how long a region that did not split is left alone
+  int64_t split_grace_ms = 120'000;      // how long a split may take before it counts as failed
+};
+
+// Limits over every table.
+struct ClusterSplitLimits {
+  int max_splits = 4;           // at most this many splits ...
+  int64_t window_ms = 600'000;  // ... in any window this long
+};
+
+struct SplitDecision {
+  enum class Action { kSplit, kSkip };
+  int64_t time_ms = 0;
+  std::string table;
+  std::string region;     // encoded name
+  std::string start_key;  // raw bytes, for the reader of the decision
+  double requests_per_s = 0;
+  double table_mean_per_s = 0;
+  Action action = Action::kSkip;
+  // Why not, for kSkip: "dry_run", "region_budget", "cooldown", "cluster_rate", "unsplittable",
+  // or (set by the LoadWatcher) "split_refused" when HBase refused the request; empty for kSplit.
+  std::string reason;
+};
+
+const char* ActionName(SplitDecision::Action action);
+
+class SplitPlanner {
+ public:
+  explicit SplitPlanner(ClusterSplitLimits limits) : limits_(limits) {}
+
+  // The decisions for one table's hot regions at `now_ms`. A region's decision is returned
+  // again only when it changes (another action or reason) or after the region's cool-down, so a
+  // region hot for an hour is not reported every poll. kSplit decisions count against the limits
+  // at once: the caller asks HBase to split each, and reports a refused request with
+  // SplitFailed.
+  std::vector<SplitDecision> Plan(const TableLoad& load, const LoadSplitSettings& settings,
+                                  int64_t now_ms);
+
+  // HBase refused or failed the split of `region`: it is unsplittable for a while.
+  void SplitFailed(const std::string& table, const std::string& region, int64_t now_ms,
+                   const LoadSplitSettings& settings);
+
+ private:
+  struct RegionMemory {
+    std::string table;
+    int64_t split_requested_ms = -1;  // when a split was last asked for
+    int64_t unsplittable_until_ms = -1;
+    SplitDecision::Action last_action = SplitDecision::Action::kSkip;
+    std::string last_reason;
+    int64_t last_reported_ms = -1;
+  };
+
+  bool ClusterRateAllows(int64_t now_ms);
+
+  ClusterSplitLimits limits_;
+  std::deque<int64_t> recent_splits_ms_;                // kSplit decisions within the window
+  std::map<std::string, RegionMemory> memory_;          // by encoded region name
+  std::map<std::string, int64_t> last_table_split_ms_;  // by table
+};
+
+}  // namespace presplit::daemon::watch

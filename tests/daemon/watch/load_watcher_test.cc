@@ -1,0 +1,165 @@
+#include "daemon/watch/load_watcher.h"
+
+#include <gtest/gtest.h>
+
+namespace presplit::daemon::watch {
+namespace {
+
+// The cluster in memory: four regions of default:t whose counters the test advances.
+class FakeLoadSource : public RegionLoadSource {
+ public:
+  Result<std::vector<RegionLoadReport>> RegionLoads(
+      const std::vector<std::string>& tables) override {
+    asked = tables;
+    if (!error.ok()) return error;
+    return reports;
+  }
+  Status SplitRegion(const std::string& region) override {
+    split_requests.push_back(region);
+    return split_status;
+  }
+
+  // Another report, `seconds` after the last, with these request rates for r0..r3.
+  void Advance(int seconds, const std::vector<int64_t>& rates) {
+    time_ms += seconds * 1000;
+    if (reports.empty()) {
+      for (int i = 0; i < 4; ++i) {
+        RegionLoadReport r;
+        r.table = "default:t";
+        r.region = "r" + std::to_string(i);
+        r.start_key = i == 0 ? "" : std::string(1, static_cast<char>('0' + i));
+        r.server = "rs1,16020,1";
+        reports.push_back(r);
+      }
+    }
+    for (size_t i = 0; i < reports.size(); ++i) {
+      reports[i].report_time_ms = time_ms;
+      reports[i].write_requests += rates[i] * seconds;
+    }
+  }
+
+  std::vector<RegionLoadReport> reports;
+  std::vector<std::string> asked;
+  std::vector<std::string> split_requests;
+  Status error = Status::Ok();
+  Status split_status = Status::Ok();
+  int64_t time_ms = 1'000'000;
+};
+
+LoadSplitSettings Settings(bool dry_run) {
+  LoadSplitSettings settings;
+  settings.enabled = true;
+  settings.dry_run = dry_run;
+  settings.max_regions = 16;
+  settings.rule.min_requests_per_s = 1000;
+  settings.rule.mean_multiple = 2;
+  settings.rule.sustain_ms = 9000;
+  return settings;
+}
+
+struct Fixture {
+  FakeLoadSource source;
+  int64_t now = 0;
+  LoadWatcher watcher{source, LoadWatcherOptions{}, [this] { return now; }};
+
+  // Polls every 3 s for `seconds`, r2 at 9000/s and the others at 500/s.
+  void HotFor(int seconds) {
+    for (int t = 0; t < seconds; t += 3) {
+      source.Advance(3, {500, 500, 9000, 500});
+      now = source.time_ms;
+      ASSERT_TRUE(watcher.Poll().ok());
+    }
+  }
+};
+
+TEST(LoadWatcher, ScoresTheWatchedTablesOnly) {
+  Fixture f;
+  f.watcher.SetTables({{"default:t", LoadSplitSettings{}}});
+  f.HotFor(6);
+  EXPECT_EQ(f.source.asked, std::vector<std::string>{"default:t"});
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  ASSERT_EQ(snapshot.tables.size(), 1u);
+  EXPECT_EQ(snapshot.tables[0].region_count, 4);
+  EXPECT_DOUBLE_EQ(snapshot.tables[0].max_requests_per_s, 9000);
+  EXPECT_EQ(snapshot.polled_at_ms, f.now);
+  // Load split is off for the table: nothing decided, nothing split.
+  EXPECT_TRUE(snapshot.decisions.empty());
+  EXPECT_TRUE(f.source.split_requests.empty());
+}
+
+TEST(LoadWatcher, SplitsASustainedHotRegionOnceAndCountsIt) {
+  Fixture f;
+  f.watcher.SetTables({{"default:t", Settings(/*dry_run=*/false)}});
+  f.HotFor(6);
+  EXPECT_TRUE(f.source.split_requests.empty()) << "hot for 6 s only, the rule wants 9 s";
+  f.HotFor(9);
+  EXPECT_EQ(f.source.split_requests, std::vector<std::string>{"r2"});
+  f.HotFor(9);  // still hot, but cooling down: no second request
+  EXPECT_EQ(f.source.split_requests.size(), 1u);
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  EXPECT_EQ(snapshot.splits_total, 1);
+  ASSERT_FALSE(snapshot.decisions.at("default:t").empty());
+  const SplitDecision& first = snapshot.decisions.at("default:t").front();
+  EXPECT_EQ(first.region, "r2");
+  EXPECT_EQ(first.action, SplitDecision::Action::kSplit);
+  EXPECT_DOUBLE_EQ(first.requests_per_s, 9000);
+}
+
+TEST(LoadWatcher, DryRunDecidesWithoutSplitting) {
+  Fixture f;
+  f.watcher.SetTables({{"default:t", Settings(/*dry_run=*/true)}});
+  f.HotFor(15);
+  EXPECT_TRUE(f.source.split_requests.empty());
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  EXPECT_EQ(snapshot.skips_total.at("dry_run"), 1);
+  EXPECT_EQ(snapshot.decisions.at("default:t").back().reason, "dry_run");
+}
+
+TEST(LoadWatcher, ARefusedSplitIsADecisionNotAnError) {
+  Fixture f;
+  f.source.split_status = Status::Internal("region is not splittable");
+  f.watcher.SetTables({{"default:t", Settings(/*dry_run=*/false)}});
+  f.HotFor(15);
+  ASSERT_EQ(f.source.split_requests.size(), 1u);
+  f.HotFor(30);
+  EXPECT_EQ(f.source.split_requests.size(), 1u) << "an unsplittable region is left alone";
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  EXPECT_EQ(snapshot.splits_total, 0);
+  EXPECT_EQ(snapshot.skips_total.at("split_refused"), 1);
+}
+
+TEST(LoadWatcher, ASourceErrorIsReturnedAndShown) {
+  Fixture f;
+  f.watcher.SetTables({{"default:t", Settings(false)}});
+  f.source.error = Status::Internal("HBase is down");
+  EXPECT_FALSE(f.watcher.Poll().ok());
+  EXPECT_EQ(f.watcher.snapshot().last_error, "HBase is down");
+  f.source.error = Status::Ok();
+  f.HotFor(3);
+  EXPECT_EQ(f.watcher.snapshot().last_error, "");
+}
+
+TEST(LoadWatcher, DecisionsAreBoundedAndForgottenWithTheTable) {
+  Fixture f;
+  LoadWatcherOptions options;
+  options.decisions_kept = 2;
+  int64_t now = 0;
+  LoadWatcher watcher(f.source, options, [&now] { return now; });
+  LoadSplitSettings settings = Settings(true);
+  settings.region_cooldown_ms = 3000;  // report the dry-run decision every poll
+  watcher.SetTables({{"default:t", settings}});
+  for (int i = 0; i < 8; ++i) {
+    f.source.Advance(3, {500, 500, 9000, 500});
+    now = f.source.time_ms;
+    ASSERT_TRUE(watcher.Poll().ok());
+  }
+  EXPECT_EQ(watcher.snapshot().decisions.at("default:t").size(), 2u);
+  EXPECT_GT(watcher.snapshot().skips_total.at("dry_run"), 2);
+  watcher.SetTables({});
+  f.source.Advance(3, {500, 500, 9000, 500});
+  ASSERT_TRUE(watcher.Poll().ok());
+  EXPECT_TRUE(watcher.snapshot().decisions.empty());
+}
+
+}  // namespace
+}  // namespace presplit::daemon::watch
