@@ -138,8 +138,9 @@ Status LeaderElection::EnterLocked() {
       if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
     }
   }
+  // The candidate node carries the election path's ACL: only daemons may change who queues.
   auto created = zk_.CreateEphemeralSequential(JoinZkPath(options_.election_path, kNodePrefix),
-                                               options_.candidate_id);
+                                               options_.candidate_id, options_.acl);
   if (!created.ok()) return created.status().WithContext("entering the election");
   if (zk_.SessionId() != session) {
     // The node may belong to a session that began meanwhile; start over with that session. Should

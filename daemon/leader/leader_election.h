@@ -21,7 +21,9 @@ namespace presplit::daemon {
 struct LeaderElectionOptions {
   std::string election_path = "/presplit/leader";  // the candidates' parent znode
   std::string candidate_id;                        // the node's data: who this is ("host:pid")
-  ZkAcl acl = OpenAcl();  // of election_path when this candidate creates it (zk_auth.h's leader)
+  // Of election_path when this candidate creates it, and of its candidate node (zk_auth.h's
+  // leader).
+  ZkAcl acl = OpenAcl();
 };
 
 class LeaderElection {

@@ -175,13 +175,15 @@ class RealZkClient final : public ZkClient {
   }
 
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
-                                                const std::string& data) override {
+                                                const std::string& data,
+                                                const ZkAcl& acl) override {
     PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    CAcl c_acl(acl);
     // Room for the prefix plus ZooKeeper's 10-digit sequence suffix.
     std::string created(path_prefix.size() + 32, '\0');
-    int rc = zoo_create(zh, path_prefix.c_str(), data.data(), static_cast<int>(data.size()),
-                        &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL | ZOO_SEQUENCE, created.data(),
-                        static_cast<int>(created.size()));
+    int rc =
+        zoo_create(zh, path_prefix.c_str(), data.data(), static_cast<int>(data.size()), c_acl.get(),
+                   ZOO_EPHEMERAL | ZOO_SEQUENCE, created.data(), static_cast<int>(created.size()));
     if (rc != ZOK) return FromZkError(rc, "create", path_prefix, options_.auth);
     created.resize(std::strlen(created.c_str()));
     return created;

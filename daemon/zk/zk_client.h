@@ -54,9 +54,10 @@ class ZkClient {
 
   // Creates an EPHEMERAL|SEQUENCE node: ZooKeeper appends a 10-digit counter to `path_prefix`
   // (".../n_" becomes ".../n_0000000007") and removes the node when this session ends. Returns
-  // the full path created. NotFound when the parent does not exist.
+  // the full path created, with `acl`. NotFound when the parent does not exist.
   virtual Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
-                                                        const std::string& data) = 0;
+                                                        const std::string& data,
+                                                        const ZkAcl& acl) = 0;
   // The id of the session this client holds right now; 0 while disconnected or expired. Two
   // calls returning the same non-zero id mean the ephemeral nodes created between them live on.
   virtual int64_t SessionId() = 0;

@@ -71,7 +71,8 @@ class FakeZk : public ZkClient {
     return it->second;
   }
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
-                                                const std::string& data) override {
+                                                const std::string& data,
+                                                const ZkAcl& /*acl*/) override {
     if (!available) return Status::Unavailable("fake zookeeper down");
     return CreateEphemeralSequentialOf(session_id, path_prefix, data);
   }
@@ -145,7 +146,8 @@ class FakeZkSession : public ZkClient {
   }
   Result<ZkAcl> GetAcl(const std::string& path) override { return ensemble_.GetAcl(path); }
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
-                                                const std::string& data) override {
+                                                const std::string& data,
+                                                const ZkAcl& /*acl*/) override {
     if (!available) return Status::Unavailable("fake zookeeper session disconnected");
     return ensemble_.CreateEphemeralSequentialOf(session_id, path_prefix, data);
   }

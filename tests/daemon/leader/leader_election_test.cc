@@ -192,7 +192,8 @@ TEST(LeaderElectionTest, LeftoverNodeOfItsOwnSessionIsRemovedBeforeQueueing) {
   ASSERT_TRUE(zk.EnsurePath(kElection).ok());
   // A create whose reply was lost: the node exists in a's live session, unknown to a. Left
   // there, it would lead forever with nobody acting (a queued behind itself, b behind it).
-  auto leftover = a.session.CreateEphemeralSequential(std::string(kElection) + "/n_", "a:1");
+  auto leftover =
+      a.session.CreateEphemeralSequential(std::string(kElection) + "/n_", "a:1", OpenAcl());
   ASSERT_TRUE(leftover.ok());
   ASSERT_TRUE(b.election.Refresh().ok());
   ASSERT_TRUE(a.election.Refresh().ok());
