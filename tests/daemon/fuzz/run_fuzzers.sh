@@ -8,7 +8,10 @@ seconds=${1:-15}
 build=${PRESPLIT_FUZZ_BUILD_DIR:-${PRESPLIT_BUILD_DIR:-$here/../../../build}/daemon-fuzz}
 
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
+# Quiet when it builds; the compiler's or linker's complaint when it does not.
+if ! cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1; then
+  echo "fuzz: build failed"; tail -n 40 "$build/build.log"; exit 1
+fi
 
 status=0
 for target in "$build"/fuzz_*; do
