@@ -92,12 +92,31 @@ class Daemon:
         self.proc = None
         self.log = None
 
-    def start(self):
+    def start(self, healthy=True):
+        """Starts presplitd and waits until it is healthy, or (healthy=False: HBase is meant to be
+        out of reach) only until its HTTP endpoint answers."""
         self.log = open(self.log_path, "a")
         self.proc = subprocess.Popen([PRESPLITD, "--config", self.conf_path], stdout=self.log,
                                      stderr=subprocess.STDOUT)
-        self.wait_healthy()
+        if healthy:
+            self.wait_healthy()
+        else:
+            self.wait_serving()
         return self
+
+    def wait_serving(self, timeout=90):
+        """Waits until /healthz answers at all (200 or 503): the daemon is up, healthy or not."""
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"presplitd exited with {self.proc.returncode}:\n{self.log_text()}")
+            try:
+                return self.healthz()
+            except Exception as e:  # not listening yet
+                last = e
+            time.sleep(0.3)
+        raise AssertionError(f"presplitd not serving after {timeout}s ({last}):\n{self.log_text()}")
 
     def healthz(self):
         """(HTTP status, body) of /healthz."""

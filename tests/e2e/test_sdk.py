@@ -276,9 +276,12 @@ class ControlPlaneFailureTest(unittest.TestCase):
                 # Its HBase client looks for HBase's ZooKeeper where none listens.
                 f.write(f"hbase.zookeeper.quorum = 127.0.0.1:{19479 + h.PORT_OFFSET}\n"
                         "hbase.client.retries.number = 1\n")
-            blind.start()
+            # Up, but honestly unhealthy: /healthz answers 503 while HBase is out of reach.
+            blind.start(healthy=False)
             self.addCleanup(lambda: blind.stop() if blind.alive() else None)
             status = h.wait_status(root, table, ["error"], timeout=180)
+            code, reason = blind.healthz()
+            self.assertEqual(code, 503, reason)
             print(f"presplitd without HBase: {json.dumps(status)}")
             self.assertEqual(status["layout"], built)
             self.assertEqual(status["buckets"], 4)
