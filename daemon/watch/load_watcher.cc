@@ -2,21 +2,36 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "presplit/bytes.h"
 
 namespace presplit::daemon::watch {
+
+namespace {
+// History kept beyond the longest sustain window: a few RegionServer reports (3 s apart).
+constexpr int64_t kHistoryMarginMs = 10'000;
+}  // namespace
 
 LoadWatcher::LoadWatcher(RegionLoadSource& source, LoadWatcherOptions options,
                          std::function<int64_t()> now_ms)
     : source_(source),
       options_(options),
       now_ms_(std::move(now_ms)),
-      tracker_(options.history_ms),
+      tracker_(
+          std::max(options.min_history_ms, options.default_rule.sustain_ms + kHistoryMarginMs)),
       planner_(options.limits) {}
 
 void LoadWatcher::SetTables(std::map<std::string, LoadSplitSettings> tables) {
+  // The hot rule needs samples covering its window; a margin of a few reports on top.
+  int64_t history =
+      std::max(options_.min_history_ms, options_.default_rule.sustain_ms + kHistoryMarginMs);
+  for (const auto& [name, settings] : tables) {
+    if (settings.enabled) history = std::max(history, settings.rule.sustain_ms + kHistoryMarginMs);
+  }
   std::lock_guard<std::mutex> lock(mu_);
   tables_ = std::move(tables);
+  tracker_.set_history_ms(history);
 }
 
 LoadSnapshot LoadWatcher::snapshot() const {

@@ -27,7 +27,9 @@ struct LoadWatcherOptions {
   // split).
   HotRegionRule default_rule;
   ClusterSplitLimits limits;
-  int64_t history_ms = 300'000;
+  // Rate history kept per region: at least this, and the longest sustain window of the watched
+  // tables plus a margin (SetTables adjusts it), so no more than the rules can use.
+  int64_t min_history_ms = 30'000;
   size_t decisions_kept = 20;  // per table
 };
 

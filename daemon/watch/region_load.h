@@ -76,6 +76,11 @@ class RegionLoadTracker {
   // `history_ms`: how much rate history to keep per region (at least the hot rule's window).
   explicit RegionLoadTracker(int64_t history_ms = 300'000) : history_ms_(history_ms) {}
 
+  // Changes how much history is kept from the next update on (a longer window needs more; a
+  // shorter one frees memory: 100,000 regions x 100 samples is hundreds of MiB).
+  void set_history_ms(int64_t history_ms) { history_ms_ = history_ms; }
+  int64_t history_ms() const { return history_ms_; }
+
   // Takes one poll's reports (every region of every table the poll saw). Reports of a region
   // whose report time did not advance add no sample.
   void Update(const std::vector<RegionLoadReport>& reports);

@@ -161,5 +161,17 @@ TEST(LoadWatcher, DecisionsAreBoundedAndForgottenWithTheTable) {
   EXPECT_TRUE(watcher.snapshot().decisions.empty());
 }
 
+TEST(LoadWatcher, KeepsAsMuchHistoryAsTheLongestWindowNeeds) {
+  Fixture f;
+  LoadSplitSettings settings = Settings(/*dry_run=*/false);
+  // Longer than the watcher's minimum history: only seen if SetTables keeps enough of it.
+  settings.rule.sustain_ms = 45'000;
+  f.watcher.SetTables({{"default:t", settings}});
+  f.HotFor(42);
+  EXPECT_TRUE(f.source.split_requests.empty()) << "hot for 42 s, the rule wants 45 s";
+  f.HotFor(6);
+  EXPECT_EQ(f.source.split_requests, std::vector<std::string>{"r2"});
+}
+
 }  // namespace
 }  // namespace presplit::daemon::watch
