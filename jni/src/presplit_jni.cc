@@ -34,7 +34,7 @@ constexpr jint kAbiVersion = 2;  // PresplitNative.ABI_VERSION
 constexpr jint kJniVersion = JNI_VERSION_1_8;
 
 struct Cache {
-  jclass native_exception = nullptr;   // io.presplit.hbase.nativelib.NativeException
+  jclass native_exception = nullptr;  // io.presplit.hbase.nativelib.NativeException
   jmethodID native_exception_ctor = nullptr;
   jclass load_split_choice = nullptr;  // io.presplit.hbase.nativelib.LoadSplitChoice
   jmethodID load_split_choice_ctor = nullptr;
@@ -194,9 +194,9 @@ void CheckRegions(jint regions) {
   if (regions < 0) Invalid("table_regions_on_server is negative (" + std::to_string(regions) + ")");
 }
 
-presplit::KeyLayout ToLayout(JNIEnv* env, jint salt_buckets, jstring salt_encoding,
-                             jint salt_width, jstring salt_hash, jstring salt_from,
-                             jint group_length, jbyteArray group_delimiter) {
+presplit::KeyLayout ToLayout(JNIEnv* env, jint salt_buckets, jstring salt_encoding, jint salt_width,
+                             jstring salt_hash, jstring salt_from, jint group_length,
+                             jbyteArray group_delimiter) {
   presplit::LayoutConfig config;
   if (salt_buckets < 0) Invalid("salt buckets is negative (" + std::to_string(salt_buckets) + ")");
   if (salt_buckets > 0) {
@@ -259,7 +259,7 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void* /*reserved*/) {
 }
 
 JNIEXPORT jint JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nAbiVersion(JNIEnv*,
-                                                                                    jclass) {
+                                                                                   jclass) {
   return kAbiVersion;
 }
 
@@ -275,8 +275,8 @@ JNIEXPORT jlong JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nSplitSi
     JNIEnv* env, jclass, jint kind, jlong max_file_size, jlong flush_size, jlong initial_size,
     jdouble jitter, jlong jitter_seed, jboolean overall_files, jint regions) {
   return Guard(env, jlong{-1}, [&] {
-    auto params = ToSizeParams(kind, max_file_size, flush_size, initial_size, jitter,
-                               jitter_seed, overall_files);
+    auto params = ToSizeParams(kind, max_file_size, flush_size, initial_size, jitter, jitter_seed,
+                               overall_files);
     CheckRegions(regions);
     return static_cast<jlong>(presplit::SplitSizeThreshold(params, regions));
   });
@@ -287,8 +287,8 @@ JNIEXPORT jboolean JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nShou
     jdouble jitter, jlong jitter_seed, jboolean overall_files, jint regions,
     jlongArray store_sizes) {
   return Guard(env, jboolean{JNI_FALSE}, [&] {
-    auto params = ToSizeParams(kind, max_file_size, flush_size, initial_size, jitter,
-                               jitter_seed, overall_files);
+    auto params = ToSizeParams(kind, max_file_size, flush_size, initial_size, jitter, jitter_seed,
+                               overall_files);
     CheckRegions(regions);
     if (store_sizes == nullptr) Invalid("store sizes must not be null");
     jsize count = env->GetArrayLength(store_sizes);
@@ -322,7 +322,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nSn
     std::string start = ToBytes(env, region_start, "region start");
     std::string end = ToBytes(env, region_end, "region end");
     std::string point = ToBytes(env, candidate, "candidate split point");
-    std::optional<std::string> snapped = Unwrap(presplit::SnapSplitPoint(layout, start, end, point));
+    std::optional<std::string> snapped =
+        Unwrap(presplit::SnapSplitPoint(layout, start, end, point));
     if (!snapped) return nullptr;
     return ToJava(env, *snapped);
   });
@@ -391,12 +392,12 @@ JNIEXPORT void JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nBucketsO
 }
 
 JNIEXPORT jobject JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nChooseLoadSplitKey(
-    JNIEnv* env, jclass, jobjectArray keys, jlongArray left, jlongArray right,
-    jlongArray contained, jlong min_requests, jdouble max_imbalance,
-    jdouble max_contained_fraction) {
+    JNIEnv* env, jclass, jobjectArray keys, jlongArray left, jlongArray right, jlongArray contained,
+    jlong min_requests, jdouble max_imbalance, jdouble max_contained_fraction) {
   return Guard(env, static_cast<jobject>(nullptr), [&]() -> jobject {
     if (keys == nullptr) Invalid("keys must not be null");
-    if (min_requests < 0) Invalid("min requests is negative (" + std::to_string(min_requests) + ")");
+    if (min_requests < 0)
+      Invalid("min requests is negative (" + std::to_string(min_requests) + ")");
     jsize count = env->GetArrayLength(keys);
     std::vector<uint64_t> lefts = ToCounts(env, left, "left", count);
     std::vector<uint64_t> rights = ToCounts(env, right, "right", count);
@@ -435,8 +436,8 @@ JNIEXPORT jobject JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nChoos
 }
 
 JNIEXPORT void JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nRaiseForTest(JNIEnv* env,
-                                                                                    jclass,
-                                                                                    jstring what) {
+                                                                                     jclass,
+                                                                                     jstring what) {
   Guard(env, 0, [&] {
     std::string kind = ToString(env, what, "what");
     if (kind == "status") Fail(presplit::Status::Internal("raised for a test"));

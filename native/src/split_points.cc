@@ -36,13 +36,12 @@ Status CheckRegionCount(int regions) {
 
 constexpr size_t kSmallBucket = 4096;  // sorted with full comparisons at or below this size
 constexpr int kMaxRadixLevels = 64;
-constexpr uint32_t kByteDigits = 257;                      // 0 = ended, 1 + byte
+constexpr uint32_t kByteDigits = 257;                        // 0 = ended, 1 + byte
 constexpr uint32_t kPairDigits = kByteDigits * kByteDigits;  // first level: two bytes
-constexpr uint32_t kEmptyDigit = kPairDigits;              // empty keys, never gathered
+constexpr uint32_t kEmptyDigit = kPairDigits;                // empty keys, never gathered
 
 inline uint32_t ByteDigit(std::string_view key, size_t depth) {
-  return depth < key.size() ? static_cast<uint32_t>(static_cast<unsigned char>(key[depth])) + 1
-                            : 0;
+  return depth < key.size() ? static_cast<uint32_t>(static_cast<unsigned char>(key[depth])) + 1 : 0;
 }
 
 // Orders keys that share their first `depth` bytes by what follows.

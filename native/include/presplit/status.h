@@ -27,7 +27,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status FailedPrecondition(std::string m) {
@@ -57,8 +59,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}            // NOLINT(google-explicit-constructor)
-  Result(Status status) : data_(std::move(status)) {}     // NOLINT(google-explicit-constructor)
+  Result(T value) : data_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
+  Result(Status status) : data_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(data_); }
   const Status& status() const {
@@ -83,9 +85,9 @@ class [[nodiscard]] Result {
 #define PRESPLIT_CONCAT(a, b) PRESPLIT_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function if `expr` is not OK.
-#define PRESPLIT_RETURN_IF_ERROR(expr)               \
-  do {                                               \
-    ::presplit::Status presplit_status_ = (expr);    \
+#define PRESPLIT_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    ::presplit::Status presplit_status_ = (expr);        \
     if (!presplit_status_.ok()) return presplit_status_; \
   } while (0)
 
