@@ -29,6 +29,7 @@ def zk_raw(*args, data=b""):
                           capture_output=True, timeout=120)
     if proc.returncode != 0:
         raise AssertionError(f"ZkRaw {args} failed: {proc.stderr.decode(errors='replace')}")
+    return proc.stdout.decode()
 
 
 def write_doc(doc):
@@ -176,10 +177,9 @@ class DaemonFaultsTest(unittest.TestCase):
             self.daemon.proc.send_signal(signal.SIGSTOP)
             frozen = True
             cluster("zk-start")
-            # The scenario itself (nothing can signal "the session timed out" to a stopped
-            # process): the session timeout plus ZooKeeper's expiry tick. The log line below
-            # checks that it did expire.
-            time.sleep(10)
+            # ZooKeeper expires the stopped daemon's session: its ephemeral election node goes.
+            h.wait_for(lambda: not zk_raw("children", f"{self.root}/leader").split(), 60,
+                       "ZooKeeper to expire the frozen daemon's session")
         finally:
             if frozen:
                 self.daemon.proc.send_signal(signal.SIGCONT)

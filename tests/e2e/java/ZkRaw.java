@@ -4,6 +4,7 @@
  *
  *   java -cp "$(hbase classpath)" ZkRaw HOST:PORT set PATH < bytes   creates parents as needed
  *   java -cp "$(hbase classpath)" ZkRaw HOST:PORT delete PATH        missing is fine
+ *   java -cp "$(hbase classpath)" ZkRaw HOST:PORT children PATH      one name a line
  */
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +51,10 @@ public class ZkRaw {
           zk.delete(path, -1);
         } catch (KeeperException.NoNodeException e) {
           // already gone
+        }
+      } else if (args[1].equals("children")) {
+        for (String child : zk.getChildren(path, false)) {
+          System.out.println(child);
         }
       } else {
         System.err.println("unknown command " + args[1]);
