@@ -1,5 +1,6 @@
 #include "presplit/load_split.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -48,6 +49,44 @@ Result<std::optional<LoadSplitChoice>> ChooseLoadSplitKey(
       best_score = score;
     }
   }
+  return best;
+}
+
+Result<std::optional<KeySampleSplitChoice>> ChooseKeySampleSplitPoint(
+    const KeyLayout& layout, std::string_view region_start, std::string_view region_end,
+    std::vector<std::string> sampled_keys, double max_imbalance) {
+  PRESPLIT_RETURN_IF_ERROR(CheckFraction("max_imbalance", max_imbalance));
+  if (!region_end.empty() && CompareBytes(region_end, region_start) <= 0) {
+    return Status::InvalidArgument("the region's end key is not after its start key");
+  }
+  std::erase_if(sampled_keys, [&](const std::string& key) {
+    return CompareBytes(key, region_start) < 0 ||
+           (!region_end.empty() && CompareBytes(key, region_end) >= 0);
+  });
+  std::sort(sampled_keys.begin(), sampled_keys.end(),
+            [](const std::string& a, const std::string& b) { return CompareBytes(a, b) < 0; });
+  const size_t total = sampled_keys.size();
+  std::optional<KeySampleSplitChoice> best;
+  std::string last_point;
+  for (const std::string& key : sampled_keys) {
+    if (key.empty()) continue;
+    PRESPLIT_ASSIGN_OR_RETURN(auto point, SnapSplitPoint(layout, region_start, region_end, key));
+    if (!point || *point == last_point) continue;  // sorted keys: one group's points repeat
+    last_point = *point;
+    const auto first_right = std::lower_bound(
+        sampled_keys.begin(), sampled_keys.end(), *point,
+        [](const std::string& a, const std::string& b) { return CompareBytes(a, b) < 0; });
+    const size_t left = static_cast<size_t>(first_right - sampled_keys.begin());
+    const size_t right = total - left;
+    if (left == 0 || right == 0) continue;
+    const double imbalance = static_cast<double>(left > right ? left - right : right - left) /
+                             static_cast<double>(total);
+    if (!best || imbalance < best->imbalance ||
+        (imbalance == best->imbalance && CompareBytes(*point, best->key) < 0)) {
+      best = KeySampleSplitChoice{*point, left, right, imbalance};
+    }
+  }
+  if (best && !(best->imbalance < max_imbalance)) return std::optional<KeySampleSplitChoice>();
   return best;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -187,6 +188,111 @@ TEST(LoadSampler, SkewedWorkloadBalancesRequests) {
   EXPECT_LE(share, 0.6) << ToStringBinary(key);
   const double mid_share = static_cast<double>(mid_left) / n;
   EXPECT_GT(mid_share, 0.9);  // the size mid key would not balance the load
+}
+
+// A layout of groups "gNNN|" (delimiter '|'), unsalted.
+KeyLayout GroupLayout() {
+  KeyLayout spec;
+  spec.group_delimiter = "|";
+  return *MakeLayout(spec);
+}
+
+// Rows gAAA|000 .. for groups [first, last), `rows` rows each.
+std::vector<std::string> Rows(int first, int last, int rows) {
+  std::vector<std::string> keys;
+  char key[32];
+  for (int g = first; g < last; ++g) {
+    for (int r = 0; r < rows; ++r) {
+      std::snprintf(key, sizeof(key), "g%03d|%03d", g, r);
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
+TEST(ChooseKeySampleSplitPoint, HalvesTheKeysAtAGroupBoundary) {
+  // 10 groups of 10 rows, shuffled: the point is the start of group 5, 50 keys each side.
+  std::vector<std::string> keys = Rows(0, 10, 10);
+  std::shuffle(keys.begin(), keys.end(), std::mt19937(7));
+  auto r = ChooseKeySampleSplitPoint(GroupLayout(), "", "", keys);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->key, "g005|");
+  EXPECT_EQ((*r)->left, 50u);
+  EXPECT_EQ((*r)->right, 50u);
+  EXPECT_DOUBLE_EQ((*r)->imbalance, 0.0);
+  EXPECT_TRUE(IsValidSplitPoint(GroupLayout(), (*r)->key));
+}
+
+TEST(ChooseKeySampleSplitPoint, NeverCutsAGroup) {
+  // One big group in the middle: 10 rows of g000, 100 of g001, 10 of g002. The key median is
+  // inside g001; the point must be a boundary of it, and the better one (g001| leaves 10 | 110,
+  // g002| leaves 110 | 10: equal, so the smaller key).
+  std::vector<std::string> keys = Rows(0, 1, 10);
+  for (const auto& k : Rows(1, 2, 100)) keys.push_back(k);
+  for (const auto& k : Rows(2, 3, 10)) keys.push_back(k);
+  auto r = ChooseKeySampleSplitPoint(GroupLayout(), "", "", keys, 1.0);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->key, "g001|");
+  EXPECT_EQ((*r)->left, 10u);
+  EXPECT_EQ((*r)->right, 110u);
+  // With the default limit (0.5) that split is too lopsided: no point.
+  auto limited = ChooseKeySampleSplitPoint(GroupLayout(), "", "", keys);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_FALSE(limited->has_value());
+}
+
+TEST(ChooseKeySampleSplitPoint, OneGroupOrTooFewKeysHasNoPoint) {
+  auto one_group = ChooseKeySampleSplitPoint(GroupLayout(), "", "", Rows(3, 4, 50));
+  ASSERT_TRUE(one_group.ok());
+  EXPECT_FALSE(one_group->has_value());
+  auto one_key = ChooseKeySampleSplitPoint(GroupLayout(), "", "", {"g001|000"});
+  ASSERT_TRUE(one_key.ok());
+  EXPECT_FALSE(one_key->has_value());
+  auto none = ChooseKeySampleSplitPoint(GroupLayout(), "", "", {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST(ChooseKeySampleSplitPoint, StaysInsideTheRegionAndIgnoresKeysOutsideIt) {
+  // The region [g002|, g006|): keys of groups 0..9, only 2..5 count; the point is g004|.
+  auto r = ChooseKeySampleSplitPoint(GroupLayout(), "g002|", "g006|", Rows(0, 10, 4));
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->key, "g004|");
+  EXPECT_EQ((*r)->left + (*r)->right, 16u);
+  // The region's own start is never the point, even when its first group is most of the keys:
+  // the point is right after that group (SnapSplitPoint's first key after it), 30 | 28.
+  std::vector<std::string> keys = Rows(2, 3, 30);
+  for (const auto& k : Rows(3, 4, 28)) keys.push_back(k);
+  auto first = ChooseKeySampleSplitPoint(GroupLayout(), "g002|", "", keys);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->key, "g002}");
+  EXPECT_EQ((*first)->left, 30u);
+}
+
+TEST(ChooseKeySampleSplitPoint, SaltedLayoutSplitsInsideABucket) {
+  KeyLayout spec;
+  spec.buckets = 4;
+  spec.encoding = SaltEncoding::kByte;
+  spec.group_delimiter = "|";
+  auto layout = MakeLayout(spec);
+  ASSERT_TRUE(layout.ok()) << layout.status().message();
+  // Bucket 1's region [\x01, \x02): its groups' rows behind the salt byte.
+  std::vector<std::string> keys;
+  for (const auto& k : Rows(0, 6, 5)) keys.push_back(std::string(1, '\x01') + k);
+  auto r = ChooseKeySampleSplitPoint(*layout, std::string(1, '\x01'), std::string(1, '\x02'), keys);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->key, std::string(1, '\x01') + "g003|");
+  EXPECT_TRUE(IsValidSplitPoint(*layout, (*r)->key));
+}
+
+TEST(ChooseKeySampleSplitPoint, RefusesBadArguments) {
+  EXPECT_FALSE(ChooseKeySampleSplitPoint(GroupLayout(), "b", "a", {"a"}).ok());
+  EXPECT_FALSE(ChooseKeySampleSplitPoint(GroupLayout(), "", "", {"a"}, 0.0).ok());
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "presplit/layout.h"
 #include "presplit/status.h"
 
 namespace presplit {
@@ -62,6 +63,28 @@ struct LoadSplitChoice {
 // Counter sums saturate at 2^64 - 1 instead of overflowing.
 Result<std::optional<LoadSplitChoice>> ChooseLoadSplitKey(
     const std::vector<LoadCandidate>& candidates, const LoadSplitParams& params);
+
+// Where to split a region when no request sample exists (the table has HBase's own split policy,
+// not the RegionServer's load sampler): the key-group boundary that best halves a sample of the
+// region's row keys (e.g. every k-th row of a key-only scan). It balances keys, not requests:
+// under a uniform load over the region's rows that is the same; under a skewed one it is not.
+struct KeySampleSplitChoice {
+  std::string key;  // raw bytes: a valid split point (IsValidSplitPoint) strictly inside the region
+  size_t left = 0;  // sampled keys < key
+  size_t right = 0;      // sampled keys >= key
+  double imbalance = 0;  // |left - right| / (left + right)
+};
+
+// Every distinct group boundary of the sampled keys (SnapSplitPoint of each key) is a candidate;
+// the one with the lowest imbalance wins, ties to the smallest key. Keys outside [region_start,
+// region_end) (empty end = unbounded) are ignored (the region may have changed since the scan);
+// the sample need not be sorted and may repeat keys. nullopt when no candidate has a sampled key
+// on each side (one group, or fewer than two keys) or the best imbalance is not below
+// max_imbalance: the region has no point worth splitting at. InvalidArgument when max_imbalance
+// is not in (0, 1] or region_end <= region_start.
+Result<std::optional<KeySampleSplitChoice>> ChooseKeySampleSplitPoint(
+    const KeyLayout& layout, std::string_view region_start, std::string_view region_end,
+    std::vector<std::string> sampled_keys, double max_imbalance = 0.5);
 
 // The reference sampler: a bounded reservoir of candidate keys with their counters, constant
 // memory (`capacity` keys, each at most one request's start key), deterministic for a seed.
