@@ -51,6 +51,10 @@ std::string Printable(const std::string& text) {
   return out;
 }
 
+// Members of a status that other writers own (the leader's load watcher: "load"); a status the
+// reconciler rewrites keeps them as they are.
+const char* const kCarriedOverFields[] = {"load"};
+
 // Fields that change on every write without saying anything new about the table.
 json WithoutVolatileFields(json doc) {
   doc.erase("updated_at");
@@ -428,6 +432,9 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
   auto current = zk_.Get(path, /*watch=*/false);
   if (current.ok()) {
     json parsed = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
+    for (const char* field : kCarriedOverFields) {
+      if (parsed.is_object() && parsed.contains(field)) doc[field] = parsed[field];
+    }
     // Leave an identical status alone: a restart or a repeated put changes nothing.
     if (parsed.is_object() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {
       return Status::Ok();

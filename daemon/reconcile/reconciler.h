@@ -83,7 +83,8 @@ class Reconciler {
   // stopped because the lease said no (FailedPrecondition).
   // Status writes are compare-and-set: the status is read, then replaced at the version read
   // (or created only if still absent), so a writer that lost a race never overwrites a newer
-  // status; the refused write is retried on the next pass.
+  // status; the refused write is retried on the next pass. Members other writers own (the load
+  // watcher's "load") are carried over from the status read.
   Status ReconcileAll(PassKind kind = PassKind::kChanged);
 
   // Forgets which document revisions were handled, so the next pass looks at every document

@@ -134,6 +134,26 @@ TEST_F(ReconcilerTest, RepeatedPassesAndRestartsChangeNothing) {
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 
+TEST_F(ReconcilerTest, RewritingAStatusKeepsTheLoadWatchersDecisions) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  // The load watcher adds its decisions to the status.
+  auto status = StatusOf("tinawang:check");
+  status["load"] = {{"decisions", {{{"time_ms", 5}, {"action", "split"}}}}};
+  auto node = zk_.Get("/presplit/status/tinawang:check", false);
+  ASSERT_TRUE(zk_.Set("/presplit/status/tinawang:check", status.dump(), node->version).ok());
+  // The table drifts: the reconciler rewrites the status, the load member stays.
+  admin_.tables.at("tinawang:check").families[0].compression = "NONE";
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  status = StatusOf("tinawang:check");
+  EXPECT_EQ(status["phase"], "drift");
+  EXPECT_EQ(status["load"]["decisions"][0]["action"], "split");
+  // And a pass with nothing new writes nothing, the load member included.
+  const int writes = zk_.writes;
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_EQ(zk_.writes, writes);
+}
+
 TEST_F(ReconcilerTest, MalformedDocumentIsReportedAndOthersStillServed) {
   PutDoc("default:broken", "{ not json");
   PutDoc("default:badcodec", R"({"version":1,"table":"badcodec","split":{"algorithm":"uniform",
