@@ -31,9 +31,13 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->region_loads_ =
         env->GetMethodID(cls, "regionLoads", "([Ljava/lang/String;)Ljava/lang/String;");
     self->split_region_ = env->GetMethodID(cls, "splitRegion", "(Ljava/lang/String;)V");
+    self->sample_row_keys_ =
+        env->GetMethodID(cls, "sampleRowKeys", "(Ljava/lang/String;[B[BIJ)[[B");
+    self->split_region_at_ = env->GetMethodID(cls, "splitRegionAt", "(Ljava/lang/String;[B)V");
     self->close_ = env->GetMethodID(cls, "close", "()V");
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
         self->region_loads_ == nullptr || self->split_region_ == nullptr ||
+        self->sample_row_keys_ == nullptr || self->split_region_at_ == nullptr ||
         self->close_ == nullptr) {
       return TakeJavaException(env,
                                "AdminBridge does not have the expected methods (version "
@@ -113,6 +117,53 @@ Status JniHBaseAdmin::SplitRegion(const std::string& encoded_region) {
     if (name == nullptr) return TakeJavaException(env, "split region " + encoded_region);
     env->CallVoidMethod(bridge_, split_region_, name);
     return TakeJavaException(env, "split region " + encoded_region);
+  });
+}
+
+Result<std::vector<std::string>> JniHBaseAdmin::SampleRowKeys(const std::string& table,
+                                                              const std::string& start_key,
+                                                              const std::string& end_key,
+                                                              int max_keys, int64_t max_rows) {
+  std::vector<std::string> keys;
+  const std::string context = "sample row keys of " + table;
+  Status s = jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, table);
+    jobjectArray bounds = NewJavaByteArrays(env, {start_key, end_key});
+    if (name == nullptr || bounds == nullptr) return TakeJavaException(env, context);
+    jobject start = env->GetObjectArrayElement(bounds, 0);
+    jobject end = env->GetObjectArrayElement(bounds, 1);
+    auto result = static_cast<jobjectArray>(
+        env->CallObjectMethod(bridge_, sample_row_keys_, name, start, end,
+                              static_cast<jint>(max_keys), static_cast<jlong>(max_rows)));
+    if (env->ExceptionCheck()) return TakeJavaException(env, context);
+    if (result == nullptr) return Status::Internal(context + ": AdminBridge returned null");
+    const jsize count = env->GetArrayLength(result);
+    keys.reserve(static_cast<size_t>(count));
+    for (jsize i = 0; i < count; ++i) {
+      auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(result, i));
+      if (key == nullptr) continue;
+      const jsize length = env->GetArrayLength(key);
+      std::string bytes(static_cast<size_t>(length), '\0');
+      env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(bytes.data()));
+      env->DeleteLocalRef(key);  // a sample has up to thousands of keys: keep the frame small
+      keys.push_back(std::move(bytes));
+    }
+    return TakeJavaException(env, context);
+  });
+  if (!s.ok()) return s;
+  return keys;
+}
+
+Status JniHBaseAdmin::SplitRegionAt(const std::string& encoded_region,
+                                    const std::string& split_point) {
+  const std::string context = "split region " + encoded_region + " at a point";
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, encoded_region);
+    jobjectArray points = NewJavaByteArrays(env, {split_point});
+    if (name == nullptr || points == nullptr) return TakeJavaException(env, context);
+    jobject point = env->GetObjectArrayElement(points, 0);
+    env->CallVoidMethod(bridge_, split_region_at_, name, point);
+    return TakeJavaException(env, context);
   });
 }
 

@@ -24,6 +24,11 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   Result<std::vector<RegionLoadReport>> RegionLoads(
       const std::vector<std::string>& tables) override;
   Status SplitRegion(const std::string& encoded_region) override;
+  Result<std::vector<std::string>> SampleRowKeys(const std::string& table,
+                                                 const std::string& start_key,
+                                                 const std::string& end_key, int max_keys,
+                                                 int64_t max_rows) override;
+  Status SplitRegionAt(const std::string& encoded_region, const std::string& split_point) override;
 
  private:
   explicit JniHBaseAdmin(JvmHost& jvm) : jvm_(jvm) {}
@@ -36,6 +41,8 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   jmethodID create_table_ = nullptr;
   jmethodID region_loads_ = nullptr;
   jmethodID split_region_ = nullptr;
+  jmethodID sample_row_keys_ = nullptr;
+  jmethodID split_region_at_ = nullptr;
   jmethodID close_ = nullptr;
 };
 

@@ -41,6 +41,25 @@ class RegionLoadSource {
   // spanning every candidate) or the split fails within a bounded wait; Ok when it is done or
   // still running after that wait.
   virtual Status SplitRegion(const std::string& encoded_region) = 0;
+
+  // For tables whose RegionServers do not choose a load-balanced point (no NativeSplitPolicy):
+  // a bounded sample of the row keys in [start_key, end_key) of `table` (an empty end: to the
+  // table's end), from a key-only scan that reads at most `max_rows` rows and keeps every k-th,
+  // k doubling as rows come, so that at most 2 * max_keys keys spread over the rows read come
+  // back (unsorted order is allowed). This source's default: FailedPrecondition (not supported).
+  virtual Result<std::vector<std::string>> SampleRowKeys(const std::string& table,
+                                                         const std::string& start_key,
+                                                         const std::string& end_key, int max_keys,
+                                                         int64_t max_rows) {
+    (void)table, (void)start_key, (void)end_key, (void)max_keys, (void)max_rows;
+    return Status::FailedPrecondition("this region load source cannot sample row keys");
+  }
+  // Asks HBase to split the region at `split_point` (raw bytes, strictly inside the region);
+  // errors and waits as SplitRegion. This source's default: FailedPrecondition (not supported).
+  virtual Status SplitRegionAt(const std::string& encoded_region, const std::string& split_point) {
+    (void)encoded_region, (void)split_point;
+    return Status::FailedPrecondition("this region load source cannot split at a point");
+  }
 };
 
 // The JSON AdminBridge.regionLoads returns (keys in Bytes.toStringBinary form).

@@ -26,6 +26,7 @@
 #include "daemon/util/periodic_worker.h"
 #include "daemon/watch/load_report.h"
 #include "daemon/watch/load_watcher.h"
+#include "daemon/watch/status_publisher.h"
 #include "daemon/watch/watched_tables.h"
 #include "daemon/web/status_page.h"
 #include "daemon/zk/zk_client.h"
@@ -101,6 +102,21 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
   Status SplitRegion(const std::string& encoded_region) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
     Status split = admin_->SplitRegion(encoded_region);
+    Observe(kDescribe, split);
+    return split;
+  }
+  Result<std::vector<std::string>> SampleRowKeys(const std::string& table,
+                                                 const std::string& start_key,
+                                                 const std::string& end_key, int max_keys,
+                                                 int64_t max_rows) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    auto keys = admin_->SampleRowKeys(table, start_key, end_key, max_keys, max_rows);
+    Observe(kDescribe, keys.ok() ? Status::Ok() : keys.status());
+    return keys;
+  }
+  Status SplitRegionAt(const std::string& encoded_region, const std::string& split_point) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    Status split = admin_->SplitRegionAt(encoded_region, split_point);
     Observe(kDescribe, split);
     return split;
   }
@@ -371,17 +387,30 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   watch::LoadWatcherOptions watch_options;
   watch_options.limits.max_splits = options.load_split_max_per_window;
   watch_options.limits.window_ms = int64_t{options.load_split_window_s} * 1000;
+  watch_options.may_act = [&leader_election] { return leader_election.HoldsLease(); };
   // Its own HBase connection: the reconcile worker's admin is not shared across threads.
   auto watch_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
   watch::LoadWatcher load_watcher(*watch_admin, watch_options, now_ms);
-  std::atomic<uint64_t> load_polls{0}, load_poll_failures{0};
+  // The decisions also go into the tables' status znodes, written only when they change.
+  watch::StatusPublisherOptions publisher_options;
+  publisher_options.status_path = JoinZkPath(options.zk_root, "status");
+  publisher_options.may_act = watch_options.may_act;
+  publisher_options.decisions_kept = watch_options.decisions_kept;
+  watch::StatusPublisher status_publisher(*zk, publisher_options);
+  bool watcher_was_leading = false;
+  std::atomic<uint64_t> load_polls{0}, load_poll_failures{0}, load_status_writes{0};
   auto last_tables_read = std::chrono::steady_clock::time_point::min();
   PeriodicWorker watch_worker(
       "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
       [&](bool /*scheduled*/) {
         // Every task on a worker catches what it throws: a bad answer must not end the daemon.
         try {
-          if (!leader_election.IsLeader()) return;  // a standby watches nothing
+          if (!leader_election.IsLeader()) {  // a standby watches nothing
+            watcher_was_leading = false;
+            return;
+          }
+          if (!watcher_was_leading) status_publisher.Forget();  // others wrote meanwhile
+          watcher_was_leading = true;
           // The documents are re-read at the resync interval; the reconciler holds the watches.
           const auto now = std::chrono::steady_clock::now();
           if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
@@ -401,6 +430,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             ++load_poll_failures;
             spdlog::warn("load watcher: poll failed, retrying in {} s: {}",
                          options.load_watch_interval_s, polled.ToString());
+          } else {
+            load_status_writes +=
+                status_publisher.Publish(load_watcher.snapshot(), now_ms()).written;
           }
         } catch (const std::exception& e) {
           ++load_poll_failures;
@@ -464,6 +496,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       counter("presplit_load_polls_total", "Load watcher polls run.", load_polls, "counter");
       counter("presplit_load_poll_failures_total", "Load watcher polls that failed.",
               load_poll_failures, "counter");
+      counter("presplit_load_status_writes_total",
+              "Status znodes the load watcher wrote its decisions or size samples into.",
+              load_status_writes, "counter");
       watch::AppendLoadMetrics(out, load_watcher.snapshot(), now_ms());
       return {200, "text/plain; version=0.0.4", out.str()};
     });

@@ -37,6 +37,8 @@ ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
     item["time_ms"] = d.time_ms;
     item["region"] = d.region;
     item["start_key"] = ToStringBinary(d.start_key);
+    item["split_key"] =
+        d.split_key.empty() ? ordered_json(nullptr) : ordered_json(ToStringBinary(d.split_key));
     item["requests_per_s"] = d.requests_per_s;
     item["table_mean_per_s"] = d.table_mean_per_s;
     item["action"] = ActionName(d.action);

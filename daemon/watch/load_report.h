@@ -19,7 +19,8 @@ namespace presplit::daemon::watch {
 // Keys are in Bytes.toStringBinary form; rates are null for a region without one yet.
 nlohmann::ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot);
 
-// The decisions, oldest first: [{"time_ms", "region", "start_key", "requests_per_s",
+// The decisions, oldest first: [{"time_ms", "region", "start_key", "split_key" (the point
+// presplitd asked for, null when the RegionServer's policy picks it), "requests_per_s",
 // "table_mean_per_s", "action": "split"|"skip", "reason"}].
 nlohmann::ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions);
 

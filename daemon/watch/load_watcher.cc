@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "presplit/bytes.h"
+#include "presplit/load_split.h"
 
 namespace presplit::daemon::watch {
 
@@ -93,18 +94,65 @@ Status LoadWatcher::Poll() {
   // worker, so the planner needs no lock of its own.
   for (auto& decision : decisions) {
     if (decision.action != SplitDecision::Action::kSplit) continue;
-    Status split = source_.SplitRegion(decision.region);
-    if (!split.ok()) {
-      planner_.SplitFailed(decision.table, decision.region, now, tables.at(decision.table));
-      decision.action = SplitDecision::Action::kSkip;
-      decision.reason = "split_refused";
-      spdlog::warn("load split of region {} of {} refused: {}", decision.region, decision.table,
-                   split.message());
-    }
+    CarryOut(decision, tables.at(decision.table), now);
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& decision : decisions) Record(decision);
   return Status::Ok();
+}
+
+void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& settings,
+                           int64_t now_ms) {
+  auto skip = [&](const char* reason) {
+    decision.action = SplitDecision::Action::kSkip;
+    decision.reason = reason;
+  };
+  // Right before the mutation: a deposed leader must not split what the new one may split too.
+  if (options_.may_act && !options_.may_act()) {
+    skip("not_leader");
+    return;
+  }
+  Status split;
+  if (settings.point_from_key_sample) {
+    // HBase's own policy would split at the largest store's mid key, blind to groups and load:
+    // the point comes from the region's keys, at a group boundary, instead.
+    auto keys = source_.SampleRowKeys(decision.table, decision.start_key, decision.end_key,
+                                      options_.sample_max_keys, options_.sample_max_rows);
+    if (!keys.ok()) {
+      split = keys.status().WithContext("sampling the region's row keys");
+    } else {
+      const size_t sampled = keys->size();
+      auto point = ChooseKeySampleSplitPoint(settings.layout, decision.start_key, decision.end_key,
+                                             std::move(keys).value());
+      if (!point.ok()) {
+        split = point.status().WithContext("choosing a point from the key sample");
+      } else if (!point->has_value()) {
+        planner_.SplitFailed(decision.table, decision.region, now_ms, settings);
+        skip("no_split_point");
+        spdlog::warn(
+            "load split of region {} of {}: its {} sampled keys have no group boundary that "
+            "divides them; left alone for a while",
+            decision.region, decision.table, sampled);
+        return;
+      } else {
+        decision.split_key = (*point)->key;
+        spdlog::info(
+            "load split of region {} of {}: point {} from {} sampled keys ({} | {}, keys "
+            "balanced, not requests)",
+            decision.region, decision.table, ToStringBinary(decision.split_key), sampled,
+            (*point)->left, (*point)->right);
+        split = source_.SplitRegionAt(decision.region, decision.split_key);
+      }
+    }
+  } else {
+    split = source_.SplitRegion(decision.region);
+  }
+  if (!split.ok()) {
+    planner_.SplitFailed(decision.table, decision.region, now_ms, settings);
+    skip("split_refused");
+    spdlog::warn("load split of region {} of {} refused: {}", decision.region, decision.table,
+                 split.message());
+  }
 }
 
 }  // namespace presplit::daemon::watch

@@ -31,6 +31,14 @@ struct LoadWatcherOptions {
   // tables plus a margin (SetTables adjusts it), so no more than the rules can use.
   int64_t min_history_ms = 30'000;
   size_t decisions_kept = 20;  // per table
+  // "May I act?": asked right before every split request; false turns the split into a
+  // "not_leader" skip. Unset means always (tests). presplitd passes its election's lease check.
+  std::function<bool()> may_act = nullptr;
+  // The key sample of a region whose split point presplitd computes: about this many keys, from
+  // a key-only scan of at most this many rows (a hot region is small; a bigger one gets the
+  // point of its first max rows).
+  int sample_max_keys = 1000;
+  int64_t sample_max_rows = 1'000'000;
 };
 
 // What /status, /metrics and the status znodes show.
@@ -59,6 +67,9 @@ class LoadWatcher {
 
  private:
   void Record(const SplitDecision& decision);
+  // Asks HBase to split a region the planner chose: without a point, or at the point of its key
+  // sample. A refusal turns the decision into a skip and the region unsplittable for a while.
+  void CarryOut(SplitDecision& decision, const LoadSplitSettings& settings, int64_t now_ms);
 
   RegionLoadSource& source_;
   const LoadWatcherOptions options_;

@@ -55,6 +55,7 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
     decision.table = load.table;
     decision.region = region.region;
     decision.start_key = region.start_key;
+    decision.end_key = region.end_key;
     decision.requests_per_s = region.requests_per_s();
     decision.table_mean_per_s = load.mean_requests_per_s;
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "daemon/watch/region_load.h"
+#include "presplit/layout.h"
 
 namespace presplit::daemon::watch {
 
@@ -24,6 +25,11 @@ struct LoadSplitSettings {
   int64_t region_cooldown_ms = 600'000;  // between two splits of regions of one key range
   int64_t unsplittable_ms = 3'600'000;   // how long a region that did not split is left alone
   int64_t split_grace_ms = 120'000;      // how long a split may take before it counts as failed
+  // How the split point is found: false = the RegionServer's split policy picks it
+  // (NativeSplitPolicy, from its request sample); true = presplitd computes it from a sample of
+  // the region's row keys (a table with HBase's own policy), group-safe under `layout`.
+  bool point_from_key_sample = false;
+  KeyLayout layout;
 };
 
 // Limits over every table.
@@ -38,11 +44,18 @@ struct SplitDecision {
   std::string table;
   std::string region;     // encoded name
   std::string start_key;  // raw bytes, for the reader of the decision
+  std::string end_key;    // raw bytes; empty for the table's last region
+  // The point presplitd asked HBase to split at (raw bytes), when it computed one from a key
+  // sample; empty when the RegionServer's policy picks it, or no split was asked for.
+  std::string split_key;
   double requests_per_s = 0;
   double table_mean_per_s = 0;
   Action action = Action::kSkip;
   // Why not, for kSkip: "dry_run", "region_budget", "cooldown", "cluster_rate", "unsplittable",
-  // or (set by the LoadWatcher) "split_refused" when HBase refused the request; empty for kSplit.
+  // or (set by the LoadWatcher) "split_refused" when HBase refused the request (or the key sample
+  // failed), "no_split_point" when the region's key sample has no group boundary worth splitting
+  // at (both leave the region unsplittable for a while), "not_leader" when the lease was lost
+  // before the request; empty for kSplit.
   std::string reason;
 };
 

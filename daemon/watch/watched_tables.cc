@@ -21,6 +21,19 @@ LoadSplitSettings SettingsFromDocument(const std::optional<LoadSplitConfig>& loa
   return settings;
 }
 
+LoadSplitSettings SettingsFromDocument(const TableConfig& config) {
+  LoadSplitSettings settings = SettingsFromDocument(config.load_split);
+  settings.point_from_key_sample = !config.split_policy.has_value();
+  auto layout = LayoutFromConfig(config.layout);
+  // A parsed document's layout is valid; should it not be, no point is computed at all.
+  if (layout.ok()) {
+    settings.layout = *layout;
+  } else if (settings.point_from_key_sample) {
+    settings.enabled = false;
+  }
+  return settings;
+}
+
 Result<std::map<std::string, LoadSplitSettings>> ReadWatchedTables(ZkClient& zk,
                                                                    const std::string& tables_path) {
   PRESPLIT_ASSIGN_OR_RETURN(auto names, zk.GetChildren(tables_path, /*watch=*/false));
@@ -30,7 +43,7 @@ Result<std::map<std::string, LoadSplitSettings>> ReadWatchedTables(ZkClient& zk,
     if (!node.ok()) continue;
     auto config = ParseTableConfig(node->data);
     if (!config.ok()) continue;
-    tables[config->FullName()] = SettingsFromDocument(config->load_split);
+    tables[config->FullName()] = SettingsFromDocument(*config);
   }
   return tables;
 }

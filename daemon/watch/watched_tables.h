@@ -15,6 +15,10 @@ namespace presplit::daemon::watch {
 // The planner's settings for a document's load_split (enabled); a document without one is
 // watched and scored but never split.
 LoadSplitSettings SettingsFromDocument(const std::optional<LoadSplitConfig>& load_split);
+// The same for a whole document: the split point comes from the RegionServer's NativeSplitPolicy
+// when the document has a split_policy object, else from a sample of the region's row keys,
+// group-safe under the document's layout.
+LoadSplitSettings SettingsFromDocument(const TableConfig& config);
 
 // Table ("ns:qualifier") -> settings for every document under `tables_path` that parses. A
 // document that does not parse is the reconciler's to report; it is left out here. An error only

@@ -18,6 +18,19 @@ class FakeLoadSource : public RegionLoadSource {
     split_requests.push_back(region);
     return split_status;
   }
+  Result<std::vector<std::string>> SampleRowKeys(const std::string& table,
+                                                 const std::string& start_key,
+                                                 const std::string& end_key, int max_keys,
+                                                 int64_t max_rows) override {
+    sampled.push_back(table + " [" + start_key + ", " + end_key + ")");
+    EXPECT_GT(max_keys, 0);
+    EXPECT_GT(max_rows, 0);
+    return sample;
+  }
+  Status SplitRegionAt(const std::string& region, const std::string& point) override {
+    split_at.emplace_back(region, point);
+    return split_status;
+  }
 
   // Another report, `seconds` after the last, with these request rates for r0..r3.
   void Advance(int seconds, const std::vector<int64_t>& rates) {
@@ -28,6 +41,7 @@ class FakeLoadSource : public RegionLoadSource {
         r.table = "default:t";
         r.region = "r" + std::to_string(i);
         r.start_key = i == 0 ? "" : std::string(1, static_cast<char>('0' + i));
+        r.end_key = i == 3 ? "" : std::string(1, static_cast<char>('1' + i));
         r.server = "rs1,16020,1";
         reports.push_back(r);
       }
@@ -41,6 +55,9 @@ class FakeLoadSource : public RegionLoadSource {
   std::vector<RegionLoadReport> reports;
   std::vector<std::string> asked;
   std::vector<std::string> split_requests;
+  std::vector<std::string> sampled;
+  std::vector<std::string> sample;  // the keys SampleRowKeys returns
+  std::vector<std::pair<std::string, std::string>> split_at;
   Status error = Status::Ok();
   Status split_status = Status::Ok();
   int64_t time_ms = 1'000'000;
@@ -171,6 +188,64 @@ TEST(LoadWatcher, KeepsAsMuchHistoryAsTheLongestWindowNeeds) {
   EXPECT_TRUE(f.source.split_requests.empty()) << "hot for 42 s, the rule wants 45 s";
   f.HotFor(6);
   EXPECT_EQ(f.source.split_requests, std::vector<std::string>{"r2"});
+}
+
+// A table with HBase's own split policy: the point comes from r2's ["2", "3") key sample.
+LoadSplitSettings KeySampleSettings() {
+  LoadSplitSettings settings = Settings(/*dry_run=*/false);
+  settings.point_from_key_sample = true;
+  KeyLayout spec;
+  spec.group_delimiter = "|";
+  settings.layout = *MakeLayout(spec);
+  return settings;
+}
+
+TEST(LoadWatcher, WithoutTheRegionServersPolicyItSplitsAtTheKeySamplesGroupBoundary) {
+  Fixture f;
+  for (int g = 0; g < 10; ++g) {
+    for (int r = 0; r < 5; ++r) f.source.sample.push_back("2g" + std::to_string(g) + "|" + "r");
+  }
+  f.watcher.SetTables({{"default:t", KeySampleSettings()}});
+  f.HotFor(15);
+  EXPECT_EQ(f.source.sampled, std::vector<std::string>{"default:t [2, 3)"});
+  ASSERT_EQ(f.source.split_at.size(), 1u);
+  EXPECT_EQ(f.source.split_at[0].first, "r2");
+  EXPECT_EQ(f.source.split_at[0].second, "2g5|");  // 25 sampled keys on each side
+  EXPECT_TRUE(f.source.split_requests.empty()) << "never a split without a point";
+  const SplitDecision& decision = f.watcher.snapshot().decisions.at("default:t").back();
+  EXPECT_EQ(decision.action, SplitDecision::Action::kSplit);
+  EXPECT_EQ(decision.split_key, "2g5|");
+  EXPECT_EQ(decision.end_key, "3");
+}
+
+TEST(LoadWatcher, AKeySampleOfOneGroupHasNoPointAndTheRegionIsLeftAlone) {
+  Fixture f;
+  f.source.sample.assign(50, "2hot|key");
+  f.watcher.SetTables({{"default:t", KeySampleSettings()}});
+  f.HotFor(15);
+  f.HotFor(30);
+  EXPECT_EQ(f.source.sampled.size(), 1u) << "not sampled again while unsplittable";
+  EXPECT_TRUE(f.source.split_at.empty());
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  EXPECT_EQ(snapshot.skips_total.at("no_split_point"), 1);
+  EXPECT_EQ(snapshot.decisions.at("default:t").front().reason, "no_split_point");
+}
+
+TEST(LoadWatcher, NoSplitRequestWithoutTheLease) {
+  FakeLoadSource source;
+  int64_t now = 0;
+  bool lease = false;
+  LoadWatcherOptions options;
+  options.may_act = [&lease] { return lease; };
+  LoadWatcher watcher(source, options, [&now] { return now; });
+  watcher.SetTables({{"default:t", Settings(/*dry_run=*/false)}});
+  for (int i = 0; i < 5; ++i) {
+    source.Advance(3, {500, 500, 9000, 500});
+    now = source.time_ms;
+    ASSERT_TRUE(watcher.Poll().ok());
+  }
+  EXPECT_TRUE(source.split_requests.empty());
+  EXPECT_EQ(watcher.snapshot().decisions.at("default:t").back().reason, "not_leader");
 }
 
 }  // namespace

@@ -37,6 +37,23 @@ TEST(WatchedTables, EveryValidDocumentWithItsLoadSplitSettings) {
   EXPECT_TRUE(zk.data_watches.empty()) << "the reconciler holds the watches";
 }
 
+TEST(WatchedTables, TheSplitPointComesFromKeysWithoutTheRegionServersPolicy) {
+  auto plain = ParseTableConfig(R"({"version":1,"table":"t","layout":{"group":{"delimiter":"|"}},
+    "split":{"algorithm":"uniform","regions":4},"load_split":{"dry_run":false},
+    "families":[{"name":"f"}]})");
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  const LoadSplitSettings from_keys = SettingsFromDocument(*plain);
+  EXPECT_TRUE(from_keys.enabled);
+  EXPECT_TRUE(from_keys.point_from_key_sample);
+  EXPECT_EQ(from_keys.layout.group_delimiter, std::optional<std::string>("|"));
+
+  auto native = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+    "regions":4},"split_policy":{"load_balanced":true},"load_split":{"dry_run":false},
+    "families":[{"name":"f"}]})");
+  ASSERT_TRUE(native.ok()) << native.status().message();
+  EXPECT_FALSE(SettingsFromDocument(*native).point_from_key_sample);
+}
+
 TEST(WatchedTables, AnUnreachableZooKeeperIsAnError) {
   testing::FakeZk zk;
   zk.available = false;

@@ -2,6 +2,7 @@ package io.presplit.hbase.admin;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -31,7 +32,14 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -331,6 +339,88 @@ public final class AdminBridge implements AutoCloseable {
       }
       throw new IOException("splitting region " + encodedRegionName + " failed", cause);
     }
+  }
+
+  /**
+   * Asks the master to split a region at a given point: for tables whose RegionServers do not
+   * choose a load-balanced point (HBase's own split policy), presplitd computes a group-safe point
+   * from the region's keys ({@link #sampleRowKeys}) and passes it here. Waits and throws as
+   * {@link #splitRegion}.
+   *
+   * @param encodedRegionName the region's encoded name
+   * @param splitPoint the row key the upper half starts at, strictly inside the region
+   * @throws IOException if the master refuses or the split fails within the wait
+   */
+  public synchronized void splitRegionAt(String encodedRegionName, byte[] splitPoint)
+      throws IOException {
+    ensureOpen();
+    Future<Void> split = admin.splitRegionAsync(Bytes.toBytes(encodedRegionName), splitPoint);
+    try {
+      split.get(splitVerdictWaitMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException stillRunning) {
+      // accepted and running: the watcher sees the halves in a later poll
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted splitting region " + encodedRegionName);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      throw new IOException("splitting region " + encodedRegionName + " failed", cause);
+    }
+  }
+
+  /**
+   * A bounded, evenly spread sample of the row keys in [startRow, stopRow) of a table: a key-only
+   * scan (first cell of each row, no values) reading at most {@code maxRows} rows, keeping every
+   * k-th row, k doubling each time {@code 2 * maxKeys} keys are kept (then every other kept key
+   * is dropped). So fewer than {@code 2 * maxKeys} keys come back, in row order, spread over the
+   * rows read; the scan does not fill the block cache.
+   *
+   * @param tableName "ns:qualifier"
+   * @param startRow the first row (empty: the table's start)
+   * @param stopRow the row the scan stops before (empty: the table's end)
+   * @param maxKeys about how many keys to return (at least 1)
+   * @param maxRows how many rows to read at most (at least 1)
+   * @throws IllegalArgumentException if the name is not a legal table name or a bound is not
+   *     positive
+   * @throws IOException if the scan fails
+   */
+  public synchronized byte[][] sampleRowKeys(String tableName, byte[] startRow, byte[] stopRow,
+      int maxKeys, long maxRows) throws IOException {
+    ensureOpen();
+    if (maxKeys < 1 || maxRows < 1) {
+      throw new IllegalArgumentException("maxKeys and maxRows must be positive");
+    }
+    TableName tn = TableSpec.parseTableName(tableName);
+    Scan scan = new Scan().withStartRow(startRow == null ? new byte[0] : startRow)
+        .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()))
+        .setCacheBlocks(false).setCaching(1000)
+        .setLimit((int) Math.min(maxRows, Integer.MAX_VALUE));
+    if (stopRow != null && stopRow.length > 0) {
+      scan.withStopRow(stopRow);
+    }
+    List<byte[]> kept = new ArrayList<>();
+    long stride = 1;
+    long seen = 0;
+    try (Table table = connection.getTable(tn); ResultScanner scanner = table.getScanner(scan)) {
+      for (Result row : scanner) {
+        if (seen++ % stride != 0) {
+          continue;
+        }
+        kept.add(row.getRow());
+        if (kept.size() >= 2 * maxKeys) {
+          List<byte[]> thinned = new ArrayList<>(maxKeys);
+          for (int i = 0; i < kept.size(); i += 2) {
+            thinned.add(kept.get(i));
+          }
+          kept = thinned;
+          stride *= 2;
+        }
+      }
+    }
+    return kept.toArray(new byte[0][]);
   }
 
   /** Closes the Admin and the Connection. Idempotent. */
