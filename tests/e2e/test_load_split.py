@@ -4,7 +4,9 @@ Runs on the split-policy cluster (ctest fixture split_cluster), whose RegionServ
 presplit-hbase.jar and libpresplit_jni.so, so the split the watcher asks for (without a point) is
 placed by NativeSplitPolicy from the LoadSamplingObserver's samples. The load comes from
 tests/e2e/java/SplitWorkload.java through the plain HBase client; region counts are checked with
-HBaseProbe, decisions and rates through the daemon's GET /status, as an operator would.
+HBaseProbe, decisions and rates through the daemon's GET /status and the tables' status
+znodes (presplitctl status), as an operator would. One table has HBase's own split policy: the
+daemon computes its split point from a key sample.
 """
 import json
 import os
@@ -37,8 +39,8 @@ def background_gets(table, seconds, hot_groups, hot_percent=100, rows=10):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def document(table, load_split):
-    return {
+def document(table, load_split, native_policy=True):
+    doc = {
         "version": 1,
         "table": f"default:{table}",
         "layout": {"group": {"delimiter": "|"}},
@@ -48,6 +50,9 @@ def document(table, load_split):
         "load_split": load_split,
         "families": [{"name": "f"}],
     }
+    if not native_policy:
+        del doc["split_policy"]  # HBase's own split policy: presplitd computes the point
+    return doc
 
 
 def regions(table):
@@ -60,7 +65,10 @@ class LoadSplitTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.daemon = h.Daemon(ROOT, 19470, name="presplitd-load",
-                              settings={"load_watch_interval_s": 2}).start()
+                              settings={"load_watch_interval_s": 2,
+                                        # the tests here split more than the default 4
+                                        # splits a window allow over all tables
+                                        "load_split_max_per_window": 20}).start()
 
     @classmethod
     def tearDownClass(cls):
@@ -104,8 +112,21 @@ class LoadSplitTest(unittest.TestCase):
                                  f"{self.daemon.log_text()[-4000:]}")
         return found[0]
 
-    def create_filled(self, table, load_split):
-        h.ctl(ROOT, "put", "-", input=json.dumps(document(table, load_split)))
+    def recorded_decisions(self, table):
+        """The decisions the leader appended to the table's status znode."""
+        return h.status(ROOT, f"default:{table}").get("load", {}).get("decisions", [])
+
+    def wait_recorded(self, table, predicate, what):
+        found = []
+
+        def seen():
+            found[:] = [d for d in self.recorded_decisions(table) if predicate(d)]
+            return bool(found)
+        h.wait_for(seen, 30, f"{what} in the status znode")
+        return found[0]
+
+    def create_filled(self, table, load_split, native_policy=True):
+        h.ctl(ROOT, "put", "-", input=json.dumps(document(table, load_split, native_policy)))
         h.wait_status(ROOT, f"default:{table}", ["ready"], timeout=180)
         workload("fill", f"default:{table}", str(GROUPS), "10", "100")
         self.assertEqual(regions(table), 4)
@@ -114,7 +135,7 @@ class LoadSplitTest(unittest.TestCase):
         table = f"hot_{RUN}"
         self.create_filled(table, {"dry_run": False, "min_requests_per_s": 20,
                                    "mean_multiple": 2, "sustain_s": 6, "max_regions": 8,
-                                   "cooldown_s": 120, "unsplittable_s": 600})
+                                   "cooldown_s": 600, "unsplittable_s": 600})
         # Every get on the first region's 100 groups: far below any size threshold.
         self.loads.append(background_gets(table, 300, hot_groups=100))
         started = time.time()
@@ -122,6 +143,12 @@ class LoadSplitTest(unittest.TestCase):
                                       "a split decision for the hot region")
         self.assertEqual(decision["start_key"], "", "the first region is the hot one")
         self.assertGreater(decision["requests_per_s"], 2 * decision["table_mean_per_s"])
+        self.assertIsNone(decision["split_key"], "NativeSplitPolicy picks the point")
+        # The decision is in the table's status znode too, the reconciler's fields kept.
+        recorded = self.wait_recorded(table, lambda d: d["action"] == "split", "the split")
+        self.assertEqual(recorded["region"], decision["region"])
+        self.assertEqual(recorded["requests_per_s"], decision["requests_per_s"])
+        self.assertEqual(h.status(ROOT, f"default:{table}")["phase"], "ready")
         h.wait_for(lambda: regions(table) == 5, 120, "the hot region's split")
         print(f"split decided after {time.time() - started:.0f}s of load")
 
@@ -183,6 +210,40 @@ class LoadSplitTest(unittest.TestCase):
         metrics = self.daemon.metrics()
         self.assertGreaterEqual(
             metrics.get('presplit_load_split_skips_total{reason="region_budget"}', 0), 1)
+        # The status says why, and advise reads it with the live load: more regions, by the
+        # budget rule.
+        self.wait_recorded(table, lambda d: d["reason"] == "region_budget", "the budget skip")
+        advice = json.loads(h.ctl(ROOT, "advise", "--table", f"default:{table}", "--daemon",
+                                  f"127.0.0.1:{self.daemon.http_port}", "--format",
+                                  "json").stdout)
+        self.assertEqual(advice["unavailable"], [])
+        budget = [a for a in advice["advice"] if a["rule"] == "budget"]
+        self.assertEqual(len(budget), 1, advice)
+        self.assertEqual(budget[0]["kind"], "more_regions")
+        self.assertIn("max_regions above 4", budget[0]["text"])
+        self.assertTrue(any(f.startswith("requests: ") and "1 hot" in f
+                            for f in advice["facts"]), advice)
+
+    def test_hbases_own_policy_splits_at_a_group_boundary_of_the_keys(self):
+        table = f"plain_{RUN}"
+        self.create_filled(table, {"dry_run": False, "min_requests_per_s": 20,
+                                   "mean_multiple": 2, "sustain_s": 6, "max_regions": 8,
+                                   "cooldown_s": 600, "unsplittable_s": 600},
+                           native_policy=False)
+        self.assertNotIn("NativeSplitPolicy", h.probe("describe", f"default:{table}").stdout)
+        self.loads.append(background_gets(table, 300, hot_groups=100))
+        decision = self.wait_decision(table, lambda d: d["action"] == "split", 120,
+                                      "a split decision for the hot region")
+        # The first region holds groups 0..99 with 10 rows each: the key sample's middle group
+        # boundary, never inside a group.
+        self.assertEqual(decision["start_key"], "")
+        self.assertEqual(decision["split_key"], "g00050|")
+        h.wait_for(lambda: regions(table) == 5, 120, "the split at the key sample's point")
+        keys = h.probe("split-keys", f"default:{table}").stdout.split()
+        self.assertEqual(keys, ["g00050|", *SPLIT_KEYS])
+        recorded = self.wait_recorded(table, lambda d: d["action"] == "split", "the split")
+        self.assertEqual(recorded["split_key"], "g00050|")
+        self.assertIn("keys balanced, not requests", self.daemon.log_text())
 
     def test_the_page_shows_the_table_and_its_regions(self):
         chromium = shutil.which("chromium")

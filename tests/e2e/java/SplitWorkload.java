@@ -24,6 +24,8 @@
  *   split TABLE                          asks HBase to split every region (the policy chooses
  *                                        the point); waits for the region count to grow
  *   split-at TABLE KEY                   split at KEY; prints "ok" or "refused: <message>"
+ *   split-region TABLE KEY               asks HBase to split the region holding KEY without a
+ *                                        point (the table's policy chooses it); waits for it
  *   merge TABLE I J                      merge regions I and J (0-based, by start key); prints
  *                                        "ok" or "refused: <message>"
  *   regions TABLE                        start key of every region but the first
@@ -101,6 +103,13 @@ public class SplitWorkload {
         case "split-at": outcome(() -> admin.splitRegionAsync(
             region(admin, table, Bytes.toBytesBinary(rest[0])).getRegionName(),
             Bytes.toBytesBinary(rest[0])).get(60, TimeUnit.SECONDS)); break;
+        case "split-region": {
+          int before = admin.getRegions(table).size();
+          admin.splitRegionAsync(region(admin, table, Bytes.toBytesBinary(rest[0])).getRegionName())
+              .get(60, TimeUnit.SECONDS);
+          waitRegions(admin, table, before + 1, 120);
+          break;
+        }
         case "merge": {
           List<RegionInfo> rs = sorted(admin, table);
           RegionInfo a = rs.get(Integer.parseInt(rest[0]));
@@ -266,6 +275,11 @@ public class SplitWorkload {
         if (batch.size() == 50) {
           t.get(batch);
           batch.clear();
+          if (done == 0) {
+            // When the load began, for timing the watcher against it (bench/).
+            System.out.println("first-gets-ms " + System.currentTimeMillis());
+            System.out.flush();
+          }
           done += 50;
         }
       }
