@@ -4,10 +4,16 @@ import io.presplit.hbase.admin.AdminBridge;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellBuilder;
@@ -15,6 +21,7 @@ import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
@@ -24,6 +31,7 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -73,6 +81,9 @@ public final class MigrationBridge {
 
   /** Rows read per scanner RPC. */
   static final int SCAN_CACHING = 1000;
+
+  /** Target regions digested at once by {@link #digestTargetBySourceRegion}. */
+  static final int DIGEST_THREADS = 4;
 
   /** Rows looked up per multi-get of {@link #checkPresent}. */
   static final int GET_BATCH_ROWS = 200;
@@ -294,6 +305,7 @@ public final class MigrationBridge {
    * One pass over the whole target: each row's logical key is salted with the old layout and the
    * row's cells (timestamps in [minTs, maxTs)) are attributed to the source region holding that
    * old key, so that every source region's {@link #digestRange} can be compared with one scan.
+   * The target's regions are read in parallel ({@value #DIGEST_THREADS} at a time).
    *
    * @param sourceRegionStarts the source regions' start keys, strictly increasing (the first is
    *     normally empty)
@@ -311,9 +323,80 @@ public final class MigrationBridge {
     for (int i = 0; i < digests.length; i++) {
       digests[i] = new CellDigest();
     }
+    // The target's regions are scanned in parallel (the digests add up), each task attributing
+    // its cells to the source regions.
+    // Ranges from the distinct sorted start keys: contiguous and covering every key even when a
+    // region splits meanwhile (region boundaries only decide how the work is cut).
+    TreeSet<byte[]> regionStarts = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    regionStarts.add(new byte[0]);
+    try (RegionLocator locator = connection().getRegionLocator(target)) {
+      for (HRegionLocation location : locator.getAllRegionLocations()) {
+        regionStarts.add(location.getRegion().getStartKey());
+      }
+    }
+    List<byte[][]> ranges = new ArrayList<>();
+    byte[] previousStart = null;
+    for (byte[] start : regionStarts) {
+      if (previousStart != null) {
+        ranges.add(new byte[][] {previousStart, start});
+      }
+      previousStart = start;
+    }
+    ranges.add(new byte[][] {previousStart, new byte[0]});
+    int threads = Math.max(1, Math.min(DIGEST_THREADS, ranges.size()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "presplit-digest-" + target.getNameAsString());
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<Future<CellDigest[]>> parts = new ArrayList<>();
+      for (byte[][] range : ranges) {
+        parts.add(pool.submit(() -> digestTargetPart(target, newLayout, oldLayout, starts,
+            range[0], range[1], minTs, maxTs)));
+      }
+      for (Future<CellDigest[]> part : parts) {
+        CellDigest[] got = part.get();
+        for (int i = 0; i < digests.length; i++) {
+          digests[i].addAll(got[i]);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while digesting " + target);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IOException("digesting " + target + " failed: " + cause, cause);
+    } finally {
+      pool.shutdownNow();
+    }
+    StringBuilder json = new StringBuilder(64 * digests.length + 2).append('[');
+    for (int i = 0; i < digests.length; i++) {
+      if (i > 0) {
+        json.append(',');
+      }
+      json.append(digestJson(digests[i]));
+    }
+    return json.append(']').toString();
+  }
+
+  /** One target range's cells, attributed to the source regions (see above). */
+  private static CellDigest[] digestTargetPart(TableName target, MigrationLayout newLayout,
+      MigrationLayout oldLayout, byte[][] starts, byte[] fromRow, byte[] endRow, long minTs,
+      long maxTs) throws IOException {
+    CellDigest[] digests = new CellDigest[starts.length];
+    for (int i = 0; i < digests.length; i++) {
+      digests[i] = new CellDigest();
+    }
     int width = newLayout.saltWidth();
     try (Table t = connection().getTable(target);
-        ResultScanner scanner = t.getScanner(rangeScan(null, null, minTs, maxTs,
+        ResultScanner scanner = t.getScanner(rangeScan(fromRow, endRow, minTs, maxTs,
             SCAN_CACHING))) {
       List<Result> batch = new ArrayList<>(BATCH_ROWS);
       Result r;
@@ -341,14 +424,7 @@ public final class MigrationBridge {
         }
       } while (r != null);
     }
-    StringBuilder json = new StringBuilder(64 * digests.length + 2).append('[');
-    for (int i = 0; i < digests.length; i++) {
-      if (i > 0) {
-        json.append(',');
-      }
-      json.append(digestJson(digests[i]));
-    }
-    return json.append(']').toString();
+    return digests;
   }
 
   /** The index of the last start <= key, or -1 when the key is before every start. */
