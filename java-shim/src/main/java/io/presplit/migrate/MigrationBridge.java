@@ -52,7 +52,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       {@code layout}); null or {@code {}} = unsalted.
  *   <li>Row keys are {@code byte[]}; an empty (or null) key is an open end. Ranges are
  *       {@code [fromRow, endRow)}; time ranges {@code [minTs, maxTs)} in milliseconds
- *       ({@code Long.MAX_VALUE} for no upper bound).
+ *       ({@code Long.MAX_VALUE} for no upper bound; an empty range [t, t) matches nothing).
  *   <li>Re-keying (old salt stripped, new salt computed from the logical key) is libpresplit's
  *       ({@code RekeyAll}, one JNI call per batch of rows), loaded by
  *       {@link io.presplit.hbase.nativelib.NativeLibrary}: from {@code java.library.path} (in
@@ -180,6 +180,10 @@ public final class MigrationBridge {
       throw new IllegalArgumentException("maxRows must be at least 1 (got " + maxRows + ")");
     }
     RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
+    if (minTs == maxTs) {
+      return "{\"rows\":0,\"cells\":0,\"bytes\":0,\"digest\":\"" + CellDigest.hex(0)
+          + "\",\"next_row\":null}";
+    }
     Scan scan = rangeScan(fromRow, endRow, minTs, maxTs, Math.min(maxRows + 1, SCAN_CACHING));
     CellDigest digest = new CellDigest();
     byte[] nextRow = null;
@@ -280,6 +284,9 @@ public final class MigrationBridge {
     checkTimeRange(minTs, maxTs);
     int width = layout.saltWidth();
     CellDigest digest = new CellDigest();
+    if (minTs == maxTs) {
+      return digestJson(digest);
+    }
     try (Table t = connection().getTable(name);
         ResultScanner scanner = t.getScanner(rangeScan(fromRow, endRow, minTs, maxTs,
             SCAN_CACHING))) {
@@ -322,6 +329,9 @@ public final class MigrationBridge {
     CellDigest[] digests = new CellDigest[starts.length];
     for (int i = 0; i < digests.length; i++) {
       digests[i] = new CellDigest();
+    }
+    if (minTs == maxTs) {
+      return digestArrayJson(digests);
     }
     // The target's regions are scanned in parallel (the digests add up), each task attributing
     // its cells to the source regions.
@@ -376,6 +386,10 @@ public final class MigrationBridge {
     } finally {
       pool.shutdownNow();
     }
+    return digestArrayJson(digests);
+  }
+
+  private static String digestArrayJson(CellDigest[] digests) {
     StringBuilder json = new StringBuilder(64 * digests.length + 2).append('[');
     for (int i = 0; i < digests.length; i++) {
       if (i > 0) {
@@ -484,6 +498,9 @@ public final class MigrationBridge {
     MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
     checkTimeRange(minTs, maxTs);
     RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
+    if (minTs == maxTs) {
+      return "{\"cells\":0,\"deletes\":0}";
+    }
     Scan scan = rangeScan(null, null, minTs, maxTs, SCAN_CACHING).setRaw(true);
     long puts = 0;
     long deletes = 0;
@@ -559,6 +576,9 @@ public final class MigrationBridge {
     checkTimeRange(minTs, maxTs);
     long[] counts = new long[2]; // checked, missing
     String[] firstMissing = new String[1];
+    if (minTs == maxTs) {
+      return "{\"checked\":0,\"missing\":0,\"first_missing\":null}";
+    }
     Connection c = connection();
     try (Table sourceTableHandle = c.getTable(source); Table targetTableHandle =
         c.getTable(target); ResultScanner scanner = sourceTableHandle.getScanner(
@@ -722,10 +742,11 @@ public final class MigrationBridge {
     return scan;
   }
 
+  // An empty range [t, t) is allowed (a catch-up round with nothing to do): it matches nothing.
   private static void checkTimeRange(long minTs, long maxTs) {
-    if (minTs < 0 || maxTs <= minTs) {
+    if (minTs < 0 || maxTs < minTs) {
       throw new IllegalArgumentException("the time range [" + minTs + ", " + maxTs
-          + ") is empty or negative (Long.MAX_VALUE = no upper bound)");
+          + ") is negative or ends before it starts (Long.MAX_VALUE = no upper bound)");
     }
   }
 
