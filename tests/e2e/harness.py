@@ -81,6 +81,9 @@ class Daemon:
             "presplit_jar": PRESPLIT_JAR,
             "jvm_classpath_file": CLASSPATH_FILE,
             "jvm_max_heap": "256m",
+            # libpresplit_jni (a migration's re-keying) from the build, as a package's config
+            # points at its install directory.
+            "jvm_options": "-Djava.library.path=" + os.path.join(BUILD_DIR, "jni"),
             "resync_interval_s": 5,
             "http_listen": f"127.0.0.1:{self.http_port}",
             "log_level": "info",
