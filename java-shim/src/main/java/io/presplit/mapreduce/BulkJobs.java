@@ -160,10 +160,8 @@ final class BulkJobs {
             counters == null ? 0 : counters.findCounter(COUNTERS, CELLS).getValue());
         out.addProperty("rows",
             counters == null ? 0 : counters.findCounter(COUNTERS, ROWS).getValue());
-        String failure = status.getFailureInfo();
-        if (status.getState() == JobStatus.State.FAILED && failure != null
-            && !failure.isEmpty()) {
-          out.addProperty("failure", failure);
+        if (status.getState() == JobStatus.State.FAILED) {
+          out.addProperty("failure", failureOf(job));
         }
         return out.toString();
       } finally {
@@ -213,6 +211,32 @@ final class BulkJobs {
     out.addProperty("files", files);
     out.addProperty("bytes", bytes);
     return out.toString();
+  }
+
+  /**
+   * Why a finished job failed: the first line of the first failed task's diagnostics (the
+   * exception a task threw), else the job's failure info; empty when nothing says.
+   */
+  static String failureOf(Job job) {
+    try {
+      for (org.apache.hadoop.mapreduce.TaskCompletionEvent event : job.getTaskCompletionEvents(0,
+          1000)) {
+        if (event.getStatus() == org.apache.hadoop.mapreduce.TaskCompletionEvent.Status.FAILED) {
+          for (String diagnostics : job.getTaskDiagnostics(event.getTaskAttemptId())) {
+            if (diagnostics != null && !diagnostics.isBlank()) {
+              return diagnostics.strip().split("\n", 2)[0];
+            }
+          }
+        }
+      }
+      String info = job.getStatus().getFailureInfo();
+      return info == null || info.equals("NA") ? "" : info.strip().split("\n", 2)[0];
+    } catch (IOException | RuntimeException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
   }
 
   // ---- JSON helpers ------------------------------------------------------------------------

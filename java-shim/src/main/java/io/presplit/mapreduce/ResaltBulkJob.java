@@ -399,7 +399,7 @@ public final class ResaltBulkJob {
     }
     String last = progress(jobId);
     if (job.getStatus().getState() != JobStatus.State.SUCCEEDED) {
-      throw new IOException("job " + jobId + " did not succeed: " + last);
+      throw new IOException("job " + jobId + " did not succeed: " + BulkJobs.failureOf(job));
     }
     long jobMs = (System.nanoTime() - started) / 1_000_000;
     long loadStarted = System.nanoTime();

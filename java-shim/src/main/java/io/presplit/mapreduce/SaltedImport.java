@@ -58,8 +58,8 @@ import io.presplit.client.TableSnapshot;
  * regions) writes one HFile per family per region; {@code BulkLoadHFiles} moves them in.
  *
  * <p>Bad lines (wrong field count, empty row key, a key that does not fit the layout, a bad
- * timestamp) are counted and reported with their file and byte offset; more than
- * {@code --max-bad-lines} fail the job and nothing is loaded. {@code --dry-run} checks every
+ * timestamp) are counted and the first ones reported with their file and byte offset; more
+ * than {@code --max-bad-lines} and nothing is loaded. {@code --dry-run} checks every
  * line without a job and loads nothing.
  *
  * <p>Run: {@code java -cp presplit-hbase.jar:<HBase classpath> io.presplit.mapreduce.SaltedImport
@@ -253,10 +253,11 @@ public final class SaltedImport {
           System.err.println("SaltedImport: bad line at " + file + " byte " + offset.get() + ": "
               + e.getMessage());
         }
-        if (badLines.getValue() > maxBadLines) {
-          throw new IOException("more than " + maxBadLines + " bad lines (the last at " + file
-              + " byte " + offset.get() + ": " + e.getMessage() + "); nothing is loaded");
-        }
+        return;
+      }
+      if (badLines.getValue() > maxBadLines) {
+        // Over the limit: nothing will be loaded (the driver checks the total), so writing more
+        // HFile data is wasted; the rest of the input is only counted.
         return;
       }
       if (ts < 0) {
@@ -381,13 +382,15 @@ public final class SaltedImport {
     long bad = job.getCounters().findCounter(BulkJobs.COUNTERS, BAD_LINES).getValue();
     BulkJobs.forget(jobId);
     if (job.getStatus().getState() != JobStatus.State.SUCCEEDED) {
-      String failure = progress.has("failure") ? progress.get("failure").getAsString() : "";
-      throw new IOException("the import job " + jobId + " failed; nothing was loaded. "
-          + firstLine(failure));
+      String why = BulkJobs.failureOf(job);
+      throw new IOException(
+          "the import job " + jobId + " failed, nothing was loaded" + (why.isEmpty() ? "" : ": ")
+              + why);
     }
     if (bad > o.maxBadLines) {
+      fs.delete(staging, true);
       throw new IOException(bad + " bad lines (at most " + o.maxBadLines
-          + " allowed, see the log); nothing was loaded");
+          + " allowed; the first are reported above); nothing was loaded");
     }
     long jobMs = (System.nanoTime() - started) / 1_000_000;
     long loadStarted = System.nanoTime();
@@ -410,15 +413,6 @@ public final class SaltedImport {
     out.addProperty("job_ms", jobMs);
     out.addProperty("load_ms", loadMs);
     return out.toString();
-  }
-
-  private static String firstLine(String text) {
-    for (String l : text.split("\n")) {
-      if (l.contains("bad line") || l.contains("Exception:")) {
-        return l.trim();
-      }
-    }
-    return text.trim();
   }
 
   /** Checks every line of the inputs without a job; loads nothing. */
