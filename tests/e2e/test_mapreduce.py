@@ -8,7 +8,9 @@ created from a document (SaltedImport). What they did is checked with the plain 
 """
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import unittest
 import uuid
@@ -96,6 +98,28 @@ class ResaltBulkJobTest(unittest.TestCase):
         helper("create", target, json.dumps(layout(16)), str(self.VERSIONS))
         staging = os.path.join(self.work, "resalt")
         spec = self.spec(target, staging, min_ts=0, max_ts=10_000)
+
+        # A run killed half-way (its JVM, and with it the local runner's job, gone): nothing is
+        # loaded, the job id is unknown to a new JVM, and the next run starts over from the same
+        # snapshot and replaces the partial output.
+        killed = subprocess.Popen(
+            ["java", *JVM_FLAGS, "-cp", h.PRESPLIT_JAR + ":" + h.hbase_classpath(),
+             "io.presplit.mapreduce.ResaltBulkJob", "run", spec],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        job_id = None
+        for line in killed.stderr:
+            match = re.search(r'"job_id":"(job_[^"]+)".*"cells":([1-9][0-9]*)', line)
+            if match:  # the mappers have emitted cells
+                job_id = match.group(1)
+                break
+        killed.kill()
+        killed.wait()
+        self.assertIsNotNone(job_id, "the first run never reported progress")
+        _, progress = presplit_java("io.presplit.mapreduce.ResaltBulkJob", "progress", spec,
+                                    job_id)
+        self.assertEqual(progress["state"], "UNKNOWN")
+        _, files = helper("store-files", target, HBASE_ROOT_DIR)
+        self.assertEqual(files["files_per_region"], [0] * 16)
 
         proc, result = presplit_java("io.presplit.mapreduce.ResaltBulkJob", "run", spec)
         sys.stderr.write(f"ResaltBulkJob run: {result}\n")

@@ -2,6 +2,8 @@ package io.presplit.mapreduce;
 
 import java.io.File;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -178,10 +180,13 @@ final class BulkJobs {
   }
 
   /**
-   * Bulk-loads the HFiles of a finished job ({@code <staging>/hfiles}) into {@code table}.
-   * Loading moves each file into the table, so calling this again after a crash loads only
-   * what is left: safe to repeat. Refuses an output without the job's {@code _SUCCESS} marker
-   * (a job that failed or still runs). Returns {@code {"files":N,"bytes":N}} of what it loaded.
+   * Bulk-loads the HFiles of a finished job ({@code <staging>/hfiles}) into {@code table}, then
+   * deletes them and leaves a {@code _LOADED} marker, so calling this again loads nothing. A
+   * crash in the middle leaves the files; loading them again writes the same cells (same row,
+   * column, timestamp and value) a second time, which HBase reads as one: safe to repeat. (On
+   * HDFS the region servers move the files in; on a local file system they copy them.) Refuses
+   * an output without the job's {@code _SUCCESS} marker (a job that failed or still runs).
+   * Returns {@code {"files":N,"bytes":N}} of what this call loaded.
    */
   static String load(Configuration conf, TableName table, Path hfiles) throws IOException {
     FileSystem fs = hfiles.getFileSystem(conf);
@@ -189,13 +194,19 @@ final class BulkJobs {
       throw new IOException("no finished job output in " + hfiles
           + " (no _SUCCESS marker): the job failed, still runs or never ran");
     }
+    Path loadedMarker = new Path(hfiles, "_LOADED");
     long files = 0;
     long bytes = 0;
+    List<Path> families = new ArrayList<>();
+    if (fs.exists(loadedMarker)) {
+      return loadResult(0, 0);
+    }
     for (FileStatus family : fs.listStatus(hfiles)) {
       String name = family.getPath().getName();
       if (!family.isDirectory() || name.startsWith("_") || name.startsWith(".")) {
         continue;
       }
+      families.add(family.getPath());
       for (FileStatus f : fs.listStatus(family.getPath())) {
         if (f.isFile() && !f.getPath().getName().startsWith("_")
             && !f.getPath().getName().startsWith(".")) {
@@ -207,6 +218,15 @@ final class BulkJobs {
     if (files > 0) {
       BulkLoadHFiles.create(conf).bulkLoad(table, hfiles);
     }
+    // Everything is in the table now: what is left of the files is not needed again.
+    for (Path family : families) {
+      fs.delete(family, true);
+    }
+    fs.create(loadedMarker, true).close();
+    return loadResult(files, bytes);
+  }
+
+  private static String loadResult(long files, long bytes) {
     JsonObject out = new JsonObject();
     out.addProperty("files", files);
     out.addProperty("bytes", bytes);

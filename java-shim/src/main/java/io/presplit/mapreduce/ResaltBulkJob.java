@@ -264,9 +264,10 @@ public final class ResaltBulkJob {
   }
 
   /**
-   * Bulk-loads the finished job's HFiles into the target. Safe to call again (after a crash in
-   * the middle, or twice): files already loaded have left the staging directory. Returns
-   * {@code {"files":N,"bytes":N}} of what this call loaded.
+   * Bulk-loads the finished job's HFiles into the target. Safe to call again: after a load the
+   * files are gone and a {@code _LOADED} marker stays (a second call loads nothing); after a
+   * crash in the middle, loading again writes the same cells again, which HBase reads as one.
+   * Returns {@code {"files":N,"bytes":N}} of what this call loaded.
    */
   public static String load(String specJson) throws IOException {
     Spec spec = new Spec(specJson);
