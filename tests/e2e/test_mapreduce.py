@@ -114,6 +114,7 @@ class ResaltBulkJobTest(unittest.TestCase):
                 break
         killed.kill()
         killed.wait()
+        killed.stderr.close()
         self.assertIsNotNone(job_id, "the first run never reported progress")
         _, progress = presplit_java("io.presplit.mapreduce.ResaltBulkJob", "progress", spec,
                                     job_id)
