@@ -1,0 +1,281 @@
+package io.presplit.mapreduce;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.mapreduce.Cluster;
+import org.apache.hadoop.mapreduce.Counters;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.mapreduce.JobStatus;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+
+/**
+ * What the bulk jobs ({@link ResaltBulkJob}, {@link SaltedImport}) share: the job
+ * configuration (local job runner by default, YARN when a Hadoop configuration directory says
+ * so), the jobs this JVM submitted, progress as JSON, and the bulk load of a finished job's
+ * HFiles.
+ */
+final class BulkJobs {
+
+  /** Counter group of presplit's own counters. */
+  static final String COUNTERS = "presplit";
+
+  /** Counter: cells written to the HFiles. */
+  static final String CELLS = "cells";
+
+  /** Counter: rows (source rows, or good lines of an import). */
+  static final String ROWS = "rows";
+
+  /** Sub-directory of the staging directory that receives the HFiles. */
+  static final String HFILES_DIR = "hfiles";
+
+  /** Jobs submitted by this JVM, by job id (the local runner's jobs only exist here). */
+  private static final Map<String, Job> JOBS = new ConcurrentHashMap<>();
+
+  private BulkJobs() {}
+
+  /**
+   * The configuration of a bulk job: HBase's defaults, then the files of {@code hbaseConfDir}
+   * (hbase-site.xml) and {@code hadoopConfDir} (core-, hdfs-, mapred-, yarn-site.xml) when given,
+   * then {@code overrides}. Unless the Hadoop configuration names another framework
+   * ({@code mapreduce.framework.name = yarn}), the job runs on Hadoop's local job runner in this
+   * JVM, with {@code localTasks} map and reduce tasks at a time and a sort buffer small enough for
+   * the daemon's heap; its temporary files go under {@code staging}.
+   */
+  static Configuration configuration(String hbaseConfDir, String hadoopConfDir,
+      Map<String, String> overrides, Path staging, int localTasks) throws IOException {
+    Configuration conf = HBaseConfiguration.create();
+    if (hbaseConfDir != null) {
+      addResources(conf, hbaseConfDir, "hbase-site.xml");
+    }
+    if (hadoopConfDir != null) {
+      addResources(conf, hadoopConfDir, "core-site.xml", "hdfs-site.xml", "mapred-site.xml",
+          "yarn-site.xml");
+    }
+    for (Map.Entry<String, String> e : overrides.entrySet()) {
+      conf.set(e.getKey(), e.getValue());
+    }
+    // HFileOutputFormat2 writes its partition file under hbase.fs.tmp.dir: keep it with the job.
+    conf.set("hbase.fs.tmp.dir", new Path(staging, "tmp").toString());
+    if (isLocal(conf)) {
+      conf.set("mapreduce.framework.name", "local");
+      conf.setInt("mapreduce.local.map.tasks.maximum", localTasks);
+      conf.setInt("mapreduce.local.reduce.tasks.maximum", localTasks);
+      if (overrides.get("mapreduce.task.io.sort.mb") == null) {
+        // Every local task sorts in this JVM's heap (Hadoop's default is 100 MB per task).
+        conf.setInt("mapreduce.task.io.sort.mb", 32);
+      }
+      conf.set("mapreduce.jobtracker.staging.root.dir",
+          new Path(staging, "mapred-staging").toString());
+      conf.set("mapreduce.cluster.local.dir", new Path(staging, "mapred-local").toString());
+    }
+    return conf;
+  }
+
+  private static void addResources(Configuration conf, String dir, String... names)
+      throws IOException {
+    File directory = new File(dir);
+    if (!directory.isDirectory()) {
+      throw new IOException("configuration directory " + dir + " does not exist");
+    }
+    for (String name : names) {
+      File f = new File(directory, name);
+      if (f.isFile()) {
+        conf.addResource(new Path(f.getAbsolutePath()));
+      }
+    }
+  }
+
+  /** True when jobs of this configuration run on the local job runner. */
+  static boolean isLocal(Configuration conf) {
+    return "local".equals(conf.get("mapreduce.framework.name", "local"));
+  }
+
+  /** Submits a configured job (returns once it runs) and remembers it by its id. */
+  static String submit(Job job) throws IOException {
+    try {
+      job.submit();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while submitting " + job.getJobName(), e);
+    } catch (ClassNotFoundException e) {
+      throw new IOException("cannot submit " + job.getJobName() + ": " + e.getMessage(), e);
+    }
+    String id = job.getJobID().toString();
+    JOBS.put(id, job);
+    return id;
+  }
+
+  /** A job this JVM submitted, or null. */
+  static Job known(String jobId) {
+    return JOBS.get(jobId);
+  }
+
+  static void forget(String jobId) {
+    JOBS.remove(jobId);
+  }
+
+  /**
+   * Progress of a job as JSON: {@code {"job_id","state","map_progress","reduce_progress",
+   * "cells","rows","failure"}}. A job this JVM did not submit is looked up on the cluster of
+   * {@code conf} (YARN); a local-runner job of another (say, crashed) JVM no longer exists:
+   * state {@code "UNKNOWN"}, and the caller submits the job again.
+   */
+  static String progress(String jobId, Configuration conf) throws IOException {
+    JsonObject out = new JsonObject();
+    out.addProperty("job_id", jobId);
+    try {
+      Job job = JOBS.get(jobId);
+      Cluster cluster = null;
+      try {
+        if (job == null && conf != null && !isLocal(conf)) {
+          cluster = new Cluster(conf);
+          job = cluster.getJob(JobID.forName(jobId));
+        }
+        if (job == null) {
+          out.addProperty("state", "UNKNOWN");
+          out.addProperty("map_progress", 0.0);
+          out.addProperty("reduce_progress", 0.0);
+          out.addProperty("cells", 0);
+          out.addProperty("rows", 0);
+          return out.toString();
+        }
+        JobStatus status = job.getStatus();
+        out.addProperty("state", status.getState().name());
+        out.addProperty("map_progress", status.getMapProgress());
+        out.addProperty("reduce_progress", status.getReduceProgress());
+        Counters counters = job.getCounters();
+        out.addProperty("cells",
+            counters == null ? 0 : counters.findCounter(COUNTERS, CELLS).getValue());
+        out.addProperty("rows",
+            counters == null ? 0 : counters.findCounter(COUNTERS, ROWS).getValue());
+        if (status.getState() == JobStatus.State.FAILED) {
+          out.addProperty("failure", failureOf(job));
+        }
+        return out.toString();
+      } finally {
+        if (cluster != null) {
+          cluster.close();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while reading the progress of " + jobId, e);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("'" + jobId + "' is not a MapReduce job id", e);
+    }
+  }
+
+  /**
+   * Bulk-loads the HFiles of a finished job ({@code <staging>/hfiles}) into {@code table}, then
+   * deletes them and leaves a {@code _LOADED} marker, so calling this again loads nothing. A
+   * crash in the middle leaves the files; loading them again writes the same cells (same row,
+   * column, timestamp and value) a second time, which HBase reads as one: safe to repeat. (On
+   * HDFS the region servers move the files in; on a local file system they copy them.) Refuses
+   * an output without the job's {@code _SUCCESS} marker (a job that failed or still runs).
+   * Returns {@code {"files":N,"bytes":N}} of what this call loaded.
+   */
+  static String load(Configuration conf, TableName table, Path hfiles) throws IOException {
+    FileSystem fs = hfiles.getFileSystem(conf);
+    if (!fs.exists(new Path(hfiles, "_SUCCESS"))) {
+      throw new IOException("no finished job output in " + hfiles
+          + " (no _SUCCESS marker): the job failed, still runs or never ran");
+    }
+    Path loadedMarker = new Path(hfiles, "_LOADED");
+    long files = 0;
+    long bytes = 0;
+    List<Path> families = new ArrayList<>();
+    if (fs.exists(loadedMarker)) {
+      return loadResult(0, 0);
+    }
+    for (FileStatus family : fs.listStatus(hfiles)) {
+      String name = family.getPath().getName();
+      if (!family.isDirectory() || name.startsWith("_") || name.startsWith(".")) {
+        continue;
+      }
+      families.add(family.getPath());
+      for (FileStatus f : fs.listStatus(family.getPath())) {
+        if (f.isFile() && !f.getPath().getName().startsWith("_")
+            && !f.getPath().getName().startsWith(".")) {
+          files++;
+          bytes += f.getLen();
+        }
+      }
+    }
+    if (files > 0) {
+      BulkLoadHFiles.create(conf).bulkLoad(table, hfiles);
+    }
+    // Everything is in the table now: what is left of the files is not needed again.
+    for (Path family : families) {
+      fs.delete(family, true);
+    }
+    fs.create(loadedMarker, true).close();
+    return loadResult(files, bytes);
+  }
+
+  private static String loadResult(long files, long bytes) {
+    JsonObject out = new JsonObject();
+    out.addProperty("files", files);
+    out.addProperty("bytes", bytes);
+    return out.toString();
+  }
+
+  /**
+   * Why a finished job failed: the first line of the first failed task's diagnostics (the
+   * exception a task threw), else the job's failure info; empty when nothing says.
+   */
+  static String failureOf(Job job) {
+    try {
+      for (org.apache.hadoop.mapreduce.TaskCompletionEvent event : job.getTaskCompletionEvents(0,
+          1000)) {
+        if (event.getStatus() == org.apache.hadoop.mapreduce.TaskCompletionEvent.Status.FAILED) {
+          for (String diagnostics : job.getTaskDiagnostics(event.getTaskAttemptId())) {
+            if (diagnostics != null && !diagnostics.isBlank()) {
+              return diagnostics.strip().split("\n", 2)[0];
+            }
+          }
+        }
+      }
+      String info = job.getStatus().getFailureInfo();
+      return info == null || info.equals("NA") ? "" : info.strip().split("\n", 2)[0];
+    } catch (IOException | RuntimeException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
+  // ---- JSON helpers ------------------------------------------------------------------------
+
+  static String text(JsonObject o, String name, String otherwise) {
+    JsonElement e = o.get(name);
+    return e == null || e.isJsonNull() ? otherwise : e.getAsString();
+  }
+
+  static String requiredText(JsonObject o, String name) {
+    String value = text(o, name, null);
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException("field '" + name + "': required");
+    }
+    return value;
+  }
+
+  static long number(JsonObject o, String name, long otherwise) {
+    JsonElement e = o.get(name);
+    return e == null || e.isJsonNull() ? otherwise : e.getAsLong();
+  }
+}
