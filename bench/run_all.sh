@@ -56,14 +56,14 @@ if ((quick)); then
   policy_args=(--rows 20000 --groups 200 --ops 1000 --rounds 7 --warmup 3)
   sampler_args=(--run-rounds 0 --rounds 6 --max-rounds 12 --puts 10000)
   sdk_args=(--cluster-only --groups 300 --group-rows 50 --lookups 600 --lookup-warmup 100
-    --scan-rows 50000 --scan-rounds 5 --ranges 5)
+    --scan-rows 50000 --scan-rounds 5 --ranges 10)
   reaction_args=(--rounds 3)
 else
   native_args=()
   policy_args=()
   sampler_args=()
   sdk_args=(--groups 1000 --lookups 3000 --lookup-warmup 300 --scan-rows 100000
-    --scan-rounds 10 --ranges 10)
+    --scan-rounds 10 --ranges 20)
   reaction_args=()
 fi
 

@@ -13,8 +13,9 @@
 # Builds libpresplit_jni and presplit-hbase.jar incrementally first (--no-build: use what is
 # there). The cluster is started fresh (ZooKeeper 22210, master 16610, RegionServer 16630, data
 # in <build>/sdk-bench-cluster; PRESPLIT_BENCH_* variables choose others) and stopped on every
-# exit. Prints the measurements and the ratios; exits non-zero only on an error or a wrong
-# result, not on a missed target.
+# exit. PRESPLIT_BENCH_JAVA_OPTS adds JVM options to SdkBench's JVM (e.g. a flight recording:
+# -XX:StartFlightRecording=filename=scan.jfr,settings=profile). Prints the measurements and the
+# ratios; exits non-zero only on an error or a wrong result, not on a missed target.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +51,8 @@ read -r -a JVM_FLAGS <<<"$PRESPLIT_HBASE_JVM_FLAGS"
 
 mkdir -p "$WORK_DIR/classes"
 "$JAVA_HOME/bin/javac" -nowarn -cp "$HBASE_CP:$JAR" -d "$WORK_DIR/classes" \
-  "$REPO/bench/sdk/SaltingBench.java" "$REPO/bench/sdk/SdkBench.java" "$REPO/bench/lib/BenchSummary.java"
+  "$REPO/bench/sdk/SaltingBench.java" "$REPO/bench/sdk/SdkBench.java" \
+  "$REPO/bench/sdk/MergedScannerBefore.java" "$REPO/bench/lib/BenchSummary.java"
 CP="$WORK_DIR/classes:$HBASE_CP:$JAR"
 
 echo "sdk bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load:$(uptime | sed 's/.*load average://')"
@@ -70,6 +72,8 @@ if ((cluster)); then
   trap '"$REPO/scripts/local-cluster" stop >&2 || true' EXIT
   quorum=$("$REPO/scripts/local-cluster" start --fresh | tail -1)
   echo "cluster: HBase 2.6.4 on $quorum (RegionServer heap ${PRESPLIT_RS_HEAP:-512m}), load:$(uptime | sed 's/.*load average://')"
-  "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" -Xms512m -Xmx512m -cp "$CP" SdkBench --zk "$quorum" "$@"
+  read -r -a EXTRA_FLAGS <<<"${PRESPLIT_BENCH_JAVA_OPTS:-}"
+  "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" ${EXTRA_FLAGS[@]+"${EXTRA_FLAGS[@]}"} -Xms512m -Xmx512m \
+    -cp "$CP" SdkBench --zk "$quorum" "$@"
   echo "load after:$(uptime | sed 's/.*load average://')"
 fi

@@ -31,22 +31,26 @@
  *    ratios salted/prefix and index/salted.
  * 2. Ordered scans: S rows "g%05d|r%06d" (100 rows per group) in
  *    - salted: 16 byte buckets, murmur3 salt from the '|'-delimited group; scanned through the
- *      SDK's merged scan (SaltedTable.scan: one scanner per bucket, k-way merge, rows in key
- *      order);
+ *      SDK's merged scan (SaltedTable.scan: one scan per bucket on HBase's asynchronous client,
+ *      k-way merge, rows in key order), and through the SDK's merged scan as it was before
+ *      issue 12 (MergedScannerBefore: blocking scanners on the SDK's threads), so that the change
+ *      is measured before/after in the same run;
  *    - plain: an unsalted copy of the same data pre-split into as many regions (16, on group
  *      boundaries), read two ways: one Table scanner (rows in key order), and 16 parallel
  *      scanners, one per region on a thread of its own, NOT merged (each thread counts its
  *      region's rows; no order across regions): the fastest way to read the rows when the order
  *      does not matter, so an upper bound for any ordered read.
- *    R rounds (after one discarded), each round the three variants in rotating order: a full
- *    scan of every row, then M range scans of about K rows each from random start groups (the
- *    same ranges for all; the parallel variant scans only the regions a range touches). rows/s
+ *    R rounds (after one discarded), each round a full scan of every row by the four variants
+ *    in rotating order, then M range scans of about K rows each from random start groups, each
+ *    range read by the four variants back to back in an order rotating from range to range (the
+ *    parallel variant scans only the regions a range touches). rows/s
  *    per round and the client's CPU per row (the JVM's process CPU time over the variant's
  *    scans, all threads: the SDK's reader and fetch threads, HBase's client threads, GC); mean,
  *    sd, and the per-round ratios salted/plain variant; the target compares the salted scan
- *    with the best plain variant. Every round checks that all variants read the same number of
- *    rows; the first full scans are checked for the same rows (in the same order for the two
- *    ordered variants).
+ *    with the best plain variant; the SDK's scan is also compared with its version before
+ *    issue 12. Every round checks that all variants read the same number of rows; the first
+ *    full scans are checked for the same rows (in the same order for the three ordered
+ *    variants).
  *    --caching C sets Scan.setCaching(C) on all; default: none sets it (HBase's own default for
  *    the plain scans, the SDK's per-bucket default of 1,000 for the merged one).
  * With PRESPLIT_BENCH_SUMMARY set, appends its summary rows to that file (bench/run_all.sh).
@@ -55,6 +59,7 @@
 
 import io.presplit.client.KeyLayout;
 import io.presplit.client.Md5Keys;
+import io.presplit.client.MergedScannerBefore;
 import io.presplit.client.PresplitTables;
 import io.presplit.client.SaltedTable;
 import java.lang.management.ManagementFactory;
@@ -150,7 +155,22 @@ public class SdkBench {
       rc = 1;
     }
     System.out.flush();
-    Runtime.getRuntime().halt(rc);
+    stopFlightRecordings();
+    Runtime.getRuntime().halt(rc); // halt skips the shutdown hooks that would write a recording
+  }
+
+  /** Writes any flight recording started with -XX:StartFlightRecording=filename=... (profiling). */
+  static void stopFlightRecordings() {
+    if (!jdk.jfr.FlightRecorder.isInitialized()) {
+      return;
+    }
+    for (jdk.jfr.Recording r : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {
+      try {
+        r.stop(); // writes it to its destination, when it has one
+      } catch (RuntimeException e) {
+        System.err.println("SdkBench: flight recording " + r.getName() + ": " + e);
+      }
+    }
   }
 
   static Connection connect() throws Exception {
@@ -463,7 +483,9 @@ public class SdkBench {
 
   static final int SCAN_REGIONS = 16;
   static final String[] SCAN_VARIANTS = {"salted, merged (SDK, 16 buckets)",
-      "plain, one scanner (16 regions)", "plain, 16 parallel scanners, not merged"};
+      "plain, one scanner (16 regions)", "plain, 16 parallel scanners, not merged",
+      "salted, merged, SDK before issue 12 (blocking scanners)"};
+  static final int BEFORE = 3; // the variant that is not a baseline but the SDK's old scan
 
   static void scanBench(Connection hbase, int rows, int rounds, int rangeRows, int ranges,
       int caching) throws Exception {
@@ -533,7 +555,7 @@ public class SdkBench {
     try (PresplitTables tables = PresplitTables.open(hbase, zk, root)) {
       SaltedTable events = tables.table(EVENTS);
       events.awaitReady(Duration.ofSeconds(60));
-      Scanners scanners = new Scanners(events, hbase, pool, bounds, caching);
+      Scanners scanners = new Scanners(tables, events, hbase, pool, bounds, caching);
       // Correctness (and a warm block cache for all): the same rows, in the same order for the
       // ordered variants, and as the same set for the parallel one (an order-free checksum).
       long[][] first = new long[n][];
@@ -541,10 +563,12 @@ public class SdkBench {
         first[v] = scanners.scan(v, new byte[0], new byte[0], true);
       }
       if (first[0][0] != rows || first[1][0] != rows || first[2][0] != rows
-          || first[0][1] != first[1][1] || first[0][2] != first[2][2]) {
+          || first[BEFORE][0] != rows || first[0][1] != first[1][1]
+          || first[0][1] != first[BEFORE][1] || first[0][2] != first[2][2]) {
         throw new AssertionError("full scans differ: rows " + first[0][0] + "/" + first[1][0]
-            + "/" + first[2][0] + ", ordered hashes " + first[0][1] + "/" + first[1][1]
-            + ", row sets " + first[0][2] + "/" + first[2][2]);
+            + "/" + first[2][0] + "/" + first[BEFORE][0] + ", ordered hashes " + first[0][1]
+            + "/" + first[1][1] + "/" + first[BEFORE][1] + ", row sets " + first[0][2] + "/"
+            + first[2][2]);
       }
       for (int round = -1; round < rounds; round++) {
         int[] starts = new int[ranges];
@@ -557,22 +581,35 @@ public class SdkBench {
           int v = Math.floorMod(j + round, n); // every variant first, second and last in turn
           long c0 = os.getProcessCpuTime();
           long s0 = System.nanoTime();
-          long m0 = scanners.scan(v, new byte[0], new byte[0], false)[0];
+          fullRows[v] = scanners.scan(v, new byte[0], new byte[0], false)[0];
           long s1 = System.nanoTime();
           long c1 = os.getProcessCpuTime();
-          long m = 0;
-          for (int start : starts) {
-            m += scanners.scan(v, eventKey(start), eventKey(start + rangeRows), false)[0];
-          }
-          long s2 = System.nanoTime();
-          long c2 = os.getProcessCpuTime();
-          fullRows[v] = m0;
-          rangeRowsRead[v] = m;
           if (round >= 0) {
-            full[v][round] = m0 / ((s1 - s0) / 1e9);
-            range[v][round] = m / ((s2 - s1) / 1e9);
-            fullCpu[v][round] = (c1 - c0) / (double) m0;
-            rangeCpu[v][round] = (c2 - c1) / (double) m;
+            full[v][round] = fullRows[v] / ((s1 - s0) / 1e9);
+            fullCpu[v][round] = (c1 - c0) / (double) fullRows[v];
+          }
+        }
+        // Each range is read by every variant back to back, in an order that rotates from range
+        // to range: a burst of load on the shared machine (seconds long) falls on all variants
+        // alike instead of on whichever read its block of ranges at the time.
+        long[] rangeNanos = new long[n];
+        long[] rangeCpuNanos = new long[n];
+        for (int i = 0; i < ranges; i++) {
+          byte[] from = eventKey(starts[i]);
+          byte[] to = eventKey(starts[i] + rangeRows);
+          for (int j = 0; j < n; j++) {
+            int v = Math.floorMod(j + i + round, n);
+            long c0 = os.getProcessCpuTime();
+            long s0 = System.nanoTime();
+            rangeRowsRead[v] += scanners.scan(v, from, to, false)[0];
+            rangeNanos[v] += System.nanoTime() - s0;
+            rangeCpuNanos[v] += os.getProcessCpuTime() - c0;
+          }
+        }
+        if (round >= 0) {
+          for (int v = 0; v < n; v++) {
+            range[v][round] = rangeRowsRead[v] / (rangeNanos[v] / 1e9);
+            rangeCpu[v][round] = rangeCpuNanos[v] / (double) rangeRowsRead[v];
           }
         }
         for (int v = 1; v < n; v++) {
@@ -595,14 +632,16 @@ public class SdkBench {
 
   /** The three ways of reading the rows; one instance per benchmark, its pool shared. */
   static final class Scanners {
+    final PresplitTables tables;
     final SaltedTable salted;
     final Connection hbase;
     final ExecutorService pool;
     final byte[][] bounds;
     final int caching;
 
-    Scanners(SaltedTable salted, Connection hbase, ExecutorService pool, byte[][] bounds,
-        int caching) {
+    Scanners(PresplitTables tables, SaltedTable salted, Connection hbase, ExecutorService pool,
+        byte[][] bounds, int caching) {
+      this.tables = tables;
       this.salted = salted;
       this.hbase = hbase;
       this.pool = pool;
@@ -625,6 +664,11 @@ public class SdkBench {
     long[] scan(int v, byte[] start, byte[] stop, boolean hash) throws Exception {
       if (v == 0) {
         try (ResultScanner s = salted.scan(scan(start, stop))) {
+          return drain(s, hash);
+        }
+      }
+      if (v == BEFORE) {
+        try (ResultScanner s = MergedScannerBefore.scan(tables, salted, scan(start, stop))) {
           return drain(s, hash);
         }
       }
@@ -683,10 +727,10 @@ public class SdkBench {
     int n = rps.length;
     int rounds = rps[0].length;
     System.out.printf("%s, %d rounds:%n", what, rounds);
-    System.out.printf("  %-42s %12s %10s %12s %12s %16s%n", "", "rows/s mean", "sd", "min", "max",
+    System.out.printf("  %-56s %12s %10s %12s %12s %16s%n", "", "rows/s mean", "sd", "min", "max",
         "client CPU us/row");
     for (int v = 0; v < n; v++) {
-      System.out.printf("  %-42s %,12.0f %,10.0f %,12.0f %,12.0f %10.2f ± %.2f%n",
+      System.out.printf("  %-56s %,12.0f %,10.0f %,12.0f %,12.0f %10.2f ± %.2f%n",
           SCAN_VARIANTS[v], mean(rps[v]), sd(rps[v]), min(rps[v]), max(rps[v]),
           mean(cpuPerRow[v]) / 1e3, sd(cpuPerRow[v]) / 1e3);
     }
@@ -699,14 +743,17 @@ public class SdkBench {
       double[] sorted = ratio.clone();
       Arrays.sort(sorted);
       double ofMeans = mean(rps[0]) / mean(rps[v]);
-      System.out.printf("  salted / %s: rows/s ratio of means %.3f; per-round ratios median "
-          + "%.3f, sd %.3f, min %.3f, max %.3f; client CPU per row %.2fx%s%n", SCAN_VARIANTS[v],
+      System.out.printf("  %s / %s: rows/s ratio of means %.3f; per-round ratios median "
+          + "%.3f, sd %.3f, min %.3f, max %.3f; client CPU per row %.2fx%s%n",
+          v == BEFORE ? "SDK now" : "salted", SCAN_VARIANTS[v],
           ofMeans, sorted[rounds / 2], sd(ratio), sorted[0], sorted[rounds - 1],
           mean(cpuPerRow[0]) / mean(cpuPerRow[v]), v == best
               ? String.format("   <- best plain variant; target >= 0.8x: %s",
                   ofMeans >= 0.8 ? "met" : "NOT met") : "");
-      BenchSummary.row("sdk", id + (v == 1 ? ".one_scanner" : ".parallel"), figure
-          + ", rows/s", mean(rps[0]), mean(rps[v]), SCAN_VARIANTS[v], ofMeans,
+      String which = v == 1 ? ".one_scanner" : v == 2 ? ".parallel" : ".sdk_before_issue12";
+      BenchSummary.row("sdk", id + which, figure
+          + (v == BEFORE ? ", rows/s, the SDK's merged scan now vs before" : ", rows/s"),
+          mean(rps[0]), mean(rps[v]), SCAN_VARIANTS[v], ofMeans,
           "presplit/baseline", v == best ? ">= 0.8" : null,
           v == best ? ofMeans >= 0.8 : null, String.format("ratio of means over %d rounds, per-round %.2f..%.2f; "
               + "client CPU/row %.2f vs %.2f us%s", rounds, sorted[0], sorted[rounds - 1],

@@ -6,31 +6,35 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.client.AdvancedScanResultConsumer;
+import org.apache.hadoop.hbase.client.AsyncTable;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * A scan of a logical key range across every bucket of one generation, merged in logical key
- * order: one HBase scanner per bucket, opened in parallel on the SDK's scan threads, and a k-way
- * merge over their heads with a min-heap. Each bucket fetches {@code batch} rows at a time; the
- * reader drains one batch while the next is fetched (at most about 2 x batch rows per bucket
- * ahead of the reader: back-pressure), so a slow reader never makes the SDK buffer a whole
- * table. Fetch tasks never wait for the reader, so any number of buckets share a
- * small thread pool without deadlock.
+ * order: one HBase scan per bucket, all started at once on HBase's asynchronous client, and a
+ * k-way merge over their heads with a min-heap. Each bucket fetches {@code batch} rows per RPC
+ * into a buffer; the RPC callbacks (HBase's I/O threads) append to it and suspend the bucket's
+ * scan when it holds a batch the reader has not taken (back-pressure: at most about 2 x batch
+ * rows per bucket ahead of the reader, so a slow reader never makes the SDK buffer a whole
+ * table); the reader resumes it when it takes that batch. Callbacks never wait for the reader.
+ *
+ * <p>Why asynchronous: a short range costs one round trip per bucket whatever the range's size.
+ * With blocking scanners each of those needed a thread of the SDK's pool to wake, block on the
+ * RPC and wake the reader, and under load those hand-offs, not the RPCs, set a short range's
+ * latency (bench/RESULTS.md, "Ordered scans"); here an RPC's callback hands its rows straight to
+ * the buffer the reader takes them from.
  */
 final class MergedScanner implements ResultScanner {
 
   private final KeyLayout layout;
   private final List<Cursor> cursors;
-  private final List<Table> tablesToClose;
   private final int saltWidth;
   private final boolean reversed;
   private final Head[] heap; // a binary min-heap of the buckets' current rows
@@ -119,34 +123,24 @@ final class MergedScanner implements ResultScanner {
     if (limit > 0) {
       batch = Math.min(batch, limit);
     }
+    AsyncTable<AdvancedScanResultConsumer> table =
+        tables.asyncConnection().getTable(snapshot.physicalTable());
     List<Scan> scans = bucketScans(layout, logical);
     List<Cursor> cursors = new ArrayList<>(scans.size());
-    List<Table> open = new ArrayList<>(scans.size());
-    try {
-      for (int i = 0; i < scans.size(); i++) {
-        Scan scan = scans.get(i);
-        scan.setCaching(batch);
-        if (limit > 0) {
-          scan.setLimit(limit);
-        }
-        Table t = tables.connection().getTable(snapshot.physicalTable());
-        open.add(t);
-        cursors.add(new Cursor(i, t, scan, batch, tables.scanExecutor()));
+    for (int i = 0; i < scans.size(); i++) {
+      Scan scan = scans.get(i);
+      scan.setCaching(batch);
+      if (limit > 0) {
+        scan.setLimit(limit);
       }
-    } catch (IOException | RuntimeException e) {
-      for (Table t : open) {
-        t.close();
-      }
-      throw e;
+      cursors.add(new Cursor(i, table, scan, batch));
     }
-    return new MergedScanner(layout, cursors, open, logical.isReversed(), limit);
+    return new MergedScanner(layout, cursors, logical.isReversed(), limit);
   }
 
-  private MergedScanner(KeyLayout layout, List<Cursor> cursors, List<Table> tables,
-      boolean reversed, int limit) {
+  private MergedScanner(KeyLayout layout, List<Cursor> cursors, boolean reversed, int limit) {
     this.layout = layout;
     this.cursors = cursors;
-    this.tablesToClose = tables;
     this.limit = limit;
     this.saltWidth = layout.saltWidth();
     this.reversed = reversed;
@@ -195,7 +189,7 @@ final class MergedScanner implements ResultScanner {
     if (!started) {
       started = true;
       for (Cursor c : cursors) {
-        c.requestFetch(); // every bucket opens in parallel
+        c.start(); // every bucket's first RPC goes out now, before the reader waits for any
       }
       for (Cursor c : cursors) {
         Result r = c.take();
@@ -237,22 +231,15 @@ final class MergedScanner implements ResultScanner {
     for (Cursor c : cursors) {
       c.close();
     }
-    for (Table t : tablesToClose) {
-      try {
-        t.close();
-      } catch (IOException e) {
-        // nothing to do: the scan is over
-      }
-    }
   }
 
+  /**
+   * Always true: HBase's asynchronous client renews the lease of a bucket's server-side scanner
+   * by itself while the bucket waits for the reader.
+   */
   @Override
   public boolean renewLease() {
-    boolean all = true;
-    for (Cursor c : cursors) {
-      all &= c.renewLease();
-    }
-    return all;
+    return !closed;
   }
 
   /**
@@ -277,86 +264,98 @@ final class MergedScanner implements ResultScanner {
     return sum;
   }
 
-  /** One bucket's scanner and its bounded buffer. */
-  private static final class Cursor {
+  /**
+   * One bucket's scan and its bounded buffer. HBase's I/O threads call the consumer methods;
+   * only the reader calls {@link #take()}; the lock (this) guards what both touch.
+   */
+  private static final class Cursor implements AdvancedScanResultConsumer {
     final int bucket;
-    private final Table table;
+    private final AsyncTable<AdvancedScanResultConsumer> table;
     private final Scan scan;
     private final int batch;
-    private final Executor executor;
-    private ArrayDeque<Result> buffer = new ArrayDeque<>(); // filled by fetches, under the lock
+    private ArrayDeque<Result> buffer = new ArrayDeque<>(); // filled by callbacks, under the lock
     private ArrayDeque<Result> local = new ArrayDeque<>(); // drained by the reader, no lock
-    private ResultScanner scanner;
-    private ScanMetrics metrics; // the scanner's, kept after it is closed
-    private boolean fetching;
+    private ScanResumer resumer; // set while the scan is suspended for back-pressure
+    private ScanMetrics metrics;
+    private boolean started;
     private boolean exhausted;
     private boolean closed;
     private IOException error;
 
-    Cursor(int bucket, Table table, Scan scan, int batch, Executor executor) {
+    Cursor(int bucket, AsyncTable<AdvancedScanResultConsumer> table, Scan scan, int batch) {
       this.bucket = bucket;
       this.table = table;
       this.scan = scan;
       this.batch = batch;
-      this.executor = executor;
     }
 
-    /** Starts a fetch when the buffer runs low and none is running. Holds the lock. */
-    synchronized void requestFetch() {
-      if (fetching || exhausted || closed || error != null || buffer.size() >= batch) {
-        return;
-      }
-      fetching = true;
-      try {
-        executor.execute(this::fetch);
-      } catch (RejectedExecutionException e) {
-        fetching = false;
-        error = new IOException("presplit's scan threads are shut down", e);
-      }
-    }
-
-    private void fetch() {
-      Result[] rows = null;
-      IOException failure = null;
-      try {
-        ResultScanner s;
-        synchronized (this) {
-          if (closed) {
-            fetching = false;
-            notifyAll();
-            return;
-          }
-          s = scanner;
-        }
-        if (s == null) {
-          s = table.getScanner(scan);
-          synchronized (this) {
-            scanner = s;
-            metrics = s.getScanMetrics();
-          }
-        }
-        rows = s.next(batch);
-      } catch (IOException e) {
-        failure = e;
-      } catch (RuntimeException e) {
-        failure = new IOException("bucket " + bucket + " scan failed: " + e, e);
-      }
+    /** Starts the bucket's scan; returns at once (the RPCs run on HBase's threads). */
+    void start() {
       synchronized (this) {
-        fetching = false;
-        if (failure != null) {
-          error = failure;
-        } else {
-          for (Result r : rows) {
-            buffer.add(r);
-          }
-          if (rows.length < batch) {
-            exhausted = true;
-          }
+        if (started || closed) {
+          return;
         }
-        if ((exhausted || closed || error != null) && scanner != null) {
-          scanner.close();
-          scanner = null;
+        started = true;
+      }
+      try {
+        table.scan(scan, this);
+      } catch (RuntimeException e) {
+        onError(e);
+      }
+    }
+
+    @Override
+    public void onScanMetricsCreated(ScanMetrics created) {
+      synchronized (this) {
+        metrics = created;
+      }
+    }
+
+    @Override
+    public void onNext(Result[] rows, ScanController controller) {
+      synchronized (this) {
+        if (closed) {
+          controller.terminate(); // closes the server-side scanner
+          return;
         }
+        for (Result r : rows) {
+          buffer.add(r);
+        }
+        if (buffer.size() >= batch) {
+          resumer = controller.suspend(); // until the reader takes this batch
+        }
+        notifyAll();
+      }
+    }
+
+    @Override
+    public void onHeartbeat(ScanController controller) {
+      synchronized (this) {
+        if (closed) {
+          controller.terminate();
+          return;
+        }
+        // A scan that asked for cursors gets them as cell-less Results, as from Table.getScanner.
+        if (scan.isNeedCursorResult() && controller.cursor().isPresent()) {
+          buffer.add(Result.createCursorResult(controller.cursor().get()));
+          notifyAll();
+        }
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      synchronized (this) {
+        error = t instanceof IOException ? (IOException) t
+            : new IOException("bucket " + bucket + " scan failed: " + t, t);
+        notifyAll();
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      synchronized (this) {
+        exhausted = true;
         notifyAll();
       }
     }
@@ -364,54 +363,63 @@ final class MergedScanner implements ResultScanner {
     /**
      * The bucket's next row, or null when it has no more. Reader thread only: rows come from
      * {@code local} without a lock; only when it runs dry does the reader take the lock, swap in
-     * what the fetches buffered and start the next fetch.
+     * what the callbacks buffered and let a suspended scan go on.
      */
     Result take() throws IOException {
       Result r = local.poll();
       return r != null ? r : refill();
     }
 
-    private synchronized Result refill() throws IOException {
-      while (true) {
-        if (!buffer.isEmpty()) {
-          ArrayDeque<Result> drained = local;
-          local = buffer;
-          buffer = drained;
-          requestFetch();
-          return local.poll();
+    private Result refill() throws IOException {
+      ScanResumer resume;
+      synchronized (this) {
+        while (buffer.isEmpty()) {
+          if (error != null) {
+            throw error;
+          }
+          if (exhausted || closed) {
+            return null;
+          }
+          try {
+            wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while scanning bucket " + bucket);
+          }
         }
-        if (error != null) {
-          throw error;
-        }
-        if (exhausted || closed) {
-          return null;
-        }
-        requestFetch();
-        try {
-          wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while scanning bucket " + bucket);
-        }
+        ArrayDeque<Result> drained = local;
+        local = buffer;
+        buffer = drained;
+        resume = resumer;
+        resumer = null;
       }
+      if (resume != null) {
+        resume.resume(); // outside the lock: it may call back into this cursor on this thread
+      }
+      return local.poll();
     }
 
-    synchronized void close() {
-      closed = true;
-      buffer.clear();
-      local.clear();
-      if (!fetching && scanner != null) {
-        scanner.close();
-        scanner = null;
+    /** Stops the scan; a suspended one is resumed so that its next callback terminates it. */
+    void close() {
+      ScanResumer resume;
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        buffer.clear();
+        local.clear();
+        resume = resumer;
+        resumer = null;
+        notifyAll();
+      }
+      if (resume != null) {
+        resume.resume();
       }
     }
 
     synchronized ScanMetrics metrics() {
       return metrics;
-    }
-
-    synchronized boolean renewLease() {
-      return scanner == null || fetching || scanner.renewLease();
     }
   }
 }

@@ -7,18 +7,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.AsyncConnection;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
@@ -53,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper is unreachable the last snapshot stays in use.
  *
  * <p>The {@link Connection} stays the caller's; {@link #close()} closes only what this object
- * opened (its ZooKeeper session and threads).
+ * opened (its ZooKeeper session, its threads and, when it opened one, the asynchronous HBase
+ * connection of merged scans: see {@link Options#asyncConnection}).
  */
 public final class PresplitTables implements Closeable {
 
@@ -68,6 +73,7 @@ public final class PresplitTables implements Closeable {
     int groupScanCaching = 100;
     int scanBatch = 1000;
     boolean readBothGenerationsDuringMigration;
+    AsyncConnection asyncConnection;
     ZkAuth auth;
 
     /**
@@ -123,7 +129,11 @@ public final class PresplitTables implements Closeable {
       return this;
     }
 
-    /** Threads that fetch the buckets of merged scans (default 32, shared by all scans). */
+    /**
+     * Threads of the SDK's scan pool (default 32). Merged scans no longer use it: they fetch
+     * their buckets on HBase's asynchronous client (see {@link #asyncConnection}).
+     */
+    @Deprecated
     public Options scanThreads(int n) {
       this.scanThreads = n;
       return this;
@@ -145,6 +155,18 @@ public final class PresplitTables implements Closeable {
       this.scanBatch = n;
       return this;
     }
+
+    /**
+     * The asynchronous HBase connection that merged scans ({@link SaltedTable#scan}) fetch their
+     * buckets on; it stays the caller's. Without one, the first merged scan opens one with the
+     * configuration of the {@link Connection} given to {@code open} and the current user (as
+     * {@code ConnectionFactory.createAsyncConnection(conf)} does), and {@link #close()} closes
+     * it. Pass your own when the blocking connection was opened as another user.
+     */
+    public Options asyncConnection(AsyncConnection connection) {
+      this.asyncConnection = connection;
+      return this;
+    }
   }
 
   private final Connection connection;
@@ -155,6 +177,7 @@ public final class PresplitTables implements Closeable {
   private final ScheduledExecutorService refresher;
   private final ExecutorService scanExecutor;
   private final Object zkLock = new Object();
+  private AsyncConnection ownAsyncConnection; // opened on the first merged scan, under the lock
   private volatile ZooKeeper zk;
   private volatile boolean closed;
 
@@ -351,6 +374,39 @@ public final class PresplitTables implements Closeable {
 
   ExecutorService scanExecutor() {
     return scanExecutor;
+  }
+
+  /**
+   * The asynchronous connection of merged scans: the caller's ({@link Options#asyncConnection})
+   * or one opened now, once, from the blocking connection's configuration.
+   */
+  AsyncConnection asyncConnection() throws IOException {
+    if (options.asyncConnection != null) {
+      return options.asyncConnection;
+    }
+    synchronized (this) {
+      if (closed) {
+        throw new IOException("presplit's tables are closed");
+      }
+      if (ownAsyncConnection == null) {
+        long waitMs = Math.max(options.connectTimeoutMs, 1);
+        try {
+          ownAsyncConnection = ConnectionFactory
+              .createAsyncConnection(connection.getConfiguration())
+              .get(waitMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while connecting to HBase");
+        } catch (ExecutionException e) {
+          throw new IOException("cannot open the asynchronous HBase connection of merged scans: "
+              + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+          throw new IOException("cannot open the asynchronous HBase connection of merged scans in "
+              + waitMs + " ms", e);
+        }
+      }
+      return ownAsyncConnection;
+    }
   }
 
   String documentPath(String znode) {
@@ -557,6 +613,18 @@ public final class PresplitTables implements Closeable {
     closed = true;
     refresher.shutdownNow();
     scanExecutor.shutdown();
+    AsyncConnection own;
+    synchronized (this) {
+      own = ownAsyncConnection;
+      ownAsyncConnection = null;
+    }
+    if (own != null) {
+      try {
+        own.close(); // ends the merged scans still running, as closing a Connection would
+      } catch (IOException e) {
+        LOG.warn("closing the asynchronous HBase connection of merged scans: {}", e.toString());
+      }
+    }
     ZooKeeper z = zk;
     if (z != null) {
       try {
