@@ -31,9 +31,12 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->region_loads_ =
         env->GetMethodID(cls, "regionLoads", "([Ljava/lang/String;)Ljava/lang/String;");
     self->split_region_ = env->GetMethodID(cls, "splitRegion", "(Ljava/lang/String;)V");
+    self->disable_table_ = env->GetMethodID(cls, "disableTable", "(Ljava/lang/String;)V");
+    self->delete_table_ = env->GetMethodID(cls, "deleteTable", "(Ljava/lang/String;)V");
     self->close_ = env->GetMethodID(cls, "close", "()V");
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
         self->region_loads_ == nullptr || self->split_region_ == nullptr ||
+        self->disable_table_ == nullptr || self->delete_table_ == nullptr ||
         self->close_ == nullptr) {
       return TakeJavaException(env,
                                "AdminBridge does not have the expected methods (version "
@@ -113,6 +116,24 @@ Status JniHBaseAdmin::SplitRegion(const std::string& encoded_region) {
     if (name == nullptr) return TakeJavaException(env, "split region " + encoded_region);
     env->CallVoidMethod(bridge_, split_region_, name);
     return TakeJavaException(env, "split region " + encoded_region);
+  });
+}
+
+Status JniHBaseAdmin::DisableTable(const std::string& table) {
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, table);
+    if (name == nullptr) return TakeJavaException(env, "disable " + table);
+    env->CallVoidMethod(bridge_, disable_table_, name);
+    return TakeJavaException(env, "disable " + table);
+  });
+}
+
+Status JniHBaseAdmin::DeleteTable(const std::string& table) {
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, table);
+    if (name == nullptr) return TakeJavaException(env, "delete " + table);
+    env->CallVoidMethod(bridge_, delete_table_, name);
+    return TakeJavaException(env, "delete " + table);
   });
 }
 

@@ -24,6 +24,8 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   Result<std::vector<RegionLoadReport>> RegionLoads(
       const std::vector<std::string>& tables) override;
   Status SplitRegion(const std::string& encoded_region) override;
+  Status DisableTable(const std::string& table) override;
+  Status DeleteTable(const std::string& table) override;
 
  private:
   explicit JniHBaseAdmin(JvmHost& jvm) : jvm_(jvm) {}
@@ -36,6 +38,8 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   jmethodID create_table_ = nullptr;
   jmethodID region_loads_ = nullptr;
   jmethodID split_region_ = nullptr;
+  jmethodID disable_table_ = nullptr;
+  jmethodID delete_table_ = nullptr;
   jmethodID close_ = nullptr;
 };
 
