@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr jint kAbiVersion = 2;  // PresplitNative.ABI_VERSION
+constexpr jint kAbiVersion = 3;  // PresplitNative.ABI_VERSION
 constexpr jint kJniVersion = JNI_VERSION_1_8;
 
 struct Cache {
@@ -38,6 +38,7 @@ struct Cache {
   jmethodID native_exception_ctor = nullptr;
   jclass load_split_choice = nullptr;  // io.presplit.hbase.nativelib.LoadSplitChoice
   jmethodID load_split_choice_ctor = nullptr;
+  jclass byte_array = nullptr;  // byte[]
 };
 Cache g_cache;
 
@@ -247,6 +248,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
   g_cache.load_split_choice_ctor =
       env->GetMethodID(g_cache.load_split_choice, "<init>", "([BDDJ)V");
   if (g_cache.load_split_choice_ctor == nullptr) return JNI_ERR;
+  g_cache.byte_array = GlobalClass(env, "[B");
+  if (g_cache.byte_array == nullptr) return JNI_ERR;
   return kJniVersion;
 }
 
@@ -255,6 +258,7 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void* /*reserved*/) {
   if (vm->GetEnv(reinterpret_cast<void**>(&env), kJniVersion) != JNI_OK) return;
   if (g_cache.native_exception != nullptr) env->DeleteGlobalRef(g_cache.native_exception);
   if (g_cache.load_split_choice != nullptr) env->DeleteGlobalRef(g_cache.load_split_choice);
+  if (g_cache.byte_array != nullptr) env->DeleteGlobalRef(g_cache.byte_array);
   g_cache = Cache{};
 }
 
@@ -388,6 +392,63 @@ JNIEXPORT void JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nBucketsO
     env->SetIntArrayRegion(out, 0, count, result.data());
     CheckPending(env);
     return 0;
+  });
+}
+
+JNIEXPORT jobjectArray JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nRekeyAll(
+    JNIEnv* env, jclass, jint from_buckets, jstring from_encoding, jint from_width,
+    jstring from_hash, jstring from_from, jint from_group_length, jbyteArray from_delimiter,
+    jint to_buckets, jstring to_encoding, jint to_width, jstring to_hash, jstring to_from,
+    jint to_group_length, jbyteArray to_delimiter, jobjectArray row_keys) {
+  return Guard(env, static_cast<jobjectArray>(nullptr), [&]() -> jobjectArray {
+    presplit::KeyLayout from = ToLayout(env, from_buckets, from_encoding, from_width, from_hash,
+                                        from_from, from_group_length, from_delimiter);
+    presplit::KeyLayout to = ToLayout(env, to_buckets, to_encoding, to_width, to_hash, to_from,
+                                      to_group_length, to_delimiter);
+    if (row_keys == nullptr) Invalid("row keys must not be null");
+    jsize count = env->GetArrayLength(row_keys);
+    // Every key's bytes into one buffer, views taken once it no longer grows (as nBucketsOf).
+    std::string bytes;
+    std::vector<size_t> key_ends(static_cast<size_t>(count));
+    for (jsize i = 0; i < count; ++i) {
+      auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(row_keys, i));
+      CheckPending(env);
+      if (key == nullptr) Invalid("row keys[" + std::to_string(i) + "] must not be null");
+      jsize length = env->GetArrayLength(key);
+      size_t at = bytes.size();
+      bytes.resize(at + static_cast<size_t>(length));
+      if (length > 0) {
+        env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(bytes.data() + at));
+      }
+      env->DeleteLocalRef(key);
+      CheckPending(env);
+      key_ends[static_cast<size_t>(i)] = bytes.size();
+    }
+    std::vector<std::string_view> views;
+    views.reserve(key_ends.size());
+    size_t begin = 0;
+    for (size_t end : key_ends) {
+      views.emplace_back(bytes.data() + begin, end - begin);
+      begin = end;
+    }
+    std::string out;
+    std::vector<size_t> ends;
+    std::vector<size_t> failed;
+    presplit::RekeyAll(from, to, views, out, ends, failed);
+    // The first key that does not fit fails the whole call, with Rekey's message naming it.
+    if (!failed.empty()) Fail(presplit::Rekey(from, to, views[failed.front()]).status());
+    jobjectArray result = env->NewObjectArray(count, g_cache.byte_array, nullptr);
+    if (result == nullptr) throw JavaPending{};
+    begin = 0;
+    for (jsize i = 0; i < count; ++i) {
+      size_t end = ends[static_cast<size_t>(i)];
+      jbyteArray key = ToJava(env, std::string_view(out.data() + begin, end - begin));
+      begin = end;
+      env->SetObjectArrayElement(result, i, key);
+      env->DeleteLocalRef(key);
+      CheckPending(env);
+    }
+    return result;
   });
 }
 

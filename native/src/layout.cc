@@ -716,6 +716,54 @@ Result<std::string_view> StripSalt(const KeyLayout& layout, std::string_view row
   return row_key.substr(w);
 }
 
+Result<std::string> Rekey(const KeyLayout& from, const KeyLayout& to, std::string_view row_key) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string_view logical_key, StripSalt(from, row_key));
+  auto row = EncodeKey(to, logical_key);
+  if (!row.ok()) {
+    return Status::InvalidArgument("row key " + Quote(row_key) +
+                                   " cannot be re-keyed: " + row.status().message());
+  }
+  return row;
+}
+
+void RekeyAll(const KeyLayout& from, const KeyLayout& to,
+              const std::vector<std::string_view>& row_keys, std::string& out,
+              std::vector<size_t>& ends, std::vector<size_t>& failed) {
+  const size_t n = row_keys.size();
+  const auto from_width = static_cast<size_t>(from.salt_width);
+  const auto to_width = static_cast<size_t>(to.salt_width);
+  out.clear();
+  failed.clear();
+  ends.assign(n, 0);
+  // Logical keys first (views into the caller's keys), then every bucket in one BucketsOf pass.
+  std::vector<std::string_view> logical(n);
+  std::vector<bool> too_short(n, false);
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (IsSalted(from) && row_keys[i].size() < from_width) {
+      too_short[i] = true;
+      continue;
+    }
+    logical[i] = row_keys[i].substr(IsSalted(from) ? from_width : 0);
+    total += to_width + logical[i].size();
+  }
+  std::vector<int> buckets;
+  BucketsOf(to, logical, buckets);
+  out.reserve(total);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t size = to_width + logical[i].size();
+    if (too_short[i] || buckets[i] < 0 || size == 0 || size > kMaxRowKeyLength) {
+      failed.push_back(i);
+    } else {
+      const size_t at = out.size();
+      out.resize(at + size);
+      if (IsSalted(to)) WriteSalt(to, buckets[i], out.data() + at);
+      logical[i].copy(out.data() + at + to_width, logical[i].size());
+    }
+    ends[i] = out.size();
+  }
+}
+
 bool IsValidSplitPoint(const KeyLayout& layout, std::string_view split_point) {
   if (split_point.empty()) return false;
   const auto w = static_cast<size_t>(layout.salt_width);

@@ -454,5 +454,141 @@ TEST(SharedVectors, LayoutsJsonMatches) {
   EXPECT_GT(cases, 500);
 }
 
+// Re-keying (a re-salting migration): 10 -> 16 decimal buckets keeps the logical key and
+// changes only the salt; errors name the row key.
+TEST(Rekey, ChangesOnlyTheSalt) {
+  const KeyLayout ten = Make(Spec(10, SaltEncoding::kDecimal, SaltHash::kJavaHashCode, 4, {}));
+  const KeyLayout sixteen = Make(Spec(16, SaltEncoding::kDecimal, SaltHash::kJavaHashCode, 4, {}));
+  const std::string old_row = *EncodeKey(ten, "abcd|rest");
+  const auto new_row = Rekey(ten, sixteen, old_row);
+  ASSERT_TRUE(new_row.ok()) << new_row.status().ToString();
+  EXPECT_EQ(*new_row, *EncodeKey(sixteen, "abcd|rest"));
+  EXPECT_EQ(*Rekey(sixteen, ten, *new_row), old_row);
+
+  // A wrong old salt is not checked: the row moves by its logical key.
+  const auto wrong_salt = Rekey(ten, sixteen, "9abcd|rest");
+  ASSERT_TRUE(wrong_salt.ok());
+  EXPECT_EQ(*wrong_salt, *EncodeKey(sixteen, "abcd|rest"));
+
+  const auto too_short = Rekey(sixteen, ten, "1");
+  ASSERT_FALSE(too_short.ok());
+  EXPECT_NE(Error(too_short.status()).find("'1'"), std::string::npos)
+      << too_short.status().ToString();
+  const auto no_group = Rekey(ten, sixteen, "3ab");
+  ASSERT_FALSE(no_group.ok());
+  EXPECT_NE(Error(no_group.status()).find("row key '3ab' cannot be re-keyed"), std::string::npos)
+      << no_group.status().ToString();
+}
+
+TEST(RekeyAll, MatchesRekeyAndReportsFailuresByIndex) {
+  const KeyLayout from = Make(Spec(10, SaltEncoding::kDecimal, SaltHash::kMurmur3, {}, "|"));
+  const KeyLayout to = Make(Spec(200, SaltEncoding::kByte, SaltHash::kPhoenix, {}, "|"));
+  const std::vector<std::string_view> rows = {"3a|1", "", "7nodelimiter", "0long-group|x|y", "5|"};
+  std::string out;
+  std::vector<size_t> ends;
+  std::vector<size_t> failed = {99};
+  RekeyAll(from, to, rows, out, ends, failed);
+  ASSERT_EQ(ends.size(), rows.size());
+  EXPECT_EQ(failed, (std::vector<size_t>{1, 2}));
+  size_t begin = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string_view got(out.data() + begin, ends[i] - begin);
+    const auto single = Rekey(from, to, rows[i]);
+    if (single.ok()) {
+      EXPECT_EQ(got, *single) << i;
+    } else {
+      EXPECT_TRUE(got.empty()) << i;
+    }
+    begin = ends[i];
+  }
+
+  RekeyAll(from, to, {}, out, ends, failed);
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(ends.empty());
+  EXPECT_TRUE(failed.empty());
+}
+
+// Every pair of the shared vectors' layouts: a vector's row key under layout A re-keys to the row
+// key under layout B that the vectors (or EncodeKey) give for the same logical key.
+TEST(RekeyAll, SharedVectorsBetweenEveryPairOfLayouts) {
+  std::ifstream in(std::string(PRESPLIT_VECTORS_DIR) + "/layouts.json");
+  ASSERT_TRUE(in) << "layouts.json missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto doc = nlohmann::json::parse(text.str());
+  struct Entry {
+    std::string name;
+    KeyLayout layout;
+    std::map<std::string, std::optional<std::string>> row_of;  // logical key -> row (or error)
+  };
+  std::vector<Entry> entries;
+  for (const auto& entry : doc.at("layouts")) {
+    nlohmann::json table = {{"version", 1},
+                            {"table", "t"},
+                            {"layout", entry.at("layout")},
+                            {"split", {{"algorithm", "salt-buckets"}}},
+                            {"families", {{{"name", "f"}}}}};
+    const auto config = ParseTableConfig(table.dump());
+    ASSERT_TRUE(config.ok()) << config.status().ToString();
+    const auto layout = LayoutFromConfig(config->layout);
+    ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+    Entry e{entry.at("name"), *layout, {}};
+    for (const auto& c : entry.at("cases")) {
+      const auto key = ParseBinaryKey(c.at("key").get<std::string>());
+      ASSERT_TRUE(key.ok());
+      if (c.contains("error")) {
+        e.row_of[*key] = std::nullopt;
+      } else {
+        const auto row = ParseBinaryKey(c.at("row_key").get<std::string>());
+        ASSERT_TRUE(row.ok());
+        e.row_of[*key] = *row;
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+  ASSERT_GE(entries.size(), 20u);
+  size_t checked = 0;
+  for (const Entry& a : entries) {
+    std::vector<std::string> logical_keys;
+    std::vector<std::string_view> rows;
+    for (const auto& [key, row] : a.row_of) {
+      if (!row) continue;
+      logical_keys.push_back(key);
+      rows.push_back(*row);
+    }
+    for (const Entry& b : entries) {
+      std::string out;
+      std::vector<size_t> ends;
+      std::vector<size_t> failed;
+      RekeyAll(a.layout, b.layout, rows, out, ends, failed);
+      size_t begin = 0;
+      size_t next_failed = 0;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string_view got(out.data() + begin, ends[i] - begin);
+        begin = ends[i];
+        const bool did_fail = next_failed < failed.size() && failed[next_failed] == i;
+        if (did_fail) ++next_failed;
+        std::optional<std::string> expected;
+        const auto vector = b.row_of.find(logical_keys[i]);
+        if (vector != b.row_of.end()) {
+          expected = vector->second;
+        } else if (auto encoded = EncodeKey(b.layout, logical_keys[i]); encoded.ok()) {
+          expected = *encoded;
+        }
+        const std::string where =
+            a.name + " -> " + b.name + " key " + ToStringBinary(logical_keys[i]);
+        if (expected) {
+          EXPECT_FALSE(did_fail) << where;
+          EXPECT_EQ(ToStringBinary(got), ToStringBinary(*expected)) << where;
+        } else {
+          EXPECT_TRUE(did_fail) << where;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000u);
+}
+
 }  // namespace
 }  // namespace presplit

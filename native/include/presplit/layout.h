@@ -131,6 +131,22 @@ Result<std::vector<KeyRange>> BucketScanRanges(const KeyLayout& layout,
 // than the salt.
 Result<std::string_view> StripSalt(const KeyLayout& layout, std::string_view row_key);
 
+// Re-keying for a re-salting migration: the row key under `to` of the logical key of `row_key`
+// under `from` (the row key without from's salt; the old salt is not checked against the hash,
+// so a row stored under a wrong salt is still moved, by its logical key). InvalidArgument naming
+// the row key when it is shorter than from's salt, or its logical key does not fit `to`
+// (EncodeKey's errors).
+Result<std::string> Rekey(const KeyLayout& from, const KeyLayout& to, std::string_view row_key);
+
+// Rekey for many row keys in one call, without a per-key allocation: the new keys are written
+// back to back into `out` and ends[i] (ends is resized to row_keys.size()) is where key i ends,
+// so key i is out[ends[i-1], ends[i]) (from 0 for i = 0). A key that cannot be re-keyed gets an
+// empty slot and its index is appended to `failed` (cleared first), in increasing order; Rekey
+// says why.
+void RekeyAll(const KeyLayout& from, const KeyLayout& to,
+              const std::vector<std::string_view>& row_keys, std::string& out,
+              std::vector<size_t>& ends, std::vector<size_t>& failed);
+
 // Split points and groups.
 //
 // A key group is the set of every row key that starts with a given group prefix (see

@@ -67,7 +67,24 @@ public final class PresplitTables implements Closeable {
     int scanThreads = 32;
     int groupScanCaching = 100;
     int scanBatch = 1000;
+    boolean readBothGenerationsDuringMigration;
     ZkAuth auth;
+
+    /**
+     * During a re-salting migration, from the switch to the new generation until its catch-up
+     * is done (the status's {@code migration.phase} is {@code switching} or {@code catching_up}),
+     * read the previous generation too: gets, exists and scans read both physical tables, each
+     * with its own layout, and merge them by logical key (a row in both = its cells merged, a
+     * cell in both = once, the active generation's copy; versions cut to what the read asked
+     * for), so nothing written to the old generation before the switch is invisible while it
+     * is being copied. Costs a second read per operation only during that window. Off by
+     * default: readers then read the active generation alone. (A cell deleted in the new
+     * generation during the window stays visible from the old one until the window ends.)
+     */
+    public Options readBothGenerationsDuringMigration(boolean on) {
+      this.readBothGenerationsDuringMigration = on;
+      return this;
+    }
 
     /**
      * Authenticate presplit's ZooKeeper sessions with presplit's credentials file (its
@@ -470,8 +487,18 @@ public final class PresplitTables implements Closeable {
             + " names an invalid physical table '" + physical + "'", e);
       }
     }
-    return new TableSnapshot(h.name, phase, error, table, generation, layout,
+    TableSnapshot loaded = new TableSnapshot(h.name, phase, error, table, generation, layout,
         docStat.getVersion(), statusStat.getVersion(), layoutFromStatus);
+    JsonElement migration = s.get("migration");
+    if (migration == null || !migration.isJsonObject()) {
+      return loaded;
+    }
+    try {
+      return loaded.withPreviousFrom(migration.getAsJsonObject());
+    } catch (RuntimeException e) {
+      throw new PresplitConfigException("the status " + statusPath
+          + " names a previous generation that cannot be used: " + e.getMessage(), e);
+    }
   }
 
   private static String text(JsonObject o, String field) {

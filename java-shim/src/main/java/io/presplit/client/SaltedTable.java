@@ -100,6 +100,15 @@ public final class SaltedTable {
     return snapshot().layout().encode(logicalKey);
   }
 
+  /**
+   * The previous generation to read besides {@code s}'s, or null: only with
+   * {@link PresplitTables.Options#readBothGenerationsDuringMigration} and while a migration's
+   * catch-up is not done.
+   */
+  private TableSnapshot previousToRead(TableSnapshot s) {
+    return tables.options().readBothGenerationsDuringMigration ? s.previousGeneration() : null;
+  }
+
   private Table open(TableSnapshot s) throws IOException {
     return tables.connection().getTable(s.physicalTable());
   }
@@ -161,6 +170,16 @@ public final class SaltedTable {
   /** A Get whose row is a logical key; the Result's row is the logical key. */
   public Result get(Get logicalGet) throws IOException {
     TableSnapshot s = usable();
+    Result active = getIn(s, logicalGet);
+    TableSnapshot previous = previousToRead(s);
+    if (previous == null) {
+      return active;
+    }
+    return GenerationMerge.merge(active, getIn(previous, logicalGet),
+        logicalGet.getMaxVersions());
+  }
+
+  private Result getIn(TableSnapshot s, Get logicalGet) throws IOException {
     Get salted = salt(s.layout(), logicalGet);
     try (Table t = open(s)) {
       return toLogical(s.layout(), t.get(salted));
@@ -175,6 +194,19 @@ public final class SaltedTable {
   /** Several Gets in one generation, in order. */
   public Result[] get(List<Get> logicalGets) throws IOException {
     TableSnapshot s = usable();
+    Result[] active = getIn(s, logicalGets);
+    TableSnapshot previous = previousToRead(s);
+    if (previous == null) {
+      return active;
+    }
+    Result[] old = getIn(previous, logicalGets);
+    for (int i = 0; i < active.length; i++) {
+      active[i] = GenerationMerge.merge(active[i], old[i], logicalGets.get(i).getMaxVersions());
+    }
+    return active;
+  }
+
+  private Result[] getIn(TableSnapshot s, List<Get> logicalGets) throws IOException {
     List<Get> salted = new ArrayList<>(logicalGets.size());
     for (Get g : logicalGets) {
       salted.add(salt(s.layout(), g));
@@ -190,6 +222,14 @@ public final class SaltedTable {
 
   public boolean exists(Get logicalGet) throws IOException {
     TableSnapshot s = usable();
+    if (existsIn(s, logicalGet)) {
+      return true;
+    }
+    TableSnapshot previous = previousToRead(s);
+    return previous != null && existsIn(previous, logicalGet);
+  }
+
+  private boolean existsIn(TableSnapshot s, Get logicalGet) throws IOException {
     Get salted = salt(s.layout(), logicalGet);
     try (Table t = open(s)) {
       return t.exists(salted);
@@ -232,6 +272,22 @@ public final class SaltedTable {
    */
   public ResultScanner groupScanner(byte[] group, Scan template) throws IOException {
     TableSnapshot s = usable();
+    TableSnapshot previous = previousToRead(s);
+    if (previous == null) {
+      return groupScannerIn(s, group, template);
+    }
+    ResultScanner active = groupScannerIn(s, group, template);
+    try {
+      return new GenerationMerge.Scanner(active, groupScannerIn(previous, group, template), false,
+          template.getLimit(), template.getMaxVersions());
+    } catch (IOException | RuntimeException e) {
+      active.close();
+      throw e;
+    }
+  }
+
+  private ResultScanner groupScannerIn(TableSnapshot s, byte[] group, Scan template)
+      throws IOException {
     KeyLayout layout = s.layout();
     if (layout.isSalted() && layout.saltFromKey()) {
       byte[] prefix = layout.logicalGroupPrefix(group);
@@ -316,7 +372,19 @@ public final class SaltedTable {
    */
   public ResultScanner scan(Scan logicalScan) throws IOException {
     TableSnapshot s = usable();
-    return MergedScanner.open(tables, s, logicalScan);
+    TableSnapshot previous = previousToRead(s);
+    if (previous == null) {
+      return MergedScanner.open(tables, s, logicalScan);
+    }
+    ResultScanner active = MergedScanner.open(tables, s, logicalScan);
+    try {
+      return new GenerationMerge.Scanner(active, MergedScanner.open(tables, previous,
+          logicalScan), logicalScan.isReversed(), logicalScan.getLimit(),
+          logicalScan.getMaxVersions());
+    } catch (IOException | RuntimeException e) {
+      active.close();
+      throw e;
+    }
   }
 
   // ---- key translation ----------------------------------------------------------------------

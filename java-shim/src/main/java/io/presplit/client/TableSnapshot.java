@@ -3,6 +3,8 @@ package io.presplit.client;
 import java.util.Set;
 
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 
 /**
  * What the SDK knows about one logical table at one moment, from its document and its status in
@@ -40,6 +42,9 @@ public final class TableSnapshot {
   // it. False when it was derived from the document (and the status's bucket count).
   private final boolean layoutFromStatus;
   private final boolean carriedOver;
+  // The generation a re-salting migration is moving away from, while its catch-up is not done
+  // (null otherwise): readers that ask for it read both generations.
+  private TableSnapshot previous;
 
   TableSnapshot(String logicalName, String phase, String error, TableName physicalTable,
       long generation, KeyLayout layout, int documentVersion, int statusVersion,
@@ -81,9 +86,68 @@ public final class TableSnapshot {
         || previous.generation != loaded.generation || !previous.layout.equals(loaded.layout)) {
       return loaded;
     }
-    return new TableSnapshot(previous.logicalName, loaded.phase, loaded.error,
+    TableSnapshot kept = new TableSnapshot(previous.logicalName, loaded.phase, loaded.error,
         previous.physicalTable, previous.generation, previous.layout, loaded.documentVersion,
         loaded.statusVersion, true, true);
+    kept.previous = loaded.previous;
+    return kept;
+  }
+
+  /**
+   * Status phases of a re-salting migration (the status's {@code migration.phase}) in which the
+   * previous generation may still hold rows the active one lacks: from the switch until the
+   * catch-up has copied what arrived at the old generation.
+   */
+  static final Set<String> CATCH_UP_PHASES = Set.of("switching", "catching_up");
+
+  /**
+   * This snapshot with the previous generation of a migration named by the status (its
+   * {@code migration} object: {@code {"phase", "previous": {"physical_table", "layout",
+   * "generation"}}}), when the phase is one of {@link #CATCH_UP_PHASES} and the previous
+   * generation is another physical table; else this snapshot as it is. A previous generation that
+   * cannot be used (no table name, a layout that does not parse) is an error: a reader that asked
+   * for both generations must not silently read one.
+   */
+  TableSnapshot withPreviousFrom(JsonObject migration) {
+    if (migration == null || physicalTable == null) {
+      return this;
+    }
+    JsonElement phaseElement = migration.get("phase");
+    JsonElement previousElement = migration.get("previous");
+    if (phaseElement == null || !phaseElement.isJsonPrimitive()
+        || !CATCH_UP_PHASES.contains(phaseElement.getAsString()) || previousElement == null
+        || !previousElement.isJsonObject()) {
+      return this;
+    }
+    JsonObject p = previousElement.getAsJsonObject();
+    JsonElement tableElement = p.get("physical_table");
+    JsonElement layoutElement = p.get("layout");
+    if (tableElement == null || !tableElement.isJsonPrimitive() || layoutElement == null
+        || !layoutElement.isJsonObject()) {
+      throw new KeyLayoutException("the status's migration.previous needs 'physical_table' and "
+          + "'layout': " + p);
+    }
+    TableName table = TableName.valueOf(tableElement.getAsString());
+    if (table.equals(physicalTable)) {
+      return this;
+    }
+    KeyLayout previousLayout = KeyLayout.fromDocument(layoutElement.getAsJsonObject());
+    JsonElement generationElement = p.get("generation");
+    long previousGeneration = generationElement == null || generationElement.isJsonNull()
+        ? generation - 1 : generationElement.getAsLong();
+    TableSnapshot copy = new TableSnapshot(logicalName, phase, error, physicalTable, generation,
+        layout, documentVersion, statusVersion, layoutFromStatus, carriedOver);
+    copy.previous = new TableSnapshot(logicalName, phase, error, table, previousGeneration,
+        previousLayout, documentVersion, statusVersion, true, carriedOver);
+    return copy;
+  }
+
+  /**
+   * The generation a re-salting migration is moving away from while its catch-up is not done
+   * (physical table, generation and layout of its own, usable as this one is), or null.
+   */
+  public TableSnapshot previousGeneration() {
+    return previous;
   }
 
   /** The logical table, {@code namespace:qualifier}. */
@@ -161,6 +225,8 @@ public final class TableSnapshot {
   @Override
   public String toString() {
     return logicalName + " generation " + generation + " -> " + physicalTable + " phase " + phase
-        + (carriedOver ? " (carried over: writes go on)" : "") + " layout " + layout;
+        + (carriedOver ? " (carried over: writes go on)" : "") + " layout " + layout
+        + (previous == null ? "" : " (reading also generation " + previous.generation + " -> "
+            + previous.physicalTable + " layout " + previous.layout + ")");
   }
 }

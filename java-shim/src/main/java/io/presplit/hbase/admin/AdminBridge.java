@@ -99,6 +99,10 @@ public final class AdminBridge implements AutoCloseable {
 
   public static final long DEFAULT_ONLINE_WAIT_MS = 120_000L;
 
+  // The configuration of the last connect(), shared with io.presplit.migrate.MigrationBridge so
+  // that the daemon's migration code reaches the same cluster without being told twice.
+  private static volatile Configuration lastConfiguration;
+
   private final Connection connection;
   private final Admin admin;
   private final long onlineWaitMs;
@@ -111,6 +115,11 @@ public final class AdminBridge implements AutoCloseable {
     this.admin = admin;
     this.onlineWaitMs = onlineWaitMs;
     this.splitVerdictWaitMs = splitVerdictWaitMs;
+  }
+
+  /** The configuration of the last {@link #connect} in this JVM (null before the first). */
+  public static Configuration lastConfiguration() {
+    return lastConfiguration;
   }
 
   /**
@@ -142,6 +151,7 @@ public final class AdminBridge implements AutoCloseable {
         conf.set(k, v);
       }
     }
+    lastConfiguration = conf;
     long wait = conf.getLong(ONLINE_WAIT_MS_KEY, DEFAULT_ONLINE_WAIT_MS);
     long splitWait = conf.getLong(SPLIT_VERDICT_WAIT_MS_KEY, DEFAULT_SPLIT_VERDICT_WAIT_MS);
     Connection c = ConnectionFactory.createConnection(conf);

@@ -9,7 +9,7 @@ package io.presplit.hbase.nativelib;
  */
 public final class PresplitNative {
   /** Bumped with every change of the native methods; the library must report the same. */
-  public static final int ABI_VERSION = 2;
+  public static final int ABI_VERSION = 3;
 
   private PresplitNative() {
   }
@@ -83,6 +83,23 @@ public final class PresplitNative {
   }
 
   /**
+   * Re-keys row keys from one layout to another in one JNI call (libpresplit's
+   * {@code RekeyAll}, a re-salting migration's step): the row key under {@code to} of each row
+   * key's logical key under {@code from} (its {@code from} salt stripped, not checked against the
+   * hash). The first key that cannot be re-keyed (shorter than the old salt, or its logical key
+   * does not fit the new layout) fails the whole call with an INVALID_ARGUMENT naming it; a null
+   * key is an error.
+   */
+  public static byte[][] rekeyAll(LayoutSpec from, LayoutSpec to, byte[][] rowKeys)
+      throws NativeException {
+    NativeLibrary.require();
+    return nRekeyAll(from.saltBuckets(), from.saltEncoding(), from.saltWidth(), from.saltHash(),
+        from.saltFrom(), from.groupLength(), from.groupDelimiter(), to.saltBuckets(),
+        to.saltEncoding(), to.saltWidth(), to.saltHash(), to.saltFrom(), to.groupLength(),
+        to.groupDelimiter(), rowKeys);
+  }
+
+  /**
    * The candidate key that splits the sampled requests most evenly, or null when none is good
    * enough (too few requests, too unbalanced, or most requests span it). The arrays are
    * parallel: keys[i] counted left[i], right[i] and contained[i] requests.
@@ -124,6 +141,11 @@ public final class PresplitNative {
   static native void nBucketsOf(int saltBuckets, String saltEncoding, int saltWidth,
       String saltHash, String saltFrom, int groupLength, byte[] groupDelimiter, byte[][] keys,
       int[] out) throws NativeException;
+
+  static native byte[][] nRekeyAll(int fromBuckets, String fromEncoding, int fromWidth,
+      String fromHash, String fromFrom, int fromGroupLength, byte[] fromDelimiter, int toBuckets,
+      String toEncoding, int toWidth, String toHash, String toFrom, int toGroupLength,
+      byte[] toDelimiter, byte[][] rowKeys) throws NativeException;
 
   static native LoadSplitChoice nChooseLoadSplitKey(byte[][] keys, long[] left, long[] right,
       long[] contained, long minRequests, double maxImbalance, double maxContainedFraction)

@@ -1,0 +1,758 @@
+package io.presplit.migrate;
+
+import io.presplit.hbase.admin.AdminBridge;
+import io.presplit.hbase.nativelib.NativeException;
+import io.presplit.hbase.nativelib.PresplitNative;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellBuilder;
+import org.apache.hadoop.hbase.CellBuilderFactory;
+import org.apache.hadoop.hbase.CellBuilderType;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.BufferedMutatorParams;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * What presplitd's migration engine calls, through the daemon's embedded JVM, to move and check
+ * the cells of a re-salting migration (a table copied from an old generation, salted one way, to
+ * a new one salted another). Static methods, simple types, results as JSON strings; errors are
+ * thrown ({@link IllegalArgumentException} for bad input, which changes nothing; {@link
+ * IOException} when HBase fails; a rerun of the same call is always safe).
+ *
+ * <h2>Conventions</h2>
+ *
+ * <ul>
+ *   <li>Layouts are the JSON of a status znode's {@code layout} object (as a table document's
+ *       {@code layout}); null or {@code {}} = unsalted.
+ *   <li>Row keys are {@code byte[]}; an empty (or null) key is an open end. Ranges are
+ *       {@code [fromRow, endRow)}; time ranges {@code [minTs, maxTs)} in milliseconds
+ *       ({@code Long.MAX_VALUE} for no upper bound).
+ *   <li>Re-keying (old salt stripped, new salt computed from the logical key) is libpresplit's
+ *       ({@code RekeyAll}, one JNI call per batch of rows), loaded by
+ *       {@link io.presplit.hbase.nativelib.NativeLibrary}: from {@code java.library.path} (in
+ *       presplitd: {@code jvm_options = -Djava.library.path=DIR}), else from the copy inside
+ *       presplit-hbase.jar. Without it every re-keying call fails; nothing falls back to Java.
+ *   <li>Every cell keeps its timestamp; a copy writes every version the scan returns (all the
+ *       family keeps). Writing a cell twice (same row, column, timestamp, value) leaves the table
+ *       as writing it once, so every call is idempotent and a chunk may be copied again.
+ *   <li>One HBase {@link Connection} per JVM, opened on first use: from {@link #configure}'s
+ *       settings when called, else from the configuration of the last
+ *       {@link AdminBridge#connect}, else from {@code hbase-site.xml} on the classpath. Every
+ *       method is thread-safe; the daemon runs one region per thread.
+ * </ul>
+ *
+ * <h2>Digest</h2>
+ *
+ * Rows, cells and the sum modulo 2^64 of XXH64 (seed 0) over each live cell's length-prefixed
+ * (logical key, family, qualifier, timestamp, value), as 16 hex digits ({@link CellDigest}).
+ * Counts and digest equal = the same cells. The digest of a {@link #copyChunk} is that of the
+ * source cells it copied, so it equals {@link #digestRange} over the same range.
+ */
+public final class MigrationBridge {
+
+  /** Rows re-keyed per JNI call and per batch of mutations. */
+  static final int BATCH_ROWS = 512;
+
+  /** Rows read per scanner RPC. */
+  static final int SCAN_CACHING = 1000;
+
+  /** Target regions digested at once by {@link #digestTargetBySourceRegion}. */
+  static final int DIGEST_THREADS = 4;
+
+  /** Rows looked up per multi-get of {@link #checkPresent}. */
+  static final int GET_BATCH_ROWS = 200;
+
+  private static final long WRITE_BUFFER_BYTES = 8L << 20;
+
+  private static final Object CONNECTION_LOCK = new Object();
+  private static volatile Connection connection;
+  private static volatile Configuration explicitConfiguration;
+
+  private MigrationBridge() {
+  }
+
+  /**
+   * Sets the HBase configuration of the shared connection (alternating key, value over
+   * {@code HBaseConfiguration.create()}, as {@link AdminBridge#connect}); closes a connection
+   * opened with other settings, so calls running meanwhile may fail (and be retried).
+   */
+  public static void configure(String[] confPairs) throws IOException {
+    Configuration conf = HBaseConfiguration.create();
+    if (confPairs != null) {
+      if (confPairs.length % 2 != 0) {
+        throw new IllegalArgumentException(
+            "confPairs must alternate key and value; got an odd count " + confPairs.length);
+      }
+      for (int i = 0; i < confPairs.length; i += 2) {
+        if (confPairs[i] == null || confPairs[i].isEmpty() || confPairs[i + 1] == null) {
+          throw new IllegalArgumentException("confPairs[" + i + "]: empty key or null value");
+        }
+        conf.set(confPairs[i], confPairs[i + 1]);
+      }
+    }
+    synchronized (CONNECTION_LOCK) {
+      explicitConfiguration = conf;
+      closeConnection();
+    }
+  }
+
+  /** Closes the shared connection (the next call opens a new one). */
+  public static void closeConnection() throws IOException {
+    synchronized (CONNECTION_LOCK) {
+      Connection c = connection;
+      connection = null;
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  static Connection connection() throws IOException {
+    Connection c = connection;
+    if (c != null && !c.isClosed()) {
+      return c;
+    }
+    synchronized (CONNECTION_LOCK) {
+      c = connection;
+      if (c == null || c.isClosed()) {
+        Configuration conf = explicitConfiguration;
+        if (conf == null) {
+          conf = AdminBridge.lastConfiguration();
+        }
+        if (conf == null) {
+          conf = HBaseConfiguration.create();
+        }
+        c = ConnectionFactory.createConnection(conf);
+        connection = c;
+      }
+      return c;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // copyChunk
+
+  /**
+   * Copies the source rows [fromRow, endRow) (live cells, every version, timestamps in [minTs,
+   * maxTs)) to the target, each row re-keyed from the old layout to the new, timestamps kept;
+   * stops after maxRows rows; durable (flushed) before returning. Throttled to
+   * maxCellsPerSecond (0 = unlimited).
+   *
+   * @return {@code {"rows":N,"cells":N,"bytes":N,"digest":"<16 hex>","next_row":"<base64>"|null}}:
+   *     next_row is the first row not copied (where the next chunk starts), null when the range
+   *     is done; bytes as {@link CellDigest#bytes}
+   */
+  public static String copyChunk(String sourceTable, String targetTable, String oldLayoutJson,
+      String newLayoutJson, byte[] fromRow, byte[] endRow, long minTs, long maxTs, int maxRows,
+      long maxCellsPerSecond) throws IOException {
+    TableName source = tableName(sourceTable, "source table");
+    TableName target = tableName(targetTable, "target table");
+    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
+    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
+    checkTimeRange(minTs, maxTs);
+    if (maxRows < 1) {
+      throw new IllegalArgumentException("maxRows must be at least 1 (got " + maxRows + ")");
+    }
+    RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
+    Scan scan = rangeScan(fromRow, endRow, minTs, maxTs, Math.min(maxRows + 1, SCAN_CACHING));
+    CellDigest digest = new CellDigest();
+    byte[] nextRow = null;
+    Connection c = connection();
+    try (Table table = c.getTable(source); ResultScanner scanner = table.getScanner(scan);
+        BufferedMutator mutator = c.getBufferedMutator(
+            new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES))) {
+      List<Result> batch = new ArrayList<>(BATCH_ROWS);
+      long rows = 0;
+      Result r;
+      while (rows < maxRows && (r = scanner.next()) != null) {
+        if (r.isEmpty()) {
+          continue;
+        }
+        batch.add(r);
+        rows++;
+        if (batch.size() == BATCH_ROWS) {
+          copyBatch(batch, oldLayout, newLayout, mutator, digest, limiter);
+        }
+      }
+      copyBatch(batch, oldLayout, newLayout, mutator, digest, limiter);
+      if (rows == maxRows) {
+        while ((r = scanner.next()) != null) {
+          if (!r.isEmpty()) {
+            nextRow = r.getRow();
+            break;
+          }
+        }
+      }
+      mutator.flush();
+    }
+    StringBuilder json = new StringBuilder(160);
+    json.append("{\"rows\":").append(digest.rows()).append(",\"cells\":").append(digest.cells())
+        .append(",\"bytes\":").append(digest.bytes()).append(",\"digest\":\"")
+        .append(digest.hex()).append("\",\"next_row\":");
+    if (nextRow == null) {
+      json.append("null");
+    } else {
+      json.append('"').append(Base64.getEncoder().encodeToString(nextRow)).append('"');
+    }
+    return json.append('}').toString();
+  }
+
+  /** Re-keys and writes one batch of source rows, digesting the source cells; clears it. */
+  private static void copyBatch(List<Result> batch, MigrationLayout oldLayout,
+      MigrationLayout newLayout, BufferedMutator mutator, CellDigest digest, RateLimiter limiter)
+      throws IOException {
+    if (batch.isEmpty()) {
+      return;
+    }
+    byte[][] newKeys = rekey(batch, oldLayout, newLayout);
+    int oldWidth = oldLayout.saltWidth();
+    CellBuilder builder = CellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
+    List<Mutation> puts = new ArrayList<>(batch.size());
+    long cells = 0;
+    for (int i = 0; i < batch.size(); i++) {
+      Result r = batch.get(i);
+      byte[] row = r.getRow();
+      byte[] newRow = newKeys[i];
+      Put put = new Put(newRow, true);
+      for (Cell cell : r.rawCells()) {
+        digest.addCell(row, oldWidth, row.length - oldWidth, cell);
+        put.add(copyOf(builder, newRow, cell, Cell.Type.Put));
+      }
+      digest.addRow();
+      cells += r.rawCells().length;
+      puts.add(put);
+    }
+    batch.clear();
+    mutator.mutate(puts);
+    limiter.acquire(cells);
+  }
+
+  /** The cell at another row, same family, qualifier, timestamp and value, of a given type. */
+  private static Cell copyOf(CellBuilder builder, byte[] row, Cell cell, Cell.Type type) {
+    builder.clear();
+    return builder.setRow(row)
+        .setFamily(cell.getFamilyArray(), cell.getFamilyOffset(), cell.getFamilyLength())
+        .setQualifier(cell.getQualifierArray(), cell.getQualifierOffset(),
+            cell.getQualifierLength())
+        .setTimestamp(cell.getTimestamp()).setType(type)
+        .setValue(cell.getValueArray(), cell.getValueOffset(), cell.getValueLength()).build();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // digestRange, digestTargetBySourceRegion
+
+  /**
+   * Rows, cells and digest of the live cells with timestamps in [minTs, maxTs) of the rows
+   * [fromRow, endRow) of a table whose keys follow layoutJson.
+   *
+   * @return {@code {"rows":N,"cells":N,"digest":"<16 hex>"}}
+   */
+  public static String digestRange(String table, String layoutJson, byte[] fromRow,
+      byte[] endRow, long minTs, long maxTs) throws IOException {
+    TableName name = tableName(table, "table");
+    MigrationLayout layout = MigrationLayout.parse(layoutJson, "layout");
+    checkTimeRange(minTs, maxTs);
+    int width = layout.saltWidth();
+    CellDigest digest = new CellDigest();
+    try (Table t = connection().getTable(name);
+        ResultScanner scanner = t.getScanner(rangeScan(fromRow, endRow, minTs, maxTs,
+            SCAN_CACHING))) {
+      for (Result r : scanner) {
+        if (r.isEmpty()) {
+          continue;
+        }
+        byte[] row = r.getRow();
+        if (row.length < width) {
+          throw new IllegalArgumentException("row key '" + Bytes.toStringBinary(row)
+              + "' of " + name + " is shorter than the layout's " + width + "-byte salt");
+        }
+        for (Cell cell : r.rawCells()) {
+          digest.addCell(row, width, row.length - width, cell);
+        }
+        digest.addRow();
+      }
+    }
+    return digestJson(digest);
+  }
+
+  /**
+   * One pass over the whole target: each row's logical key is salted with the old layout and the
+   * row's cells (timestamps in [minTs, maxTs)) are attributed to the source region holding that
+   * old key, so that every source region's {@link #digestRange} can be compared with one scan.
+   * The target's regions are read in parallel ({@value #DIGEST_THREADS} at a time).
+   *
+   * @param sourceRegionStarts the source regions' start keys, strictly increasing (the first is
+   *     normally empty)
+   * @return a JSON array aligned with sourceRegionStarts of {@code {"rows","cells","digest"}}
+   */
+  public static String digestTargetBySourceRegion(String targetTable, String newLayoutJson,
+      String oldLayoutJson, byte[][] sourceRegionStarts, long minTs, long maxTs)
+      throws IOException {
+    TableName target = tableName(targetTable, "target table");
+    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
+    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
+    checkTimeRange(minTs, maxTs);
+    byte[][] starts = checkStarts(sourceRegionStarts);
+    CellDigest[] digests = new CellDigest[starts.length];
+    for (int i = 0; i < digests.length; i++) {
+      digests[i] = new CellDigest();
+    }
+    // The target's regions are scanned in parallel (the digests add up), each task attributing
+    // its cells to the source regions.
+    // Ranges from the distinct sorted start keys: contiguous and covering every key even when a
+    // region splits meanwhile (region boundaries only decide how the work is cut).
+    TreeSet<byte[]> regionStarts = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    regionStarts.add(new byte[0]);
+    try (RegionLocator locator = connection().getRegionLocator(target)) {
+      for (HRegionLocation location : locator.getAllRegionLocations()) {
+        regionStarts.add(location.getRegion().getStartKey());
+      }
+    }
+    List<byte[][]> ranges = new ArrayList<>();
+    byte[] previousStart = null;
+    for (byte[] start : regionStarts) {
+      if (previousStart != null) {
+        ranges.add(new byte[][] {previousStart, start});
+      }
+      previousStart = start;
+    }
+    ranges.add(new byte[][] {previousStart, new byte[0]});
+    int threads = Math.max(1, Math.min(DIGEST_THREADS, ranges.size()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "presplit-digest-" + target.getNameAsString());
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<Future<CellDigest[]>> parts = new ArrayList<>();
+      for (byte[][] range : ranges) {
+        parts.add(pool.submit(() -> digestTargetPart(target, newLayout, oldLayout, starts,
+            range[0], range[1], minTs, maxTs)));
+      }
+      for (Future<CellDigest[]> part : parts) {
+        CellDigest[] got = part.get();
+        for (int i = 0; i < digests.length; i++) {
+          digests[i].addAll(got[i]);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while digesting " + target);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IOException("digesting " + target + " failed: " + cause, cause);
+    } finally {
+      pool.shutdownNow();
+    }
+    StringBuilder json = new StringBuilder(64 * digests.length + 2).append('[');
+    for (int i = 0; i < digests.length; i++) {
+      if (i > 0) {
+        json.append(',');
+      }
+      json.append(digestJson(digests[i]));
+    }
+    return json.append(']').toString();
+  }
+
+  /** One target range's cells, attributed to the source regions (see above). */
+  private static CellDigest[] digestTargetPart(TableName target, MigrationLayout newLayout,
+      MigrationLayout oldLayout, byte[][] starts, byte[] fromRow, byte[] endRow, long minTs,
+      long maxTs) throws IOException {
+    CellDigest[] digests = new CellDigest[starts.length];
+    for (int i = 0; i < digests.length; i++) {
+      digests[i] = new CellDigest();
+    }
+    int width = newLayout.saltWidth();
+    try (Table t = connection().getTable(target);
+        ResultScanner scanner = t.getScanner(rangeScan(fromRow, endRow, minTs, maxTs,
+            SCAN_CACHING))) {
+      List<Result> batch = new ArrayList<>(BATCH_ROWS);
+      Result r;
+      do {
+        r = scanner.next();
+        if (r != null && !r.isEmpty()) {
+          batch.add(r);
+        }
+        if (batch.size() == BATCH_ROWS || (r == null && !batch.isEmpty())) {
+          byte[][] oldKeys = rekey(batch, newLayout, oldLayout);
+          for (int i = 0; i < batch.size(); i++) {
+            int region = regionOf(starts, oldKeys[i]);
+            if (region < 0) {
+              throw new IllegalArgumentException("row '" + Bytes.toStringBinary(oldKeys[i])
+                  + "' (old layout) is before the first source region start '"
+                  + Bytes.toStringBinary(starts[0]) + "'");
+            }
+            byte[] row = batch.get(i).getRow();
+            for (Cell cell : batch.get(i).rawCells()) {
+              digests[region].addCell(row, width, row.length - width, cell);
+            }
+            digests[region].addRow();
+          }
+          batch.clear();
+        }
+      } while (r != null);
+    }
+    return digests;
+  }
+
+  /** The index of the last start <= key, or -1 when the key is before every start. */
+  static int regionOf(byte[][] starts, byte[] key) {
+    int lo = 0;
+    int hi = starts.length - 1;
+    int found = -1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Bytes.compareTo(starts[mid], key) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  private static byte[][] checkStarts(byte[][] starts) {
+    if (starts == null || starts.length == 0) {
+      throw new IllegalArgumentException("sourceRegionStarts must name at least one region");
+    }
+    byte[][] out = new byte[starts.length][];
+    for (int i = 0; i < starts.length; i++) {
+      out[i] = starts[i] == null ? new byte[0] : starts[i];
+      if (i > 0 && Bytes.compareTo(out[i - 1], out[i]) >= 0) {
+        throw new IllegalArgumentException("sourceRegionStarts are not strictly increasing at "
+            + i + ": '" + Bytes.toStringBinary(out[i - 1]) + "' then '"
+            + Bytes.toStringBinary(out[i]) + "'");
+      }
+    }
+    return out;
+  }
+
+  private static String digestJson(CellDigest d) {
+    return "{\"rows\":" + d.rows() + ",\"cells\":" + d.cells() + ",\"digest\":\"" + d.hex()
+        + "\"}";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // replayRange
+
+  /**
+   * Catch-up: a raw scan of the whole source over [minTs, maxTs); every put and every delete
+   * marker is written to the target re-keyed, with its timestamp and type (a delete of a version,
+   * of a column, of a family, of a family version), so the target ends up answering as the
+   * source does for that time range. Throttled to maxCellsPerSecond (0 = unlimited).
+   *
+   * @return {@code {"cells":N,"deletes":N}}: puts and delete markers written
+   */
+  public static String replayRange(String sourceTable, String targetTable, String oldLayoutJson,
+      String newLayoutJson, long minTs, long maxTs, long maxCellsPerSecond) throws IOException {
+    TableName source = tableName(sourceTable, "source table");
+    TableName target = tableName(targetTable, "target table");
+    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
+    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
+    checkTimeRange(minTs, maxTs);
+    RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
+    Scan scan = rangeScan(null, null, minTs, maxTs, SCAN_CACHING).setRaw(true);
+    long puts = 0;
+    long deletes = 0;
+    Connection c = connection();
+    try (Table table = c.getTable(source); ResultScanner scanner = table.getScanner(scan);
+        BufferedMutator mutator = c.getBufferedMutator(
+            new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES))) {
+      CellBuilder builder = CellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
+      List<Result> batch = new ArrayList<>(BATCH_ROWS);
+      Result r;
+      do {
+        r = scanner.next();
+        if (r != null && !r.isEmpty()) {
+          batch.add(r);
+        }
+        if (batch.size() == BATCH_ROWS || (r == null && !batch.isEmpty())) {
+          byte[][] newKeys = rekey(batch, oldLayout, newLayout);
+          List<Mutation> mutations = new ArrayList<>(batch.size() * 2);
+          long cells = 0;
+          for (int i = 0; i < batch.size(); i++) {
+            Put put = null;
+            Delete delete = null;
+            for (Cell cell : batch.get(i).rawCells()) {
+              Cell.Type type = cell.getType();
+              Cell copy = copyOf(builder, newKeys[i], cell, type);
+              if (type == Cell.Type.Put) {
+                put = put == null ? new Put(newKeys[i], true) : put;
+                put.add(copy);
+                puts++;
+              } else {
+                delete = delete == null ? new Delete(newKeys[i]) : delete;
+                delete.add(copy);
+                deletes++;
+              }
+              cells++;
+            }
+            if (put != null) {
+              mutations.add(put);
+            }
+            if (delete != null) {
+              mutations.add(delete);
+            }
+          }
+          batch.clear();
+          mutator.mutate(mutations);
+          limiter.acquire(cells);
+        }
+      } while (r != null);
+      mutator.flush();
+    }
+    return "{\"cells\":" + puts + ",\"deletes\":" + deletes + "}";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // checkPresent
+
+  /**
+   * The final check before the old generation may be dropped: every live source cell with a
+   * timestamp in [minTs, maxTs) must be in the target at its new key (same column, timestamp and
+   * value), unless the target holds a newer cell of that column or a delete marker that covers it
+   * (a writer changed it after the switch). Batched gets; a raw read of a target row only for a
+   * cell not found.
+   *
+   * @return {@code {"checked":N,"missing":N,"first_missing":"<printable>"|null}}: the first
+   *     missing cell as {@code 'logical key' family:qualifier@timestamp} in toStringBinary form
+   */
+  public static String checkPresent(String sourceTable, String targetTable, String oldLayoutJson,
+      String newLayoutJson, long minTs, long maxTs) throws IOException {
+    TableName source = tableName(sourceTable, "source table");
+    TableName target = tableName(targetTable, "target table");
+    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
+    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
+    checkTimeRange(minTs, maxTs);
+    long[] counts = new long[2]; // checked, missing
+    String[] firstMissing = new String[1];
+    Connection c = connection();
+    try (Table sourceTableHandle = c.getTable(source); Table targetTableHandle =
+        c.getTable(target); ResultScanner scanner = sourceTableHandle.getScanner(
+            rangeScan(null, null, minTs, maxTs, SCAN_CACHING))) {
+      List<Result> batch = new ArrayList<>(GET_BATCH_ROWS);
+      Result r;
+      do {
+        r = scanner.next();
+        if (r != null && !r.isEmpty()) {
+          batch.add(r);
+        }
+        if (batch.size() == GET_BATCH_ROWS || (r == null && !batch.isEmpty())) {
+          checkBatch(batch, oldLayout, newLayout, targetTableHandle, counts, firstMissing);
+          batch.clear();
+        }
+      } while (r != null);
+    }
+    return "{\"checked\":" + counts[0] + ",\"missing\":" + counts[1] + ",\"first_missing\":"
+        + (firstMissing[0] == null ? "null" : jsonString(firstMissing[0])) + "}";
+  }
+
+  private static void checkBatch(List<Result> batch, MigrationLayout oldLayout,
+      MigrationLayout newLayout, Table target, long[] counts, String[] firstMissing)
+      throws IOException {
+    byte[][] newKeys = rekey(batch, oldLayout, newLayout);
+    List<Get> gets = new ArrayList<>(batch.size());
+    for (byte[] key : newKeys) {
+      gets.add(new Get(key).readAllVersions());
+    }
+    Result[] found = target.get(gets);
+    for (int i = 0; i < batch.size(); i++) {
+      Result targetRow = found[i];
+      List<Cell> rawTargetRow = null;
+      for (Cell cell : batch.get(i).rawCells()) {
+        counts[0]++;
+        if (isPresentOrSuperseded(targetRow, cell)) {
+          continue;
+        }
+        if (rawTargetRow == null) {
+          rawTargetRow = rawRow(target, newKeys[i]);
+        }
+        if (isDeleted(rawTargetRow, cell)) {
+          continue;
+        }
+        counts[1]++;
+        if (firstMissing[0] == null) {
+          byte[] row = batch.get(i).getRow();
+          int width = oldLayout.saltWidth();
+          firstMissing[0] = "'" + Bytes.toStringBinary(row, width, row.length - width) + "' "
+              + Bytes.toStringBinary(CellUtil.cloneFamily(cell)) + ":"
+              + Bytes.toStringBinary(CellUtil.cloneQualifier(cell)) + "@" + cell.getTimestamp();
+        }
+      }
+    }
+  }
+
+  /** The target row holds the cell (same value), or a newer cell of its column. */
+  private static boolean isPresentOrSuperseded(Result targetRow, Cell cell) {
+    if (targetRow == null || targetRow.isEmpty()) {
+      return false;
+    }
+    List<Cell> column = targetRow.getColumnCells(CellUtil.cloneFamily(cell),
+        CellUtil.cloneQualifier(cell));
+    for (Cell t : column) {
+      if (t.getTimestamp() > cell.getTimestamp()) {
+        return true;
+      }
+      if (t.getTimestamp() == cell.getTimestamp() && CellUtil.matchingValue(t, cell)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Every cell and delete marker of one target row (a raw read). */
+  private static List<Cell> rawRow(Table target, byte[] row) throws IOException {
+    Scan scan = new Scan().withStartRow(row, true).withStopRow(row, true).setRaw(true)
+        .readAllVersions();
+    List<Cell> cells = new ArrayList<>();
+    try (ResultScanner scanner = target.getScanner(scan)) {
+      for (Result r : scanner) {
+        cells.addAll(Arrays.asList(r.rawCells()));
+      }
+    }
+    return cells;
+  }
+
+  /** A delete marker among the raw cells that covers the cell (HBase's delete semantics). */
+  private static boolean isDeleted(List<Cell> raw, Cell cell) {
+    long ts = cell.getTimestamp();
+    for (Cell m : raw) {
+      if (!CellUtil.matchingFamily(m, cell)) {
+        continue;
+      }
+      switch (m.getType()) {
+        case DeleteFamily:
+          if (m.getTimestamp() >= ts) {
+            return true;
+          }
+          break;
+        case DeleteFamilyVersion:
+          if (m.getTimestamp() == ts) {
+            return true;
+          }
+          break;
+        case DeleteColumn:
+          if (CellUtil.matchingQualifier(m, cell) && m.getTimestamp() >= ts) {
+            return true;
+          }
+          break;
+        case Delete:
+          if (CellUtil.matchingQualifier(m, cell) && m.getTimestamp() == ts) {
+            return true;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Shared pieces
+
+  /** The rows' keys re-keyed from one layout to the other, by libpresplit (one JNI call). */
+  private static byte[][] rekey(List<Result> rows, MigrationLayout from, MigrationLayout to) {
+    byte[][] keys = new byte[rows.size()][];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = rows.get(i).getRow();
+    }
+    try {
+      return PresplitNative.rekeyAll(from.spec, to.spec, keys);
+    } catch (NativeException e) {
+      if ("INVALID_ARGUMENT".equals(e.code())) {
+        throw new IllegalArgumentException(e.getMessage(), e);
+      }
+      throw new IllegalStateException("libpresplit could not re-key: " + e.getMessage(), e);
+    }
+  }
+
+  /** A scan of [fromRow, endRow) returning every live version with a timestamp in range. */
+  private static Scan rangeScan(byte[] fromRow, byte[] endRow, long minTs, long maxTs,
+      int caching) {
+    Scan scan = new Scan().readAllVersions().setCaching(caching).setCacheBlocks(false);
+    try {
+      scan.setTimeRange(minTs, maxTs);
+    } catch (IOException e) { // checkTimeRange has refused what HBase would
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    if (fromRow != null && fromRow.length > 0) {
+      scan.withStartRow(fromRow, true);
+    }
+    if (endRow != null && endRow.length > 0) {
+      if (fromRow != null && fromRow.length > 0 && Bytes.compareTo(fromRow, endRow) >= 0) {
+        throw new IllegalArgumentException("the range ['" + Bytes.toStringBinary(fromRow)
+            + "', '" + Bytes.toStringBinary(endRow) + "') is empty");
+      }
+      scan.withStopRow(endRow, false);
+    }
+    return scan;
+  }
+
+  private static void checkTimeRange(long minTs, long maxTs) {
+    if (minTs < 0 || maxTs <= minTs) {
+      throw new IllegalArgumentException("the time range [" + minTs + ", " + maxTs
+          + ") is empty or negative (Long.MAX_VALUE = no upper bound)");
+    }
+  }
+
+  private static TableName tableName(String name, String what) {
+    if (name == null || name.isEmpty()) {
+      throw new IllegalArgumentException(what + " is missing");
+    }
+    try {
+      return TableName.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(what + " '" + name + "' is not a table name: "
+          + e.getMessage(), e);
+    }
+  }
+
+  static String jsonString(String s) {
+    StringBuilder out = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      if (ch == '"' || ch == '\\') {
+        out.append('\\').append(ch);
+      } else if (ch < 0x20) {
+        out.append(String.format("\\u%04x", (int) ch));
+      } else {
+        out.append(ch);
+      }
+    }
+    return out.append('"').toString();
+  }
+}

@@ -1,0 +1,40 @@
+package io.presplit.migrate;
+
+import java.io.InterruptedIOException;
+
+/**
+ * Keeps one call under a number of cells per second (0 = unlimited) by sleeping once it is ahead
+ * of the rate. Per call, not shared: the daemon's total is its per-region limit times its
+ * workers. Not thread-safe.
+ */
+final class RateLimiter {
+  private final long cellsPerSecond;
+  private final long startNanos = System.nanoTime();
+  private long cells;
+
+  RateLimiter(long cellsPerSecond) {
+    if (cellsPerSecond < 0) {
+      throw new IllegalArgumentException(
+          "maxCellsPerSecond must not be negative (got " + cellsPerSecond + ")");
+    }
+    this.cellsPerSecond = cellsPerSecond;
+  }
+
+  /** Accounts for n more cells and sleeps as long as they are ahead of the rate. */
+  void acquire(long n) throws InterruptedIOException {
+    if (cellsPerSecond == 0) {
+      return;
+    }
+    cells += n;
+    long dueNanos = (long) (cells * 1e9 / cellsPerSecond);
+    long aheadNanos = dueNanos - (System.nanoTime() - startNanos);
+    if (aheadNanos > 0) {
+      try {
+        Thread.sleep(aheadNanos / 1_000_000, (int) (aheadNanos % 1_000_000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while throttled");
+      }
+    }
+  }
+}

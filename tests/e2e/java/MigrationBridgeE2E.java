@@ -1,0 +1,343 @@
+/*
+ * MigrationBridgeE2E: io.presplit.migrate.MigrationBridge on a real cluster, driven by
+ * tests/e2e/test_migration_bridge.py.
+ *
+ *   java -Djava.library.path=JNI_DIR -cp presplit-hbase.jar:$(hbase classpath) MigrationBridgeE2E
+ *       --zk QUORUM NAMESPACE ROWS
+ *
+ * One run, every step checked here (exit 1 with the reason on stderr when one is wrong), one JSON
+ * line of evidence on stdout. A source table salted into 10 decimal buckets (java-hashcode,
+ * 4-byte groups, family keeping 3 versions) gets ROWS rows with 1..3 versions per cell and some
+ * deletes; it is copied to a 16-bucket target by source region in chunks, then:
+ *  - the chunks resume: each next_row starts the next chunk and the region ends with null;
+ *  - per region, copyChunk's digest == digestRange(source) == digestTargetBySourceRegion;
+ *  - every source cell is read back from the target at its new key (computed by the SDK's
+ *    KeyLayout, independently of libpresplit) with the same timestamp and value, and the target
+ *    holds nothing else (cell counts equal);
+ *  - copying a region again changes no digest (idempotence);
+ *  - a throttled chunk takes at least its cells / rate;
+ *  - writes and deletes after a start timestamp are replayed (puts and markers counted), after
+ *    which source and target digests agree again and checkPresent finds nothing missing;
+ *  - a cell deleted in the target is excused while its delete marker is there, and found missing
+ *    (with its key) once a major compaction has removed the marker.
+ */
+
+import io.presplit.client.KeyLayout;
+import io.presplit.migrate.MigrationBridge;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.CompactionState;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+
+public final class MigrationBridgeE2E {
+  static final String OLD_LAYOUT = "{\"salt\":{\"buckets\":10,\"encoding\":\"decimal\","
+      + "\"hash\":\"java-hashcode\"},\"group\":{\"length\":4}}";
+  static final String NEW_LAYOUT = "{\"salt\":{\"buckets\":16,\"encoding\":\"decimal\","
+      + "\"hash\":\"java-hashcode\"},\"group\":{\"length\":4}}";
+  static final byte[] F = Bytes.toBytes("f");
+  static final long ALL = Long.MAX_VALUE;
+
+  static void check(boolean ok, String what) {
+    if (!ok) {
+      System.err.println("FAILED: " + what);
+      System.exit(1);
+    }
+  }
+
+  static JsonObject obj(String json) {
+    return JsonParser.parseString(json).getAsJsonObject();
+  }
+
+  public static void main(String[] args) throws Exception {
+    String zk = args[1];
+    String ns = args[2];
+    int rowCount = Integer.parseInt(args[3]);
+    String[] hostPort = zk.split(":");
+    String[] conf = {"hbase.zookeeper.quorum", hostPort[0],
+        "hbase.zookeeper.property.clientPort", hostPort[1]};
+    Configuration c = HBaseConfiguration.create();
+    c.set(conf[0], conf[1]);
+    c.set(conf[2], conf[3]);
+    MigrationBridge.configure(conf);
+    KeyLayout oldLayout = KeyLayout.fromDocument(obj(OLD_LAYOUT));
+    KeyLayout newLayout = KeyLayout.fromDocument(obj(NEW_LAYOUT));
+    TableName source = TableName.valueOf(ns, "src");
+    TableName target = TableName.valueOf(ns, "dst");
+    JsonObject evidence = new JsonObject();
+    try (Connection conn = ConnectionFactory.createConnection(c); Admin admin = conn.getAdmin()) {
+      admin.createNamespace(NamespaceDescriptor.create(ns).build());
+      create(admin, source, oldLayout);
+      create(admin, target, newLayout);
+
+      // Rows with 1..3 versions per cell, then some deletes (a version, a column, a whole row).
+      Random random = new Random(42);
+      long baseTs = System.currentTimeMillis() - 3_600_000L;
+      List<byte[]> logicalKeys = new ArrayList<>();
+      try (Table t = conn.getTable(source)) {
+        List<Put> puts = new ArrayList<>();
+        for (int i = 0; i < rowCount; i++) {
+          byte[] logical = Bytes.toBytes(String.format("g%03d|row-%06d", i % 500, i));
+          logicalKeys.add(logical);
+          Put p = new Put(oldLayout.encode(logical));
+          for (int q = 0; q < 2; q++) {
+            int versions = 1 + random.nextInt(3);
+            for (int v = 0; v < versions; v++) {
+              byte[] value = new byte[8 + random.nextInt(40)];
+              random.nextBytes(value);
+              p.addColumn(F, Bytes.toBytes("q" + q), baseTs + i * 10L + v, value);
+            }
+          }
+          puts.add(p);
+        }
+        t.put(puts);
+        List<Delete> deletes = new ArrayList<>();
+        for (int i = 0; i < rowCount; i += 97) {
+          deletes.add(new Delete(oldLayout.encode(logicalKeys.get(i))).addColumn(F,
+              Bytes.toBytes("q0"), baseTs + i * 10L));
+          deletes.add(new Delete(oldLayout.encode(logicalKeys.get(i + 1)))
+              .addColumns(F, Bytes.toBytes("q1")));
+          deletes.add(new Delete(oldLayout.encode(logicalKeys.get(i + 2))));
+        }
+        t.delete(deletes);
+      }
+
+      List<byte[]> starts = new ArrayList<>();
+      List<byte[]> ends = new ArrayList<>();
+      for (var loc : conn.getRegionLocator(source).getAllRegionLocations()) {
+        starts.add(loc.getRegion().getStartKey());
+        ends.add(loc.getRegion().getEndKey());
+      }
+      check(starts.size() == 10, "source has " + starts.size() + " regions, expected 10");
+
+      // Copy by region in chunks of 150 rows; every chunk resumes at the previous next_row.
+      long startTs = System.currentTimeMillis();
+      long copiedRows = 0;
+      long copiedCells = 0;
+      int chunks = 0;
+      long[] regionDigest = new long[starts.size()];
+      long[] regionCells = new long[starts.size()];
+      long[] regionRows = new long[starts.size()];
+      for (int r = 0; r < starts.size(); r++) {
+        byte[] from = starts.get(r);
+        while (true) {
+          JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+              target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0, startTs,
+              150, 0));
+          chunks++;
+          regionRows[r] += chunk.get("rows").getAsLong();
+          regionCells[r] += chunk.get("cells").getAsLong();
+          regionDigest[r] += Long.parseUnsignedLong(chunk.get("digest").getAsString(), 16);
+          if (chunk.get("next_row").isJsonNull()) {
+            break;
+          }
+          check(chunk.get("rows").getAsLong() == 150, "a chunk that has a next_row copied "
+              + chunk.get("rows") + " rows, not 150");
+          byte[] next = Base64.getDecoder().decode(chunk.get("next_row").getAsString());
+          check(Bytes.compareTo(next, from) > 0, "next_row does not advance");
+          from = next;
+        }
+        copiedRows += regionRows[r];
+        copiedCells += regionCells[r];
+      }
+      int deletedRows = (rowCount + 96) / 97;
+      check(copiedRows == rowCount - deletedRows, "copied " + copiedRows + " rows, expected "
+          + (rowCount - deletedRows));
+      check(chunks > starts.size(), "only " + chunks + " chunks: the test must resume chunks");
+
+      // Per region: the copy's digest == the source's == the target's attributed one.
+      byte[][] startArray = starts.toArray(new byte[0][]);
+      JsonArray byRegion = JsonParser.parseString(MigrationBridge.digestTargetBySourceRegion(
+          target.getNameAsString(), NEW_LAYOUT, OLD_LAYOUT, startArray, 0, startTs))
+          .getAsJsonArray();
+      check(byRegion.size() == starts.size(), "digestTargetBySourceRegion is not aligned");
+      for (int r = 0; r < starts.size(); r++) {
+        JsonObject src = obj(MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT,
+            starts.get(r), ends.get(r), 0, startTs));
+        JsonObject dst = byRegion.get(r).getAsJsonObject();
+        String copyHex = String.format("%016x", regionDigest[r]);
+        check(src.get("digest").getAsString().equals(copyHex)
+            && src.get("cells").getAsLong() == regionCells[r]
+            && src.get("rows").getAsLong() == regionRows[r],
+            "region " + r + ": source " + src + " vs copy " + regionRows[r] + "/"
+                + regionCells[r] + "/" + copyHex);
+        check(src.equals(dst), "region " + r + ": source " + src + " vs target " + dst);
+      }
+
+      // Independently of MigrationBridge: every source cell at its new key (KeyLayout), and the
+      // target holds no other cell.
+      long sourceCells = 0;
+      try (Table s = conn.getTable(source); Table t = conn.getTable(target);
+          ResultScanner scanner = s.getScanner(new Scan().readAllVersions())) {
+        for (Result row : scanner) {
+          byte[] logical = oldLayout.logicalKey(row.getRow());
+          Result moved = t.get(new Get(newLayout.encode(logical)).readAllVersions());
+          check(moved.rawCells().length == row.rawCells().length, "row "
+              + Bytes.toStringBinary(logical) + ": " + row.rawCells().length + " cells, target "
+              + moved.rawCells().length);
+          for (int i = 0; i < row.rawCells().length; i++) {
+            Cell a = row.rawCells()[i];
+            Cell b = moved.rawCells()[i];
+            check(CellUtil.matchingColumn(a, b) && a.getTimestamp() == b.getTimestamp()
+                && CellUtil.matchingValue(a, b), "row " + Bytes.toStringBinary(logical)
+                    + ": cell " + a + " copied as " + b);
+          }
+          sourceCells += row.rawCells().length;
+        }
+        long targetCells = 0;
+        try (ResultScanner all = t.getScanner(new Scan().readAllVersions())) {
+          for (Result row : all) {
+            targetCells += row.rawCells().length;
+          }
+        }
+        check(sourceCells == copiedCells && targetCells == copiedCells, "cells: source "
+            + sourceCells + ", copied " + copiedCells + ", target " + targetCells);
+      }
+
+      // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
+      String before = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
+          null, 0, ALL);
+      JsonObject again = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0), 0,
+          startTs, 1_000_000, 0));
+      check(again.get("next_row").isJsonNull() && again.get("rows").getAsLong() == regionRows[0],
+          "copying region 0 again: " + again);
+      String after = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
+          null, 0, ALL);
+      check(before.equals(after), "a second copy changed the target: " + before + " -> " + after);
+
+      // Throttling: 600 cells at 2000 cells/s take at least 0.3 s (well, 0.25 s of margin).
+      long t0 = System.nanoTime();
+      JsonObject throttled = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), ends.get(1), 0,
+          startTs, 150, 2000));
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      long cells = throttled.get("cells").getAsLong();
+      check(seconds >= cells / 2000.0 * 0.8, "throttled chunk of " + cells + " cells took "
+          + seconds + " s");
+
+      // Catch-up: new rows, a new version, and deletes after startTs, replayed.
+      while (System.currentTimeMillis() <= startTs) {
+        Thread.sleep(1); // the writes below must be stamped after startTs
+      }
+      try (Table t = conn.getTable(source)) {
+        List<Put> puts = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+          byte[] logical = Bytes.toBytes(String.format("g%03d|late-%04d", i, i));
+          puts.add(new Put(oldLayout.encode(logical)).addColumn(F, Bytes.toBytes("q0"),
+              Bytes.toBytes("late " + i)));
+        }
+        puts.add(new Put(oldLayout.encode(logicalKeys.get(3))).addColumn(F, Bytes.toBytes("q0"),
+            Bytes.toBytes("newer")));
+        t.put(puts);
+        // (Table.delete(List) removes what it applied from the list: a mutable one.)
+        t.delete(new ArrayList<>(List.of(new Delete(oldLayout.encode(logicalKeys.get(4))),
+            new Delete(oldLayout.encode(logicalKeys.get(5))).addColumns(F,
+                Bytes.toBytes("q1")))));
+      }
+      JsonObject replay = obj(MigrationBridge.replayRange(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, startTs, ALL, 0));
+      check(replay.get("cells").getAsLong() == 51, "replayed puts: " + replay);
+      check(replay.get("deletes").getAsLong() == 2, "replayed delete markers: " + replay);
+      String sourceAll = MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT, null,
+          null, 0, ALL);
+      String targetAll = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
+          null, 0, ALL);
+      check(sourceAll.equals(targetAll), "after the replay: source " + sourceAll + " target "
+          + targetAll);
+      JsonObject present = obj(MigrationBridge.checkPresent(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, 0, ALL));
+      check(present.get("missing").getAsLong() == 0
+          && present.get("checked").getAsLong() == obj(sourceAll).get("cells").getAsLong(),
+          "checkPresent after the replay: " + present + " source " + sourceAll);
+
+      // A cell removed from the target: excused while its delete marker is there (a writer
+      // deleted it after the switch), missing once a major compaction has dropped the marker.
+      byte[] victim = logicalKeys.get(10);
+      try (Table t = conn.getTable(target)) {
+        t.delete(new Delete(newLayout.encode(victim)).addColumns(F, Bytes.toBytes("q1")));
+      }
+      JsonObject excused = obj(MigrationBridge.checkPresent(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, 0, ALL));
+      check(excused.get("missing").getAsLong() == 0, "a deleted cell is not excused: " + excused);
+      String corrupted = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
+          null, 0, ALL);
+      check(!corrupted.equals(sourceAll), "the digest did not see the deleted cell");
+      admin.flush(target);
+      admin.majorCompact(target);
+      long deadline = System.currentTimeMillis() + 120_000;
+      while (hasDeleteMarker(conn, target, newLayout.encode(victim))) {
+        check(System.currentTimeMillis() < deadline, "the major compaction kept the marker");
+        Thread.sleep(200);
+      }
+      JsonObject missing = obj(MigrationBridge.checkPresent(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, 0, ALL));
+      check(missing.get("missing").getAsLong() >= 1
+          && missing.get("first_missing").getAsString().contains(Bytes.toStringBinary(victim)),
+          "checkPresent did not find the removed cell: " + missing);
+
+      evidence.addProperty("regions", starts.size());
+      evidence.addProperty("chunks", chunks);
+      evidence.addProperty("rows", copiedRows);
+      evidence.addProperty("cells", copiedCells);
+      evidence.addProperty("throttled_seconds", seconds);
+      evidence.add("replay", replay);
+      evidence.add("missing", missing);
+      for (TableName tn : List.of(source, target)) {
+        admin.disableTable(tn);
+        admin.deleteTable(tn);
+      }
+      admin.deleteNamespace(ns);
+    } finally {
+      MigrationBridge.closeConnection();
+    }
+    System.out.println(evidence);
+  }
+
+  static void create(Admin admin, TableName name, KeyLayout layout) throws Exception {
+    byte[][] splits = new byte[layout.buckets() - 1][];
+    for (int b = 1; b < layout.buckets(); b++) {
+      splits[b - 1] = layout.saltPrefix(b);
+    }
+    admin.createTable(TableDescriptorBuilder.newBuilder(name)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(F).setMaxVersions(3).build())
+        .build(), splits);
+  }
+
+  static boolean hasDeleteMarker(Connection conn, TableName table, byte[] row) throws Exception {
+    try (Table t = conn.getTable(table); ResultScanner s = t.getScanner(new Scan()
+        .withStartRow(row, true).withStopRow(row, true).setRaw(true).readAllVersions())) {
+      for (Result r : s) {
+        for (Cell cell : r.rawCells()) {
+          if (CellUtil.isDelete(cell)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+}
