@@ -251,6 +251,12 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
                  {"config_version", plan.config_version},
                  {"error", plan.error.empty() ? json(nullptr) : json(plan.error)},
                  {"updated_at", UtcNow()}};
+  if (plan.phase >= Phase::kSwitching) {
+    // Writers and readers of the SDK read this generation too while the catch-up runs.
+    migration["previous"] = {{"physical_table", plan.source},
+                             {"layout", json::parse(plan.old_layout)},
+                             {"generation", plan.source_generation}};
+  }
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
   const std::string path = JoinZkPath(JoinZkPath(options_.zk_root, "status"), plan.table);
   std::lock_guard<std::mutex> lock(zk_mu_);
@@ -764,6 +770,17 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
         status["regions"] = target->regions.size();
         status["differences"] = json::array();
         status["error"] = nullptr;
+        // In the same write: the catch-up starts, and the generation it reads from.
+        json migration = status.contains("migration") && status["migration"].is_object()
+                             ? status["migration"]
+                             : json::object();
+        migration["phase"] = PhaseName(Phase::kCatchingUp);
+        migration["target"] = plan.target;
+        migration["target_generation"] = plan.target_generation;
+        migration["previous"] = {{"physical_table", plan.source},
+                                 {"layout", json::parse(plan.old_layout)},
+                                 {"generation", plan.source_generation}};
+        status["migration"] = migration;
         status["updated_at"] = UtcNow();
         status["daemon"] = options_.daemon_id;
         written = zk_.Set(path, status.dump(-1, ' ', false, json::error_handler_t::replace),
@@ -796,7 +813,8 @@ Migrator::Step Migrator::CatchUp(PlanNode& node) {
           std::chrono::milliseconds(std::min<int64_t>(100, std::max<int64_t>(1, due - NowMs()))));
     }
     if (!MayAct()) return Step::kStopped;
-    const int64_t from = plan.replayed_to_ts;
+    const int64_t from =
+        std::max(plan.start_ts, plan.replayed_to_ts - options_.replay_overlap.count());
     const int64_t until = NowMs();
     auto replayed = bridge_.ReplayRange(RangeOf(plan), from, until, plan.max_cells_per_s);
     if (!replayed.ok()) return Fail(node, "catching up: " + replayed.status().message());

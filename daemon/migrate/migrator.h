@@ -13,7 +13,8 @@
 //                  against the target's cells attributed back to that region; any difference
 //                  stops at failed_verification, nothing switched;
 //   switching   -> ONE status write: physical_table, generation, layout and buckets together;
-//   catching_up -> replays of the source from the last replayed timestamp until one replays
+//   catching_up -> replays of the source from (a little before) the last replayed timestamp until
+//   one replays
 //                  nothing (at most max_catchup_rounds);
 //   grace       -> after grace_period_s the old generation is disabled; dropped only with
 //                  drop_old and when a final check finds every source cell in the target;
@@ -78,7 +79,11 @@ struct MigratorOptions {
   int chunk_rows = 5000;        // rows per copyChunk call (one checkpoint each)
   int max_catchup_rounds = 20;  // replays after the switch before giving up on "quiet"
   int min_catchup_rounds = 2;   // writers need a moment to follow the switch
-  std::chrono::milliseconds catchup_interval{2000};   // between two catch-up replays
+  std::chrono::milliseconds catchup_interval{2000};  // between two catch-up replays
+  // Each catch-up replay starts this far before where the previous one ended: a write whose
+  // timestamp is older than the previous round's end but which landed after its scan is not
+  // missed (replaying a cell twice changes nothing).
+  std::chrono::milliseconds replay_overlap{2000};
   std::chrono::milliseconds progress_interval{1000};  // status progress writes while copying
   int chunk_attempts = 3;  // a failed chunk is retried this often before the run gives up
   // Wall clock in ms (HBase timestamps); tests pass their own.

@@ -185,6 +185,7 @@ class MigratorTest : public ::testing::Test {
     options_.daemon_id = "test:1";
     options_.chunk_rows = 30;
     options_.catchup_interval = std::chrono::milliseconds(1);
+    options_.replay_overlap = std::chrono::milliseconds(0);
     options_.progress_interval = std::chrono::milliseconds(5);
   }
 
@@ -425,6 +426,10 @@ TEST_F(MigratorTest, AbortAfterTheSwitchIsRefused) {
   ASSERT_TRUE(migrator.RunOnce().ok());
   EXPECT_EQ(Plan()["phase"], "grace");
   EXPECT_EQ(Status()["generation"], 2);
+  // The SDK reads the previous generation too while the catch-up runs: the status names it.
+  EXPECT_EQ(Status()["migration"]["previous"]["physical_table"], "tinawang:check");
+  EXPECT_EQ(Status()["migration"]["previous"]["generation"], 1);
+  EXPECT_EQ(Status()["migration"]["previous"]["layout"]["salt"]["buckets"], 10);
   Request("abort");
   ASSERT_TRUE(migrator.RunOnce().ok());
   json plan = Plan();
