@@ -933,7 +933,13 @@ Migrator::Step Migrator::Abort(PlanNode& node) {
     return Fail(node, "abort: dropping the target " + plan.target + ": " + deleted.message());
   }
   plan.error.clear();
-  (void)PublishProgress(plan, "aborted");
+  // The status says "aborted" before the plan goes: the reconciler reads it there and does not
+  // start the same migration again.
+  Status published = PublishProgress(plan, "aborted");
+  if (!published.ok()) {
+    plan.request = "abort";  // try again on the next run
+    return Fail(node, "abort: recording it in the status: " + published.message());
+  }
   Status removed = DeleteMigrationNodes(plan);
   if (!removed.ok()) return Fail(node, "abort: removing the plan: " + removed.message());
   counters_.aborted++;

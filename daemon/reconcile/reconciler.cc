@@ -399,8 +399,14 @@ void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode&
     return;
   }
   // An operator aborted the migration of this document version: not again until it changes.
-  if (recorded.contains("migration") && recorded["migration"].is_object()) {
-    const json& last = recorded["migration"];
+  // The status is read again here, after the plan was found gone: the migrator marks an abort in
+  // the status before it removes the plan, so this read cannot miss it (the one this pass read
+  // earlier can).
+  json latest = recorded;
+  auto fresh = zk_.Get(StatusPath(znode_name), /*watch=*/false);
+  if (fresh.ok()) latest = ParseStatus(fresh->data);
+  if (latest.contains("migration") && latest["migration"].is_object()) {
+    const json& last = latest["migration"];
     if (last.value("phase", "") == "aborted" &&
         last.value("config_version", int64_t{-1}) == node.version) {
       outcome.differences.back() +=
