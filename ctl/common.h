@@ -46,6 +46,7 @@ std::vector<CommandSpec> SimulateCommands();
 std::vector<CommandSpec> KeyCommands();
 std::vector<CommandSpec> AuthCommands();
 std::vector<CommandSpec> TopCommands();
+std::vector<CommandSpec> MigrationCommands();
 
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);

@@ -47,6 +47,16 @@ class HBaseAdmin {
   // are online. AlreadyExists when the table is there. Errors from HBase carry the Java
   // exception's class, message and root cause.
   virtual Status CreateTable(const TableSpec& spec) = 0;
+  // Disables the table (NotFound when there is none; OK when already disabled). Only the
+  // re-salt migration retires tables, and only the generation it replaced.
+  virtual Status DisableTable(const std::string& table) {
+    return Status::Internal("DisableTable is not supported here: " + table);
+  }
+  // Disables and deletes the table (NotFound when there is none). Used by a migration for its
+  // own target (abort) and for the old generation it replaced (drop_old, after a final check).
+  virtual Status DeleteTable(const std::string& table) {
+    return Status::Internal("DeleteTable is not supported here: " + table);
+  }
 };
 
 // The JSON shapes shared with AdminBridge (java-shim): a TableSpec without its split keys, and

@@ -34,10 +34,13 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->sample_row_keys_ =
         env->GetMethodID(cls, "sampleRowKeys", "(Ljava/lang/String;[B[BIJ)[[B");
     self->split_region_at_ = env->GetMethodID(cls, "splitRegionAt", "(Ljava/lang/String;[B)V");
+    self->disable_table_ = env->GetMethodID(cls, "disableTable", "(Ljava/lang/String;)V");
+    self->delete_table_ = env->GetMethodID(cls, "deleteTable", "(Ljava/lang/String;)V");
     self->close_ = env->GetMethodID(cls, "close", "()V");
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
         self->region_loads_ == nullptr || self->split_region_ == nullptr ||
         self->sample_row_keys_ == nullptr || self->split_region_at_ == nullptr ||
+        self->disable_table_ == nullptr || self->delete_table_ == nullptr ||
         self->close_ == nullptr) {
       return TakeJavaException(env,
                                "AdminBridge does not have the expected methods (version "
@@ -164,6 +167,24 @@ Status JniHBaseAdmin::SplitRegionAt(const std::string& encoded_region,
     jobject point = env->GetObjectArrayElement(points, 0);
     env->CallVoidMethod(bridge_, split_region_at_, name, point);
     return TakeJavaException(env, context);
+  });
+}
+
+Status JniHBaseAdmin::DisableTable(const std::string& table) {
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, table);
+    if (name == nullptr) return TakeJavaException(env, "disable " + table);
+    env->CallVoidMethod(bridge_, disable_table_, name);
+    return TakeJavaException(env, "disable " + table);
+  });
+}
+
+Status JniHBaseAdmin::DeleteTable(const std::string& table) {
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, table);
+    if (name == nullptr) return TakeJavaException(env, "delete " + table);
+    env->CallVoidMethod(bridge_, delete_table_, name);
+    return TakeJavaException(env, "delete " + table);
   });
 }
 

@@ -29,6 +29,8 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
                                                  const std::string& end_key, int max_keys,
                                                  int64_t max_rows) override;
   Status SplitRegionAt(const std::string& encoded_region, const std::string& split_point) override;
+  Status DisableTable(const std::string& table) override;
+  Status DeleteTable(const std::string& table) override;
 
  private:
   explicit JniHBaseAdmin(JvmHost& jvm) : jvm_(jvm) {}
@@ -43,6 +45,8 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   jmethodID split_region_ = nullptr;
   jmethodID sample_row_keys_ = nullptr;
   jmethodID split_region_at_ = nullptr;
+  jmethodID disable_table_ = nullptr;
+  jmethodID delete_table_ = nullptr;
   jmethodID close_ = nullptr;
 };
 

@@ -205,6 +205,54 @@ Status JvmHost::Run(const std::function<Status(JNIEnv*)>& fn) {
   return result.get();
 }
 
+namespace {
+// Detaches a thread attached by RunOnThisThread when it ends (a JVM keeps a java.lang.Thread for
+// every attached native thread until it detaches).
+struct AttachedThread {
+  JavaVM* vm = nullptr;
+  JNIEnv* env = nullptr;
+  ~AttachedThread() {
+    if (vm != nullptr) vm->DetachCurrentThread();
+  }
+};
+thread_local AttachedThread attached_thread;
+}  // namespace
+
+Status JvmHost::RunOnThisThread(const std::function<Status(JNIEnv*)>& fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ || vm_ == nullptr)
+      return Status::Unavailable("the embedded JVM is shutting down");
+  }
+  if (attached_thread.env == nullptr) {
+    JNIEnv* env = nullptr;
+    JavaVMAttachArgs args{JNI_VERSION_1_8, const_cast<char*>("presplit-worker"), nullptr};
+    if (vm_->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &args) != JNI_OK) {
+      return Status::Unavailable("cannot attach a worker thread to the embedded JVM");
+    }
+    attached_thread.vm = vm_;
+    attached_thread.env = env;
+  }
+  JNIEnv* env = attached_thread.env;
+  if (env->PushLocalFrame(kLocalFrameCapacity) != JNI_OK) {
+    return TakeJavaException(env, "cannot reserve JNI local references");
+  }
+  Status s;
+  try {
+    s = fn(env);
+  } catch (const std::exception& e) {
+    s = Status::Internal(std::string("unexpected C++ exception in a Java call: ") + e.what());
+  } catch (...) {
+    s = Status::Internal("unexpected C++ exception in a Java call");
+  }
+  if (env->ExceptionCheck()) {
+    Status pending = TakeJavaException(env, "java call");
+    if (s.ok()) s = pending;
+  }
+  env->PopLocalFrame(nullptr);
+  return s;
+}
+
 Status TakeJavaException(JNIEnv* env, const std::string& context) {
   jthrowable t = env->ExceptionOccurred();
   if (t == nullptr) return Status::Ok();
@@ -216,6 +264,8 @@ Status TakeJavaException(JNIEnv* env, const std::string& context) {
   StatusCode code = StatusCode::kUnavailable;
   if (IsInstanceOfNamed(env, t, "org/apache/hadoop/hbase/TableExistsException")) {
     code = StatusCode::kAlreadyExists;
+  } else if (IsInstanceOfNamed(env, t, "org/apache/hadoop/hbase/TableNotFoundException")) {
+    code = StatusCode::kNotFound;  // before DoNotRetryIOException, its superclass
   } else if (IsInstanceOfNamed(env, t, "java/lang/IllegalArgumentException")) {
     code = StatusCode::kInvalidArgument;
   } else if (IsInstanceOfNamed(env, t, "org/apache/hadoop/hbase/DoNotRetryIOException") ||

@@ -45,6 +45,12 @@ class JvmHost {
   // exception thrown by `fn` becomes an Internal error; it never unwinds through the JVM.
   Status Run(const std::function<Status(JNIEnv*)>& fn);
 
+  // Runs `fn` on the CALLING thread, attached to the JVM as a daemon thread (attached once per
+  // thread, detached when the thread ends), inside a local-reference frame. For the few callers
+  // that need Java calls in parallel (the migration's copy workers); everything else uses Run.
+  // Same error handling as Run.
+  Status RunOnThisThread(const std::function<Status(JNIEnv*)>& fn);
+
  private:
   JvmHost() = default;
   void WorkerLoop(std::vector<std::string> vm_options, std::promise<Status>* started);
@@ -60,7 +66,8 @@ class JvmHost {
 // Takes the pending Java exception (clearing it) and turns it into a Status that names the
 // exception's class, message and root cause. DoNotRetryIOException and IllegalArgumentException
 // map to FailedPrecondition/InvalidArgument (retrying cannot help), TableExistsException to
-// AlreadyExists, anything else to Unavailable. Returns OK when no exception is pending.
+// AlreadyExists, TableNotFoundException to NotFound, anything else to Unavailable. Returns OK when
+// no exception is pending.
 Status TakeJavaException(JNIEnv* env, const std::string& context);
 
 // Conversions used by the JNI callers. They return nullptr with a Java exception pending on

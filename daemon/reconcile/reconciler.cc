@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "daemon/migrate/migrator.h"
 #include "presplit/layout_attributes.h"
+#include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
 #include "presplit/table_derived.h"
 #include "presplit/table_name.h"
@@ -51,9 +53,9 @@ std::string Printable(const std::string& text) {
   return out;
 }
 
-// Members of a status that other writers own (the leader's load watcher: "load"); a status the
-// reconciler rewrites keeps them as they are.
-const char* const kCarriedOverFields[] = {"load"};
+// Members of a status that other writers own (the leader's load watcher: "load"; the re-salt
+// migrator: "migration"); a status the reconciler rewrites keeps them as they are.
+const char* const kCarriedOverFields[] = {"load", "migration"};
 
 // Fields that change on every write without saying anything new about the table.
 json WithoutVolatileFields(json doc) {
@@ -161,18 +163,6 @@ Status Reconciler::ReconcileAll(PassKind kind) {
       return recorded.status().WithContext("reading the status of " + Printable(name));
     }
     const std::string recorded_status = recorded.ok() ? recorded->data : "";
-    const int64_t generation = GenerationOf(ParseStatus(recorded_status));
-    if (generation > 1) {
-      if (migration_logged_.insert(name).second) {
-        spdlog::warn(
-            "table {}: its status is at generation {}, written by a migration; left to "
-            "that migration",
-            Printable(name), generation);
-      }
-      handled_[name] = Handled{node->mzxid, false};
-      continue;
-    }
-    migration_logged_.erase(name);
 
     Outcome outcome;
     try {
@@ -232,13 +222,23 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
                                                   const std::string& recorded_status,
                                                   bool revision_seen) {
   Outcome outcome;
+  // The physical table serving the document: its own name, or after a migration's switch the
+  // generation the status names.
+  const json recorded = ParseStatus(recorded_status);
+  if (GenerationOf(recorded) > 1 && recorded.contains("physical_table") &&
+      recorded["physical_table"].is_string()) {
+    outcome.physical_table = recorded["physical_table"].get<std::string>();
+    outcome.generation = GenerationOf(recorded);
+  }
   auto refuse = [&](const std::string& error) {
     counters_.documents_invalid++;
     outcome.phase = kPhaseInvalid;
     outcome.error = Printable(error);
     spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
     // A refused document changes nothing, the layout writers salt with included.
-    outcome.layout = KnownLayoutOfTable(znode_name, CanonicalTableName(znode_name));
+    outcome.layout = KnownLayoutOfTable(znode_name, outcome.physical_table.empty()
+                                                        ? CanonicalTableName(znode_name)
+                                                        : outcome.physical_table);
     outcome.buckets = BucketsOf(outcome.layout);
     return outcome;
   };
@@ -259,13 +259,27 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
   outcome.layout = LayoutToJson(config->layout);
   outcome.buckets = BucketsOf(outcome.layout);
-  return EnsureTable(znode_name, node, spec, recorded_status, revision_seen, std::move(outcome));
+  return EnsureTable(znode_name, node, spec, *config, recorded_status, revision_seen,
+                     std::move(outcome));
 }
 
 Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const ZkNode& node,
-                                            const TableSpec& spec,
+                                            const TableSpec& document_spec,
+                                            const TableConfig& config,
                                             const std::string& recorded_status, bool revision_seen,
                                             Outcome outcome) {
+  const json recorded = ParseStatus(recorded_status);
+  // After a migration's switch the status names the physical table serving the document (its
+  // next generation); that one is compared with the document, never the logical name.
+  const int64_t generation = GenerationOf(recorded);
+  TableSpec spec = document_spec;
+  if (generation > 1 && recorded.contains("physical_table") &&
+      recorded["physical_table"].is_string() &&
+      !recorded["physical_table"].get<std::string>().empty()) {
+    spec.table = recorded["physical_table"].get<std::string>();
+    outcome.physical_table = spec.table;
+    outcome.generation = generation;
+  }
   // An error reports the layout of the table as last known (never the document's, which may be
   // an edit the table does not follow); `layout` is that, or "" when no table is known to exist.
   auto fail = [&](const Status& s, const std::string& layout) {
@@ -283,7 +297,6 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   auto existing = admin_.DescribeTable(spec.table);
   if (!existing.ok()) return fail(existing.status(), RecordedLayout(znode_name, spec.table));
   const bool existed = existing->exists;
-  const json recorded = ParseStatus(recorded_status);
   // The status describes this physical table (not one someone else wrote or edited by hand).
   const bool recorded_is_ours = recorded.is_object() && recorded.contains("physical_table") &&
                                 recorded["physical_table"] == spec.table;
@@ -292,7 +305,7 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
       recorded["config_version"] == node.version && recorded.contains("phase") &&
       (recorded["phase"] == kPhaseReady || recorded["phase"] == kPhaseDrift ||
        recorded["phase"] == kPhaseMissing);
-  if (!existed && was_built_for_this_version) {
+  if (!existed && (was_built_for_this_version || generation > 1)) {
     counters_.tables_missing++;
     outcome.phase = kPhaseMissing;
     outcome.error =
@@ -350,6 +363,8 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
         document_layout + "; writers keep the table's layout (a new layout needs a re-salt)");
     outcome.layout = built.layout;
     outcome.buckets = BucketsOf(built.layout);
+    HandleLayoutChange(znode_name, node, config, *existing, built.layout, document_layout, recorded,
+                       outcome);
   }
   if (outcome.differences.empty()) {
     outcome.phase = kPhaseReady;
@@ -363,6 +378,80 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
     }
   }
   return outcome;
+}
+
+void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode& node,
+                                    const TableConfig& config, const TableDescription& physical,
+                                    const std::string& built_layout,
+                                    const std::string& document_layout, const json& recorded,
+                                    Outcome& outcome) {
+  if (!config.migration || !config.migration->allowed) return;  // drift, as ever
+  auto under_way = migrate::MigrationUnderWay(zk_, options_.zk_root, znode_name);
+  if (!under_way.ok()) {
+    outcome.error = "cannot read the migration plan: " + under_way.status().message();
+    outcome.retry = true;
+    return;
+  }
+  if (*under_way) {
+    outcome.differences.back() += "; a re-salt migration to it is under way";
+    return;
+  }
+  if (config.migration->engine != "put") {
+    outcome.error = "migration not started: engine '" + config.migration->engine +
+                    "' is not available in this presplitd (use \"engine\": \"put\")";
+    spdlog::error("table {}: {}", physical.table, outcome.error);
+    return;
+  }
+  // An operator aborted the migration of this document version: not again until it changes.
+  // The status is read again here, after the plan was found gone: the migrator marks an abort in
+  // the status before it removes the plan, so this read cannot miss it (the one this pass read
+  // earlier can).
+  json latest = recorded;
+  auto fresh = zk_.Get(StatusPath(znode_name), /*watch=*/false);
+  if (fresh.ok()) latest = ParseStatus(fresh->data);
+  if (latest.contains("migration") && latest["migration"].is_object()) {
+    const json& last = latest["migration"];
+    if (last.value("phase", "") == "aborted" &&
+        last.value("config_version", int64_t{-1}) == node.version) {
+      outcome.differences.back() +=
+          "; the migration to it was aborted for this document version (change the document "
+          "to start another)";
+      return;
+    }
+  }
+  if (!MayAct()) {
+    outcome.retry = true;
+    return;
+  }
+  migrate::MigrationStart start;
+  start.table = znode_name;
+  start.canonical_table = CanonicalTableName(znode_name);
+  start.source = physical.table;
+  start.source_generation = outcome.generation;
+  start.old_layout = built_layout;
+  start.new_layout = document_layout;
+  for (const auto& r : physical.regions) {
+    start.source_regions.push_back(migrate::SourceRegion{r.start_key, r.end_key});
+  }
+  start.config = *config.migration;
+  start.config_version = node.version;
+  start.document = TableConfigToJson(config);
+  start.daemon_id = options_.daemon_id;
+  start.now_ms = options_.now_ms ? options_.now_ms()
+                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
+  Status started = migrate::StartMigration(zk_, options_.zk_root, options_.acls, start);
+  if (started.ok()) {
+    counters_.migrations_started++;
+    outcome.differences.back() += "; a re-salt migration to it is under way";
+  } else if (started.code() == StatusCode::kAlreadyExists) {
+    outcome.differences.back() += "; a re-salt migration to it is under way";
+  } else {
+    outcome.error = "cannot start the migration: " + started.message();
+    outcome.retry = true;
+    spdlog::error("table {}: {}", physical.table, outcome.error);
+  }
 }
 
 Reconciler::BuiltLayout Reconciler::BuiltLayoutOf(const std::string& znode_name,
@@ -414,10 +503,11 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
   const std::string canonical = CanonicalTableName(table);
   std::vector<std::string> differences;
   for (const auto& d : outcome.differences) differences.push_back(Printable(d));
+  const std::string physical = outcome.physical_table.empty() ? canonical : outcome.physical_table;
   json doc{{"table", canonical},
            {"phase", outcome.phase},
-           {"physical_table", canonical},
-           {"generation", 1},
+           {"physical_table", physical},
+           {"generation", outcome.generation},
            {"buckets", outcome.buckets},
            {"layout", outcome.layout.empty() ? json(nullptr) : json::parse(outcome.layout)},
            {"regions", outcome.regions},
@@ -432,8 +522,19 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
   auto current = zk_.Get(path, /*watch=*/false);
   if (current.ok()) {
     json parsed = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
-    for (const char* field : kCarriedOverFields) {
-      if (parsed.is_object() && parsed.contains(field)) doc[field] = parsed[field];
+    if (parsed.is_object()) {
+      // A migration switched the table since this pass read its status: what was decided here
+      // is about the previous generation; the next pass looks again.
+      if (GenerationOf(parsed) != outcome.generation) {
+        return Status::FailedPrecondition("the status moved to generation " +
+                                          std::to_string(GenerationOf(parsed)) +
+                                          " meanwhile; not overwritten");
+      }
+      // What other writers own (the watcher's decisions, the migrator's progress) is theirs
+      // to write: carried over as it is.
+      for (const char* field : kCarriedOverFields) {
+        if (parsed.contains(field)) doc[field] = parsed[field];
+      }
     }
     // Leave an identical status alone: a restart or a repeated put changes nothing.
     if (parsed.is_object() && WithoutVolatileFields(parsed) == WithoutVolatileFields(doc)) {

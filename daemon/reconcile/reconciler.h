@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ struct ReconcilerOptions {
   // When set and true, a pass stops between two documents (the daemon is shutting down).
   const std::atomic<bool>* stop = nullptr;
   ZkAcls acls = OpenAcls();  // of the znodes the daemon creates (see daemon/zk/zk_auth.h)
+  // Wall clock in ms: a migration's start timestamp. Unset: the system clock.
+  std::function<int64_t()> now_ms = nullptr;
 };
 
 struct ReconcilerCounters {
@@ -58,6 +61,7 @@ struct ReconcilerCounters {
   // pass goes on): each one is a bug to report, never a reason to stop serving other tables.
   std::atomic<uint64_t> exceptions_caught{0};
   std::atomic<uint64_t> statuses_removed{0};
+  std::atomic<uint64_t> migrations_started{0};
 };
 
 class Reconciler {
@@ -75,8 +79,14 @@ class Reconciler {
   // altered ("drift") behind the daemon's back is reported. The first pass of a Reconciler is
   // always full. A full pass also removes the statuses that have no document (documents removed
   // while the daemon was down). A table whose document disappeared keeps its data; only its
-  // status document is removed. A status whose generation is above 1 belongs to the migration
-  // that wrote it: that table is left alone (logged once).
+  // status document is removed. A status whose generation is above 1 (written by a re-salt
+  // migration's switch) names the physical table that serves the document: that table is
+  // compared with the document (never created or dropped under the logical name).
+  // A document whose salt layout differs from the physical table's and that allows a migration
+  // ("migration": {"allowed": true}) starts one (daemon/migrate: the plan under
+  // <root>/migrations); the status stays "drift" (writers keep the table's layout) until the
+  // migration switches it. A migration aborted for a document version is not started again
+  // until the document changes.
   // Any bytes in a document end as an "invalid" status with a printable error; an exception while
   // handling one document is caught, counted and reported in its status, and the pass goes on.
   // Returns an error only when the pass itself could not run (ZooKeeper unreachable) or was
@@ -102,7 +112,9 @@ class Reconciler {
     std::vector<std::string> differences;
     int regions = 0;
     int planned_regions = 0;
-    int buckets = 0;     // the physical table's salt buckets (0: unsalted or unknown)
+    int buckets = 0;             // the physical table's salt buckets (0: unsalted or unknown)
+    std::string physical_table;  // the table serving the document; "" = the document's own
+    int64_t generation = 1;      // of physical_table (above 1 after a re-salt migration)
     std::string layout;  // the physical table's key layout as JSON (document form); "" = none
     bool retry = false;  // try again on the next pass even if the document did not change
   };
@@ -116,7 +128,14 @@ class Reconciler {
   Outcome ReconcileDocument(const std::string& znode_name, const ZkNode& node,
                             const std::string& recorded_status, bool revision_seen);
   Outcome EnsureTable(const std::string& znode_name, const ZkNode& node, const TableSpec& spec,
-                      const std::string& recorded_status, bool revision_seen, Outcome outcome);
+                      const TableConfig& config, const std::string& recorded_status,
+                      bool revision_seen, Outcome outcome);
+  // The document asks for another layout and allows a migration: starts it (or finds it under
+  // way) and notes it in the outcome; otherwise says in the outcome why not.
+  void HandleLayoutChange(const std::string& znode_name, const ZkNode& node,
+                          const TableConfig& config, const TableDescription& physical,
+                          const std::string& built_layout, const std::string& document_layout,
+                          const nlohmann::json& recorded, Outcome& outcome);
   Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
   // The lease hook's answer; a "no" is remembered in lease_lost_ for the rest of the pass.
   bool MayAct();
@@ -144,8 +163,7 @@ class Reconciler {
   HBaseAdmin& admin_;
   const ReconcilerOptions options_;
   std::map<std::string, Handled> handled_;
-  bool lease_lost_ = false;                 // this pass was told to stop
-  std::set<std::string> migration_logged_;  // tables whose migration-owned status was logged
+  bool lease_lost_ = false;  // this pass was told to stop
   bool first_pass_done_ = false;
   ReconcilerCounters counters_;
 };

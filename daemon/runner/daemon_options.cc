@@ -74,6 +74,10 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     PRESPLIT_ASSIGN_OR_RETURN(o.load_split_max_per_window, ParseInt(key, value, 0, 10000));
   } else if (key == "load_split_window_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.load_split_window_s, ParseInt(key, value, 1, 86400));
+  } else if (key == "migration_interval_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_interval_s, ParseInt(key, value, 1, 3600));
+  } else if (key == "migration_chunk_rows") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_chunk_rows, ParseInt(key, value, 1, 1000000));
   } else if (key == "resync_interval_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.resync_interval_s, ParseInt(key, value, 1, 86400));
   } else if (key == "http_listen") {
@@ -171,6 +175,8 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("jvm_max_heap", before.jvm_max_heap, after.jvm_max_heap);
   check("jvm_options", before.jvm_options, after.jvm_options);
   check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
+  check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
+  check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);
   check("http_listen", before.http_listen, after.http_listen);
   check("log_level", before.log_level, after.log_level);
   std::set<std::string> keys;

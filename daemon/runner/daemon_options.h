@@ -40,6 +40,10 @@ struct DaemonOptions {
   // At most this many load splits over all tables in any window of load_split_window_s.
   int load_split_max_per_window = 4;
   int load_split_window_s = 600;
+  // Re-salting migrations (leader only): how often the plans are looked at when nothing
+  // triggers it, and how many rows one copy call moves (one checkpoint each).
+  int migration_interval_s = 2;
+  int migration_chunk_rows = 5000;
   // host:port for /, /status, /healthz and /metrics; empty disables the endpoint.
   std::string http_listen = "127.0.0.1:9464";
   std::string log_level = "info";

@@ -20,6 +20,8 @@
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/http/http_endpoint.h"
 #include "daemon/leader/leader_election.h"
+#include "daemon/migrate/jni_migration_bridge.h"
+#include "daemon/migrate/migrator.h"
 #include "daemon/reconcile/reconciler.h"
 #include "daemon/systemd/loop_watchdog.h"
 #include "daemon/systemd/notifier.h"
@@ -119,6 +121,20 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
     Status split = admin_->SplitRegionAt(encoded_region, split_point);
     Observe(kDescribe, split);
     return split;
+  }
+  Status DisableTable(const std::string& table) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    InFlight call(*this);
+    Status disabled = admin_->DisableTable(table);
+    Observe(kDescribe, disabled);
+    return disabled;
+  }
+  Status DeleteTable(const std::string& table) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    InFlight call(*this);
+    Status deleted = admin_->DeleteTable(table);
+    Observe(kDescribe, deleted);
+    return deleted;
   }
 
  private:
@@ -311,6 +327,37 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   reconciler_options.stop = &stopping;
   Reconciler reconciler(*zk, *admin, reconciler_options);
 
+  // Re-salting migrations (leader only), on a worker of their own with their own HBase
+  // connection: a copy runs for minutes and must not hold up the reconcile passes. The copy
+  // threads call MigrationBridge on their own (attached) JVM threads.
+  auto migrate_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+  migrate::JniMigrationBridge migration_bridge(*jvm, hbase_settings);
+  migrate::MigratorOptions migrator_options;
+  migrator_options.zk_root = options.zk_root;
+  migrator_options.daemon_id = reconciler_options.daemon_id;
+  migrator_options.acls = zk_access.acls;
+  migrator_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
+  migrator_options.stop = &stopping;
+  migrator_options.chunk_rows = options.migration_chunk_rows;
+  migrate::Migrator migrator(*zk, *migrate_admin, migration_bridge, migrator_options);
+  std::atomic<uint64_t> migrate_failures{0};
+  PeriodicWorker migrate_worker(
+      "migrate", std::chrono::seconds(std::max(1, options.migration_interval_s)),
+      [&](bool /*scheduled*/) {
+        try {
+          if (!leader_election.IsLeader()) return;
+          Status s = migrator.RunOnce();
+          if (!s.ok() && leader_election.IsLeader() && !stopping) {
+            ++migrate_failures;
+            spdlog::warn("migrations: run failed, retrying in {} s: {}",
+                         options.migration_interval_s, s.ToString());
+          }
+        } catch (const std::exception& e) {
+          exceptions_caught++;
+          spdlog::error("migrations: run threw, retrying on the next one: {}", e.what());
+        }
+      });
+
   std::mutex health_mu;
   std::string last_error = "no reconcile pass yet";
   auto last_success = std::chrono::steady_clock::time_point::min();
@@ -339,6 +386,8 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               admin->PassStarted();
               s = reconciler.ReconcileAll(full ? PassKind::kFull : PassKind::kChanged);
               if (s.ok()) admin->PassFinished();
+              // A pass may have started a migration: drive it now, not at the next interval.
+              migrate_worker.Trigger();
             }
             if (!s.ok() && !leader_election.IsLeader()) {
               // Deposed during the pass: it stopped before acting; standing by is no failure.
@@ -456,6 +505,26 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       status["daemon"]["leader"] = leader_election.IsLeader();
       status["daemon"]["zk_root"] = options.zk_root;
       status["load"] = watch::LoadSnapshotJson(load_watcher.snapshot());
+      status["migrations"] = nlohmann::ordered_json::array();
+      for (const auto& m : migrator.Snapshot()) {
+        nlohmann::ordered_json entry;
+        entry["table"] = m.table;
+        entry["source"] = m.source;
+        entry["target"] = m.target;
+        entry["target_generation"] = m.target_generation;
+        entry["phase"] = migrate::PhaseName(m.phase);
+        entry["paused"] = m.paused;
+        entry["regions_done"] = m.regions_done;
+        entry["regions_total"] = m.regions_total;
+        entry["rows"] = m.rows;
+        entry["cells"] = m.cells;
+        entry["rows_per_s"] = m.rows_per_s;
+        entry["eta_s"] =
+            m.eta_s < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.eta_s);
+        entry["error"] =
+            m.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.error);
+        status["migrations"].push_back(std::move(entry));
+      }
       return {200, "application/json",
               status.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"};
     });
@@ -500,6 +569,51 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               "Status znodes the load watcher wrote its decisions or size samples into.",
               load_status_writes, "counter");
       watch::AppendLoadMetrics(out, load_watcher.snapshot(), now_ms());
+      const auto& m = migrator.counters();
+      counter("presplit_migration_rows_copied_total", "Rows copied by re-salt migrations.",
+              m.rows_copied, "counter");
+      counter("presplit_migration_cells_copied_total", "Cells copied by re-salt migrations.",
+              m.cells_copied, "counter");
+      counter("presplit_migration_chunks_total", "Chunks copied (one checkpoint each).",
+              m.chunks_copied, "counter");
+      counter("presplit_migration_replayed_cells_total",
+              "Cells and delete markers replayed onto a new generation.", m.replayed_cells,
+              "counter");
+      counter("presplit_migration_verification_failures_total",
+              "Migrations stopped because source and target differed.", m.verification_failures,
+              "counter");
+      counter("presplit_migration_switches_total", "Tables switched to a new generation.",
+              m.switches, "counter");
+      counter("presplit_migration_completed_total", "Migrations finished.", m.completed, "counter");
+      counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
+              m.aborted, "counter");
+      counter("presplit_migration_run_failures_total", "Migration runs that failed.",
+              migrate_failures + m.errors, "counter");
+      const auto migrations = migrator.Snapshot();
+      out << "# HELP presplit_migration_phase Phase of each migration this leader drives (0 "
+             "planned, 1 copying, 2 replaying, 3 verifying, 4 failed_verification, 5 switching, "
+             "6 catching_up, 7 grace, 8 done).\n# TYPE presplit_migration_phase gauge\n";
+      for (const auto& p : migrations) {
+        out << "presplit_migration_phase{table=\"" << p.table << "\",phase=\""
+            << migrate::PhaseName(p.phase) << "\"} " << static_cast<int>(p.phase) << '\n';
+      }
+      out << "# HELP presplit_migration_regions_done Source regions copied.\n# TYPE "
+             "presplit_migration_regions_done gauge\n";
+      for (const auto& p : migrations) {
+        out << "presplit_migration_regions_done{table=\"" << p.table << "\"} " << p.regions_done
+            << '\n';
+      }
+      out << "# HELP presplit_migration_regions_total Source regions to copy.\n# TYPE "
+             "presplit_migration_regions_total gauge\n";
+      for (const auto& p : migrations) {
+        out << "presplit_migration_regions_total{table=\"" << p.table << "\"} " << p.regions_total
+            << '\n';
+      }
+      out << "# HELP presplit_migration_rows Rows copied by each migration.\n# TYPE "
+             "presplit_migration_rows gauge\n";
+      for (const auto& p : migrations) {
+        out << "presplit_migration_rows{table=\"" << p.table << "\"} " << p.rows << '\n';
+      }
       return {200, "text/plain; version=0.0.4", out.str()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
@@ -556,6 +670,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   loop_ready = true;
   worker.Start();
   if (options.load_watch_interval_s > 0) watch_worker.Start();
+  migrate_worker.Start();
   spdlog::info("presplitd running as {}", reconciler_options.daemon_id);
   // ZooKeeper is connected and the HTTP endpoint listens: ready, whether or not HBase is up yet.
   NotifySystemd(systemd.Ready("watching " + options.zk_root + " on " + options.zk_quorum));
@@ -581,12 +696,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     std::_Exit(0);
   }).detach();
   watch_worker.Stop();
+  migrate_worker.Stop();
   worker.Stop();
   reconcile_worker = nullptr;
   election = nullptr;
   // A standby takes over at once instead of after this session's timeout.
   leader_election.Resign();
   watch_admin.reset();
+  migrate_admin.reset();
   admin.reset();
   zk.reset();
   jvm.reset();

@@ -126,6 +126,17 @@ std::string TableConfigToJson(const TableConfig& config) {
       load["unsplittable_s"] = l.unsplittable_s;
       doc["load_split"] = std::move(load);
     }
+    if (config.migration) {
+      const MigrationConfig& m = *config.migration;
+      ordered_json migration;
+      migration["allowed"] = m.allowed;
+      migration["workers"] = m.workers;
+      migration["max_cells_per_s"] = m.max_cells_per_s;
+      migration["grace_period_s"] = m.grace_period_s;
+      migration["drop_old"] = m.drop_old;
+      migration["engine"] = m.engine;
+      doc["migration"] = std::move(migration);
+    }
     // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).
     return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   } catch (...) {

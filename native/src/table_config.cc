@@ -657,6 +657,30 @@ Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_region
   return load;
 }
 
+constexpr std::array<std::string_view, 2> kMigrationEngines = {"put", "mapreduce"};
+
+Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(
+      {"allowed", "workers", "max_cells_per_s", "grace_period_s", "drop_old", "engine"}));
+  MigrationConfig migration;
+  PRESPLIT_ASSIGN_OR_RETURN(auto allowed, r.GetBool("allowed"));
+  if (allowed) migration.allowed = *allowed;
+  PRESPLIT_ASSIGN_OR_RETURN(auto workers, r.GetInt("workers", false, 1, 64));
+  if (workers) migration.workers = static_cast<int>(*workers);
+  PRESPLIT_ASSIGN_OR_RETURN(auto rate, r.GetInt("max_cells_per_s", false, 0, 1'000'000'000));
+  if (rate) migration.max_cells_per_s = *rate;
+  PRESPLIT_ASSIGN_OR_RETURN(auto grace, r.GetInt("grace_period_s", false, 0, 31'536'000));
+  if (grace) migration.grace_period_s = *grace;
+  PRESPLIT_ASSIGN_OR_RETURN(auto drop_old, r.GetBool("drop_old"));
+  if (drop_old) migration.drop_old = *drop_old;
+  PRESPLIT_ASSIGN_OR_RETURN(auto engine, r.GetString("engine", false));
+  if (engine) {
+    PRESPLIT_ASSIGN_OR_RETURN(migration.engine, OneOf(r.PathOf("engine"), "migration engine",
+                                                      *engine, kMigrationEngines, Lower));
+  }
+  return migration;
+}
+
 Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   DuplicateKeyDetector detector;
   json doc;
@@ -688,8 +712,9 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   PRESPLIT_ASSIGN_OR_RETURN(auto version,
                             r.GetInt("version", true, kTableConfigVersion, kTableConfigVersion));
   config.version = static_cast<int>(*version);
-  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"version", "table", "description", "layout", "split",
-                                               "families", "split_policy", "load_split"}));
+  PRESPLIT_RETURN_IF_ERROR(
+      r.CheckKnownFields({"version", "table", "description", "layout", "split", "families",
+                          "split_policy", "load_split", "migration"}));
 
   PRESPLIT_ASSIGN_OR_RETURN(auto table, r.GetString("table", true));
   Result<TableNameParts> name = SplitTableName(*table);
@@ -737,6 +762,11 @@ Result<TableConfig> ParseTableConfigOrThrow(std::string_view text) {
   PRESPLIT_ASSIGN_OR_RETURN(auto load_split, r.GetObject("load_split", false));
   if (load_split) {
     PRESPLIT_ASSIGN_OR_RETURN(config.load_split, ParseLoadSplit(*load_split, config.split.regions));
+  }
+
+  PRESPLIT_ASSIGN_OR_RETURN(auto migration, r.GetObject("migration", false));
+  if (migration) {
+    PRESPLIT_ASSIGN_OR_RETURN(config.migration, ParseMigration(*migration));
   }
 
   // Running the algorithm catches what only the combination of fields reveals (a range too

@@ -202,8 +202,22 @@ class FakeAdmin : public HBaseAdmin {
     return Status::Ok();
   }
 
+  Status DisableTable(const std::string& table) override {
+    auto it = tables.find(table);
+    if (it == tables.end()) return Status::NotFound(table);
+    it->second.enabled = false;
+    disabled.insert(table);
+    return Status::Ok();
+  }
+  Status DeleteTable(const std::string& table) override {
+    if (!tables.erase(table)) return Status::NotFound(table);
+    deleted.insert(table);
+    return Status::Ok();
+  }
+
   std::map<std::string, TableDescription> tables;
-  std::function<void()> on_create;  // runs when CreateTable is called, before it acts
+  std::set<std::string> disabled, deleted;  // what DisableTable / DeleteTable were asked
+  std::function<void()> on_create;          // runs when CreateTable is called, before it acts
   Status next_error;
   Status create_error;
   int describes = 0;

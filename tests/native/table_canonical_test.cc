@@ -34,6 +34,10 @@ TEST(TableCanonical, RoundTrips) {
            json::parse(R"({"version":1,"table":"t","split":{"algorithm":"uniform","regions":4},
              "load_split":{"dry_run":false,"min_requests_per_s":12.5,"max_regions":6},
              "families":[{"name":"f"}]})"),
+           json::parse(R"({"version":1,"table":"t","layout":{"salt":{"buckets":16},
+             "group":{"length":4}},"split":{"algorithm":"salt-buckets"},
+             "migration":{"allowed":true,"workers":2,"engine":"mapreduce","drop_old":true},
+             "families":[{"name":"f"}]})"),
        }) {
     SCOPED_TRACE(doc.dump());
     Result<TableConfig> first = ParseTableConfig(doc.dump());
@@ -62,6 +66,7 @@ TEST(TableCanonical, FillsDefaults) {
   EXPECT_EQ(out["families"][0]["bloom_filter"], "ROW");
   EXPECT_EQ(out["families"][0]["block_size"], 65536);
   EXPECT_FALSE(out.contains("load_split"));
+  EXPECT_FALSE(out.contains("migration"));
   EXPECT_EQ(out["families"][0]["in_memory"], false);
   EXPECT_EQ(r->FullName(), "default:t");
 

@@ -418,5 +418,49 @@ TEST(TableConfig, LoadSplitDefaultsAndBounds) {
   ExpectFieldError(d, "load_split", "expected an object");
 }
 
+TEST(TableConfig, MigrationDefaultsAndBounds) {
+  json d = Reference();
+  EXPECT_FALSE(ParseTableConfig(d.dump())->migration.has_value());
+
+  d["migration"] = json::object();
+  Result<TableConfig> c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_TRUE(c->migration.has_value());
+  EXPECT_FALSE(c->migration->allowed) << "a migration is never started unless asked for";
+  EXPECT_EQ(c->migration->workers, 4);
+  EXPECT_EQ(c->migration->max_cells_per_s, 0);
+  EXPECT_EQ(c->migration->grace_period_s, 3600);
+  EXPECT_FALSE(c->migration->drop_old);
+  EXPECT_EQ(c->migration->engine, "put");
+
+  d["migration"] = {{"allowed", true},     {"workers", 8},     {"max_cells_per_s", 5000},
+                    {"grace_period_s", 0}, {"drop_old", true}, {"engine", "MapReduce"}};
+  c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->migration->allowed);
+  EXPECT_EQ(c->migration->workers, 8);
+  EXPECT_EQ(c->migration->max_cells_per_s, 5000);
+  EXPECT_EQ(c->migration->grace_period_s, 0);
+  EXPECT_TRUE(c->migration->drop_old);
+  EXPECT_EQ(c->migration->engine, "mapreduce");
+
+  d = Reference();
+  d["migration"] = {{"workers", 0}};
+  ExpectFieldError(d, "migration.workers", "must be between 1 and 64 (got 0)");
+  d["migration"] = {{"max_cells_per_s", -1}};
+  ExpectFieldError(d, "migration.max_cells_per_s", "must be between 0 and 1000000000 (got -1)");
+  d["migration"] = {{"grace_period_s", -5}};
+  ExpectFieldError(d, "migration.grace_period_s", "must be between 0 and 31536000 (got -5)");
+  d["migration"] = {{"engine", "copytable"}};
+  ExpectFieldError(d, "migration.engine",
+                   "unknown migration engine 'copytable' (expected one of put, mapreduce)");
+  d["migration"] = {{"allowed", "yes"}};
+  ExpectFieldError(d, "migration.allowed", "expected a boolean");
+  d["migration"] = {{"allow", true}};
+  ExpectFieldError(d, "migration.allow", "unknown field");
+  d["migration"] = true;
+  ExpectFieldError(d, "migration", "expected an object");
+}
+
 }  // namespace
 }  // namespace presplit

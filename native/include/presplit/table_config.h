@@ -24,6 +24,8 @@
 //     "load_split": { "dry_run": true, "min_requests_per_s": 1000, "mean_multiple": 3,  // optional
 //                     "sustain_s": 10, "max_regions": 240, "cooldown_s": 600,
 //                     "unsplittable_s": 3600 },
+//     "migration": { "allowed": true, "workers": 4, "max_cells_per_s": 0,           // optional
+//                    "grace_period_s": 3600, "drop_old": false, "engine": "put" },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
 //                     "bloom_filter": "ROW", "max_versions": 1, "ttl_seconds": 2147483647,
 //                     "block_size": 65536, "in_memory": false } ]   // required, at least one
@@ -75,6 +77,14 @@
 //    split.regions, capped at 10000); cooldown_s (1..86400, default 600) between splits of one
 //    region and, a quarter of it, of one table; unsplittable_s (1..604800, default 3600): how long
 //    a region that did not split is left alone.
+//  - migration (optional; absent or allowed false = a changed salt layout is reported as drift):
+//    allowed (default false) lets presplitd re-salt the table to the document's layout online;
+//    workers (1..64, default 4) source regions copied at once; max_cells_per_s (0 = unlimited,
+//    default 0; at most 10^9) the copy's rate limit over all workers; grace_period_s
+//    (0..31536000, default 3600) between the switch and disabling the old generation; drop_old
+//    (default false) drops the old generation after the grace period once a final check finds
+//    nothing missing; engine "put" (default: copy through the HBase client) | "mapreduce" (a
+//    bulk-load job; accepted here, refused by presplitd until it exists).
 //  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
 //  letter case and stored in lower case.
 #pragma once
@@ -160,6 +170,16 @@ struct LoadSplitConfig {
   int64_t unsplittable_s = 3600;
 };
 
+// Re-salting migrations by presplitd (see the rules above for each field).
+struct MigrationConfig {
+  bool allowed = false;
+  int workers = 4;
+  int64_t max_cells_per_s = 0;  // 0 = unlimited
+  int64_t grace_period_s = 3600;
+  bool drop_old = false;
+  std::string engine = "put";  // "put" | "mapreduce"
+};
+
 struct TableConfig {
   int version = kTableConfigVersion;
   std::string table;                       // as given in the document
@@ -171,6 +191,7 @@ struct TableConfig {
   std::vector<FamilyConfig> families;
   std::optional<SplitPolicyConfig> split_policy;  // unset: HBase's own split policy
   std::optional<LoadSplitConfig> load_split;      // unset: no load-based splits by presplitd
+  std::optional<MigrationConfig> migration;       // unset: a changed layout is drift
 
   // "namespace:qualifier", always with the namespace, e.g. "default:t".
   std::string FullName() const;

@@ -433,6 +433,44 @@ public final class AdminBridge implements AutoCloseable {
     return kept.toArray(new byte[0][]);
   }
 
+  /**
+   * Disables the table; nothing happens when it is disabled already. presplitd calls this only
+   * for the generation a re-salt migration replaced, after its grace period.
+   *
+   * @throws TableNotFoundException if there is no such table
+   * @throws IOException if the cluster fails
+   */
+  public synchronized void disableTable(String tableName) throws IOException {
+    ensureOpen();
+    TableName tn = TableSpec.parseTableName(tableName);
+    if (!admin.tableExists(tn)) {
+      throw new TableNotFoundException(tn);
+    }
+    if (!admin.isTableDisabled(tn)) {
+      admin.disableTable(tn);
+    }
+  }
+
+  /**
+   * Disables (when needed) and deletes the table. presplitd calls this only for a re-salt
+   * migration's own target (on abort) and for the generation it replaced (when the document asks
+   * for it, after a final check found every cell in the new generation).
+   *
+   * @throws TableNotFoundException if there is no such table
+   * @throws IOException if the cluster fails
+   */
+  public synchronized void deleteTable(String tableName) throws IOException {
+    ensureOpen();
+    TableName tn = TableSpec.parseTableName(tableName);
+    if (!admin.tableExists(tn)) {
+      throw new TableNotFoundException(tn);
+    }
+    if (!admin.isTableDisabled(tn)) {
+      admin.disableTable(tn);
+    }
+    admin.deleteTable(tn);
+  }
+
   /** Closes the Admin and the Connection. Idempotent. */
   @Override
   public synchronized void close() throws IOException {

@@ -1,0 +1,163 @@
+// presplitctl migration status|pause|resume|abort TABLE: an operator's view of, and hand on, a
+// re-salt migration. It reads the plan (<root>/migrations/<ns>:<table>) and the table's status
+// (whose `migration` object the leading presplitd keeps up to date) and writes only the plan's
+// `request` field, compare-and-set; the leader acts on it between two chunks of the copy.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ctl/common.h"
+#include "presplit/table_name.h"
+
+namespace presplit::ctl {
+namespace {
+
+using nlohmann::json;
+
+// Phases after which the status names the new generation: an abort would lose writes.
+bool Switched(const std::string& phase) {
+  return phase == "catching_up" || phase == "grace" || phase == "done";
+}
+
+std::string Duration(const json& seconds) {
+  if (!seconds.is_number()) return "unknown";
+  int64_t s = seconds.get<int64_t>();
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
+                static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
+  return buf;
+}
+
+int PrintStatus(const std::string& table, const json& plan, const json& progress, bool as_json) {
+  json out{{"table", table}};
+  if (plan.is_object()) {
+    out["phase"] = plan.value("phase", "");
+    out["paused"] = plan.value("paused", false);
+    out["request"] = plan.contains("request") ? plan["request"] : json(nullptr);
+    out["source"] = plan.value("source", "");
+    out["target"] = plan.value("target", "");
+    out["target_generation"] = plan.value("target_generation", 0);
+    out["old_buckets"] = plan["old_layout"].is_object()
+                             ? plan["old_layout"].value("/salt/buckets"_json_pointer, 0)
+                             : 0;
+    out["new_buckets"] = plan["new_layout"].is_object()
+                             ? plan["new_layout"].value("/salt/buckets"_json_pointer, 0)
+                             : 0;
+    out["regions_total"] = plan.contains("source_regions") ? plan["source_regions"].size() : 0;
+    out["error"] = plan.contains("error") ? plan["error"] : json(nullptr);
+    if (plan.contains("verification")) out["verification"] = plan["verification"];
+  } else {
+    out["phase"] = progress.value("phase", "");
+    out["error"] = progress.contains("error") ? progress["error"] : json(nullptr);
+  }
+  for (const char* key :
+       {"regions_done", "regions_total", "rows", "cells", "rows_per_s", "eta_s"}) {
+    if (progress.is_object() && progress.contains(key)) out[key] = progress[key];
+  }
+  if (as_json) {
+    std::cout << out.dump() << "\n";
+    return kOk;
+  }
+  std::cout << "table:      " << table << "\n";
+  std::cout << "phase:      " << out.value("phase", "")
+            << (out.value("paused", false) ? " (paused)" : "")
+            << (plan.is_object() ? "" : " (no migration under way; its last outcome)") << "\n";
+  if (plan.is_object()) {
+    std::cout << "from -> to: " << out["source"].get<std::string>() << " (" << out["old_buckets"]
+              << " buckets) -> " << out["target"].get<std::string>() << " (" << out["new_buckets"]
+              << " buckets, generation " << out["target_generation"] << ")\n";
+  }
+  std::cout << "regions:    " << out.value("regions_done", 0) << "/"
+            << out.value("regions_total", 0) << "\n";
+  std::cout << "rows:       " << out.value("rows", int64_t{0}) << " (cells "
+            << out.value("cells", int64_t{0}) << ")\n";
+  char rate[32];
+  std::snprintf(rate, sizeof(rate), "%.0f", out.value("rows_per_s", 0.0));
+  std::cout << "rows/s:     " << rate << "\n";
+  std::cout << "eta:        " << Duration(out.contains("eta_s") ? out["eta_s"] : json()) << "\n";
+  if (out.contains("request") && out["request"].is_string()) {
+    std::cout << "request:    " << out["request"].get<std::string>() << " (pending)\n";
+  }
+  if (out.contains("error") && out["error"].is_string()) {
+    std::cout << "error:      " << out["error"].get<std::string>() << "\n";
+  }
+  return kOk;
+}
+
+int CmdMigration(const Args& args) {
+  if (args.positional.size() != 2) {
+    return UsageError(
+        "migration needs an action and a table: migration status|pause|resume|abort TABLE");
+  }
+  const std::string& action = args.positional[0];
+  if (action != "status" && action != "pause" && action != "resume" && action != "abort") {
+    return UsageError("unknown migration action '" + action +
+                      "' (expected status, pause, resume or abort)");
+  }
+  const std::string table = CanonicalTableName(args.positional[1]);
+  auto zk = Connect(args);
+  if (!zk.ok()) return Fail(zk.status().message());
+  const std::string plan_path =
+      daemon::JoinZkPath(daemon::JoinZkPath(args.root, "migrations"), table);
+
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto node = (*zk)->Get(plan_path, /*watch=*/false);
+    if (!node.ok() && node.status().code() != StatusCode::kNotFound) {
+      return Fail("cannot read the migration plan of " + table + ": " + node.status().message());
+    }
+    json plan = node.ok() ? json::parse(node->data, nullptr, false) : json();
+    if (node.ok() && !plan.is_object())
+      return Fail("the migration plan of " + table + " is not JSON");
+
+    if (action == "status") {
+      json progress;
+      auto status = (*zk)->Get(daemon::JoinZkPath(StatusRoot(args), table), false);
+      if (status.ok()) {
+        json parsed = json::parse(status->data, nullptr, false);
+        if (parsed.is_object() && parsed.contains("migration")) progress = parsed["migration"];
+      }
+      if (!plan.is_object() && !progress.is_object()) {
+        return Fail("no migration of " + table + " (none under way, none recorded in its status)");
+      }
+      return PrintStatus(table, plan, progress, args.has("json"));
+    }
+    if (!plan.is_object()) return Fail("no migration of " + table + " is under way");
+    const std::string phase = plan.value("phase", "");
+    if (action == "abort" && Switched(phase)) {
+      return Fail("abort refused: the migration of " + table + " has switched to " +
+                  plan.value("target", "") + " already (phase " + phase +
+                  "); writers use it now, so it can only finish");
+    }
+    if (action == "resume" && !plan.value("paused", false) &&
+        !(plan.contains("request") && plan["request"] == "pause")) {
+      std::cout << "migration of " << table << " is not paused (phase " << phase << ")\n";
+      return kOk;
+    }
+    plan["request"] = action;
+    Status written = (*zk)->Set(plan_path, plan.dump(), node->version);
+    if (written.code() == StatusCode::kFailedPrecondition) continue;  // the leader wrote: again
+    if (!written.ok()) return Fail("cannot write the request: " + written.message());
+    std::cout << action << " requested for the migration of " << table << " (phase " << phase
+              << "); the leading presplitd acts on it "
+              << (phase == "copying" ? "after the chunk in flight" : "on its next step") << "\n";
+    return kOk;
+  }
+  return Fail("the migration plan of " + table + " kept changing; try again");
+}
+
+}  // namespace
+
+std::vector<CommandSpec> MigrationCommands() {
+  return {
+      {"migration",
+       {},
+       {"json"},
+       "  migration status|pause|resume|abort TABLE [--json]\n"
+       "                    a re-salt migration: status prints its phase, regions done/total,\n"
+       "                    rows, rows/s and ETA (--json: one object); pause holds it between\n"
+       "                    two chunks or phases, resume goes on, abort (before the switch only)\n"
+       "                    drops the new generation and leaves the table as it was\n",
+       CmdMigration}};
+}
+
+}  // namespace presplit::ctl

@@ -1,0 +1,189 @@
+#include "daemon/migrate/jni_migration_bridge.h"
+
+#include <string>
+#include <vector>
+
+namespace presplit::daemon::migrate {
+namespace {
+
+constexpr const char* kBridgeClass = "io/presplit/migrate/MigrationBridge";
+constexpr const char* kS = "Ljava/lang/String;";
+
+jbyteArray NewBytes(JNIEnv* env, const std::string& bytes) {
+  jbyteArray array = env->NewByteArray(static_cast<jsize>(bytes.size()));
+  if (array != nullptr) {
+    env->SetByteArrayRegion(array, 0, static_cast<jsize>(bytes.size()),
+                            reinterpret_cast<const jbyte*>(bytes.data()));
+  }
+  return array;
+}
+
+std::string Signature(std::initializer_list<std::string> parts) {
+  std::string out = "(";
+  for (const auto& p : parts) out += p;
+  return out + ")" + kS;
+}
+
+}  // namespace
+
+JniMigrationBridge::~JniMigrationBridge() {
+  if (class_ == nullptr) return;
+  jclass cls = class_;
+  (void)jvm_.Run([cls](JNIEnv* env) {
+    env->DeleteGlobalRef(cls);
+    return Status::Ok();
+  });
+}
+
+Status JniMigrationBridge::Resolve(JNIEnv* env) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (class_ != nullptr) return Status::Ok();
+  jclass cls = env->FindClass(kBridgeClass);
+  if (cls == nullptr) {
+    return TakeJavaException(env,
+                             "cannot load io.presplit.migrate.MigrationBridge (does the "
+                             "presplit-hbase.jar on the daemon's classpath have it?)");
+  }
+  const std::string s = kS;
+  copy_chunk_ = env->GetStaticMethodID(
+      cls, "copyChunk", Signature({s, s, s, s, "[B", "[B", "J", "J", "I", "J"}).c_str());
+  digest_range_ =
+      env->GetStaticMethodID(cls, "digestRange", Signature({s, s, "[B", "[B", "J", "J"}).c_str());
+  digest_target_ = env->GetStaticMethodID(cls, "digestTargetBySourceRegion",
+                                          Signature({s, s, s, "[[B", "J", "J"}).c_str());
+  replay_range_ =
+      env->GetStaticMethodID(cls, "replayRange", Signature({s, s, s, s, "J", "J", "J"}).c_str());
+  check_present_ =
+      env->GetStaticMethodID(cls, "checkPresent", Signature({s, s, s, s, "J", "J"}).c_str());
+  if (copy_chunk_ == nullptr || digest_range_ == nullptr || digest_target_ == nullptr ||
+      replay_range_ == nullptr || check_present_ == nullptr) {
+    return TakeJavaException(env,
+                             "MigrationBridge does not have the expected methods (version "
+                             "mismatch between presplitd and presplit-hbase.jar?)");
+  }
+  // The shared connection of MigrationBridge must use the daemon's own HBase settings.
+  jmethodID configure = env->GetStaticMethodID(cls, "configure", "([Ljava/lang/String;)V");
+  if (configure == nullptr) {
+    return TakeJavaException(env,
+                             "MigrationBridge has no configure(String[]) (version mismatch "
+                             "between presplitd and presplit-hbase.jar?)");
+  }
+  std::vector<std::string> settings;
+  for (const auto& [key, value] : hbase_settings_) {
+    settings.push_back(key);
+    settings.push_back(value);
+  }
+  jobjectArray pairs = NewJavaStringArray(env, settings);
+  if (pairs == nullptr) return TakeJavaException(env, "MigrationBridge settings");
+  env->CallStaticVoidMethod(cls, configure, pairs);
+  if (env->ExceptionCheck()) return TakeJavaException(env, "MigrationBridge.configure");
+  class_ = static_cast<jclass>(env->NewGlobalRef(cls));
+  return Status::Ok();
+}
+
+Result<std::string> JniMigrationBridge::CallJson(
+    const char* what, const std::function<jobject(JNIEnv*, jclass)>& call) {
+  std::string json;
+  Status s = jvm_.RunOnThisThread([&](JNIEnv* env) -> Status {
+    PRESPLIT_RETURN_IF_ERROR(Resolve(env));
+    auto result = static_cast<jstring>(call(env, class_));
+    if (env->ExceptionCheck())
+      return TakeJavaException(env, std::string("MigrationBridge.") + what);
+    if (result == nullptr) {
+      return Status::Internal(std::string("MigrationBridge.") + what + " returned null");
+    }
+    json = FromJavaString(env, result);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return json;
+}
+
+Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
+                                                  const std::string& from_row,
+                                                  const std::string& end_row, int64_t min_ts,
+                                                  int64_t max_ts, int max_rows,
+                                                  int64_t max_cells_per_s) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json, CallJson("copyChunk", [&](JNIEnv* env, jclass cls) -> jobject {
+        jstring source = NewJavaString(env, range.source_table);
+        jstring target = NewJavaString(env, range.target_table);
+        jstring old_layout = NewJavaString(env, range.old_layout);
+        jstring new_layout = NewJavaString(env, range.new_layout);
+        jbyteArray from = NewBytes(env, from_row);
+        jbyteArray end = NewBytes(env, end_row);
+        if (env->ExceptionCheck()) return nullptr;
+        return env->CallStaticObjectMethod(cls, copy_chunk_, source, target, old_layout, new_layout,
+                                           from, end, jlong{min_ts}, jlong{max_ts}, jint{max_rows},
+                                           jlong{max_cells_per_s});
+      }));
+  return ParseChunkCopied(json);
+}
+
+Result<CellDigest> JniMigrationBridge::DigestRange(const std::string& table,
+                                                   const std::string& layout,
+                                                   const std::string& from_row,
+                                                   const std::string& end_row, int64_t min_ts,
+                                                   int64_t max_ts) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json, CallJson("digestRange", [&](JNIEnv* env, jclass cls) -> jobject {
+        jstring name = NewJavaString(env, table);
+        jstring layout_json = NewJavaString(env, layout);
+        jbyteArray from = NewBytes(env, from_row);
+        jbyteArray end = NewBytes(env, end_row);
+        if (env->ExceptionCheck()) return nullptr;
+        return env->CallStaticObjectMethod(cls, digest_range_, name, layout_json, from, end,
+                                           jlong{min_ts}, jlong{max_ts});
+      }));
+  return ParseCellDigest(json);
+}
+
+Result<std::vector<CellDigest>> JniMigrationBridge::DigestTargetBySourceRegion(
+    const CopyRange& range, const std::vector<std::string>& source_region_starts, int64_t min_ts,
+    int64_t max_ts) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json,
+      CallJson("digestTargetBySourceRegion", [&](JNIEnv* env, jclass cls) -> jobject {
+        jstring target = NewJavaString(env, range.target_table);
+        jstring new_layout = NewJavaString(env, range.new_layout);
+        jstring old_layout = NewJavaString(env, range.old_layout);
+        jobjectArray starts = NewJavaByteArrays(env, source_region_starts);
+        if (env->ExceptionCheck() || starts == nullptr) return nullptr;
+        return env->CallStaticObjectMethod(cls, digest_target_, target, new_layout, old_layout,
+                                           starts, jlong{min_ts}, jlong{max_ts});
+      }));
+  return ParseCellDigests(json, source_region_starts.size());
+}
+
+Result<Replayed> JniMigrationBridge::ReplayRange(const CopyRange& range, int64_t min_ts,
+                                                 int64_t max_ts, int64_t max_cells_per_s) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json, CallJson("replayRange", [&](JNIEnv* env, jclass cls) -> jobject {
+        jstring source = NewJavaString(env, range.source_table);
+        jstring target = NewJavaString(env, range.target_table);
+        jstring old_layout = NewJavaString(env, range.old_layout);
+        jstring new_layout = NewJavaString(env, range.new_layout);
+        if (env->ExceptionCheck()) return nullptr;
+        return env->CallStaticObjectMethod(cls, replay_range_, source, target, old_layout,
+                                           new_layout, jlong{min_ts}, jlong{max_ts},
+                                           jlong{max_cells_per_s});
+      }));
+  return ParseReplayed(json);
+}
+
+Result<PresenceCheck> JniMigrationBridge::CheckPresent(const CopyRange& range, int64_t min_ts,
+                                                       int64_t max_ts) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json, CallJson("checkPresent", [&](JNIEnv* env, jclass cls) -> jobject {
+        jstring source = NewJavaString(env, range.source_table);
+        jstring target = NewJavaString(env, range.target_table);
+        jstring old_layout = NewJavaString(env, range.old_layout);
+        jstring new_layout = NewJavaString(env, range.new_layout);
+        if (env->ExceptionCheck()) return nullptr;
+        return env->CallStaticObjectMethod(cls, check_present_, source, target, old_layout,
+                                           new_layout, jlong{min_ts}, jlong{max_ts});
+      }));
+  return ParsePresenceCheck(json);
+}
+
+}  // namespace presplit::daemon::migrate

@@ -1,0 +1,59 @@
+// MigrationBridge over the embedded JVM: calls the static methods of
+// io.presplit.migrate.MigrationBridge (presplit-hbase.jar) on the calling thread, attached to the
+// JVM, so the copy workers run in parallel. The class is looked up on first use: a jar without it
+// fails the migration's calls with a clear error and nothing else.
+#pragma once
+
+#include <jni.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "daemon/hbase/jvm_host.h"
+#include "daemon/migrate/migration_bridge.h"
+
+namespace presplit::daemon::migrate {
+
+class JniMigrationBridge final : public MigrationBridge {
+ public:
+  // `hbase_settings` are the same HBase client settings the daemon's AdminBridge connects with;
+  // they are handed to MigrationBridge.configure before its first call, so the copy threads
+  // never fall back to a default configuration (which would look for another cluster's meta).
+  JniMigrationBridge(JvmHost& jvm, std::map<std::string, std::string> hbase_settings)
+      : jvm_(jvm), hbase_settings_(std::move(hbase_settings)) {}
+  ~JniMigrationBridge() override;
+
+  Result<ChunkCopied> CopyChunk(const CopyRange& range, const std::string& from_row,
+                                const std::string& end_row, int64_t min_ts, int64_t max_ts,
+                                int max_rows, int64_t max_cells_per_s) override;
+  Result<CellDigest> DigestRange(const std::string& table, const std::string& layout,
+                                 const std::string& from_row, const std::string& end_row,
+                                 int64_t min_ts, int64_t max_ts) override;
+  Result<std::vector<CellDigest>> DigestTargetBySourceRegion(
+      const CopyRange& range, const std::vector<std::string>& source_region_starts, int64_t min_ts,
+      int64_t max_ts) override;
+  Result<Replayed> ReplayRange(const CopyRange& range, int64_t min_ts, int64_t max_ts,
+                               int64_t max_cells_per_s) override;
+  Result<PresenceCheck> CheckPresent(const CopyRange& range, int64_t min_ts,
+                                     int64_t max_ts) override;
+
+ private:
+  // Resolves the class and its methods once (global reference).
+  Status Resolve(JNIEnv* env);
+  // Calls one static String method with `args` and hands back its result.
+  Result<std::string> CallJson(const char* what,
+                               const std::function<jobject(JNIEnv*, jclass)>& call);
+
+  JvmHost& jvm_;
+  const std::map<std::string, std::string> hbase_settings_;
+  std::mutex mu_;
+  jclass class_ = nullptr;
+  jmethodID copy_chunk_ = nullptr;
+  jmethodID digest_range_ = nullptr;
+  jmethodID digest_target_ = nullptr;
+  jmethodID replay_range_ = nullptr;
+  jmethodID check_present_ = nullptr;
+};
+
+}  // namespace presplit::daemon::migrate

@@ -1,0 +1,184 @@
+#include "daemon/migrate/migration_bridge.h"
+
+#include <nlohmann/json.hpp>
+
+namespace presplit::daemon::migrate {
+namespace {
+
+using nlohmann::json;
+
+Result<json> ParseObject(const std::string& text, const char* what) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return Status::Internal(std::string("MigrationBridge.") + what +
+                            " returned something that is not a JSON object");
+  }
+  return parsed;
+}
+
+Result<int64_t> Count(const json& object, const char* key, const char* what) {
+  if (!object.contains(key) || !object[key].is_number_integer() || object[key].get<int64_t>() < 0) {
+    return Status::Internal(std::string("MigrationBridge.") + what + ": field '" + key +
+                            "' missing or not a count");
+  }
+  return object[key].get<int64_t>();
+}
+
+Result<CellDigest> DigestOf(const json& object, const char* what) {
+  CellDigest d;
+  PRESPLIT_ASSIGN_OR_RETURN(d.rows, Count(object, "rows", what));
+  PRESPLIT_ASSIGN_OR_RETURN(d.cells, Count(object, "cells", what));
+  if (!object.contains("digest") || !object["digest"].is_string()) {
+    return Status::Internal(std::string("MigrationBridge.") + what + ": field 'digest' missing");
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(d.digest, ParseDigestHex(object["digest"].get<std::string>()));
+  return d;
+}
+
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+}  // namespace
+
+std::string DigestHex(uint64_t digest) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    out[i] = kHex[digest & 0xF];
+    digest >>= 4;
+  }
+  return out;
+}
+
+Result<uint64_t> ParseDigestHex(const std::string& hex) {
+  if (hex.size() != 16)
+    return Status::InvalidArgument("a digest is 16 hex digits, got '" + hex + "'");
+  uint64_t value = 0;
+  for (char c : hex) {
+    int nibble;
+    if (c >= '0' && c <= '9') {
+      nibble = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      nibble = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      nibble = c - 'A' + 10;
+    } else {
+      return Status::InvalidArgument("a digest is 16 hex digits, got '" + hex + "'");
+    }
+    value = (value << 4) | static_cast<uint64_t>(nibble);
+  }
+  return value;
+}
+
+std::string Base64Encode(const std::string& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) |
+                 uint8_t(bytes[i + 2]);
+    out += {kBase64[v >> 18], kBase64[(v >> 12) & 63], kBase64[(v >> 6) & 63], kBase64[v & 63]};
+  }
+  if (i + 1 == bytes.size()) {
+    uint32_t v = uint32_t(uint8_t(bytes[i])) << 16;
+    out += {kBase64[v >> 18], kBase64[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    uint32_t v = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8);
+    out += {kBase64[v >> 18], kBase64[(v >> 12) & 63], kBase64[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+Result<std::string> Base64Decode(const std::string& text) {
+  if (text.size() % 4 != 0)
+    return Status::InvalidArgument("not base64: length " + std::to_string(text.size()));
+  auto value_of = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); i += 4) {
+    int pad = 0;
+    uint32_t v = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      char c = text[i + j];
+      if (c == '=' && i + 4 == text.size() && j >= 2) {
+        ++pad;
+        v <<= 6;
+        continue;
+      }
+      int d = value_of(c);
+      if (d < 0 || pad > 0) return Status::InvalidArgument("not base64");
+      v = (v << 6) | static_cast<uint32_t>(d);
+    }
+    out.push_back(static_cast<char>(v >> 16));
+    if (pad < 2) out.push_back(static_cast<char>((v >> 8) & 0xFF));
+    if (pad < 1) out.push_back(static_cast<char>(v & 0xFF));
+  }
+  return out;
+}
+
+Result<ChunkCopied> ParseChunkCopied(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "copyChunk"));
+  ChunkCopied out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.copied, DigestOf(o, "copyChunk"));
+  PRESPLIT_ASSIGN_OR_RETURN(out.bytes, Count(o, "bytes", "copyChunk"));
+  if (!o.contains("next_row")) {
+    return Status::Internal("MigrationBridge.copyChunk: field 'next_row' missing");
+  }
+  if (o["next_row"].is_string()) {
+    auto row = Base64Decode(o["next_row"].get<std::string>());
+    if (!row.ok()) return Status::Internal("MigrationBridge.copyChunk: next_row is not base64");
+    out.next_row = std::move(row).value();
+  } else if (!o["next_row"].is_null()) {
+    return Status::Internal("MigrationBridge.copyChunk: next_row is neither base64 nor null");
+  }
+  return out;
+}
+
+Result<CellDigest> ParseCellDigest(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "digestRange"));
+  return DigestOf(o, "digestRange");
+}
+
+Result<std::vector<CellDigest>> ParseCellDigests(const std::string& text, size_t expected) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_array() || parsed.size() != expected) {
+    return Status::Internal(
+        "MigrationBridge.digestTargetBySourceRegion did not return an array of " +
+        std::to_string(expected) + " digests");
+  }
+  std::vector<CellDigest> out;
+  for (const json& entry : parsed) {
+    if (!entry.is_object()) {
+      return Status::Internal("MigrationBridge.digestTargetBySourceRegion: an entry is no object");
+    }
+    PRESPLIT_ASSIGN_OR_RETURN(CellDigest d, DigestOf(entry, "digestTargetBySourceRegion"));
+    out.push_back(d);
+  }
+  return out;
+}
+
+Result<Replayed> ParseReplayed(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "replayRange"));
+  Replayed out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.cells, Count(o, "cells", "replayRange"));
+  PRESPLIT_ASSIGN_OR_RETURN(out.deletes, Count(o, "deletes", "replayRange"));
+  return out;
+}
+
+Result<PresenceCheck> ParsePresenceCheck(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "checkPresent"));
+  PresenceCheck out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.checked, Count(o, "checked", "checkPresent"));
+  PRESPLIT_ASSIGN_OR_RETURN(out.missing, Count(o, "missing", "checkPresent"));
+  if (o.contains("first_missing") && o["first_missing"].is_string()) {
+    out.first_missing = o["first_missing"].get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace presplit::daemon::migrate

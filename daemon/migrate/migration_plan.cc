@@ -1,0 +1,181 @@
+#include "daemon/migrate/migration_plan.h"
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "daemon/migrate/migration_bridge.h"
+
+namespace presplit::daemon::migrate {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<const char*, 9> kPhaseNames = {
+    "planned",   "copying",     "replaying", "verifying", "failed_verification",
+    "switching", "catching_up", "grace",     "done"};
+
+template <typename T>
+T Field(const json& o, const char* key, T fallback) {
+  if (!o.contains(key)) return fallback;
+  try {
+    return o[key].get<T>();
+  } catch (const json::exception&) {
+    return fallback;
+  }
+}
+
+std::string StringOrEmpty(const json& o, const char* key) {
+  return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
+}
+
+}  // namespace
+
+const char* PhaseName(Phase phase) { return kPhaseNames[static_cast<size_t>(phase)]; }
+
+Result<Phase> ParsePhase(const std::string& name) {
+  for (size_t i = 0; i < kPhaseNames.size(); ++i) {
+    if (name == kPhaseNames[i]) return static_cast<Phase>(i);
+  }
+  return Status::InvalidArgument("unknown migration phase '" + name + "'");
+}
+
+std::string GenerationTableName(const std::string& table, int64_t generation) {
+  if (generation <= 1) return table;
+  return table + "__g" + std::to_string(generation);
+}
+
+std::string PlanToJson(const MigrationPlan& p) {
+  json regions = json::array();
+  for (const auto& r : p.source_regions) {
+    regions.push_back({{"start", Base64Encode(r.start)}, {"end", Base64Encode(r.end)}});
+  }
+  auto object_or_null = [](const std::string& text) {
+    json parsed = json::parse(text, nullptr, false);
+    return parsed.is_discarded() ? json(nullptr) : parsed;
+  };
+  json doc{
+      {"table", p.table},
+      {"source", p.source},
+      {"target", p.target},
+      {"source_generation", p.source_generation},
+      {"target_generation", p.target_generation},
+      {"old_layout", object_or_null(p.old_layout)},
+      {"new_layout", object_or_null(p.new_layout)},
+      {"source_regions", regions},
+      {"start_ts", p.start_ts},
+      {"engine", p.engine},
+      {"workers", p.workers},
+      {"max_cells_per_s", p.max_cells_per_s},
+      {"grace_period_s", p.grace_period_s},
+      {"drop_old", p.drop_old},
+      {"config_version", p.config_version},
+      {"document", p.document},
+      {"phase", PhaseName(p.phase)},
+      {"paused", p.paused},
+      {"request", p.request.empty() ? json(nullptr) : json(p.request)},
+      {"replayed_to_ts", p.replayed_to_ts},
+      {"switched_at_ms", p.switched_at_ms},
+      {"catchup_rounds", p.catchup_rounds},
+      {"grace_until_ms", p.grace_until_ms},
+      {"copy_started_ms", p.copy_started_ms},
+      {"error", p.error.empty() ? json(nullptr) : json(p.error)},
+      {"verification", p.verification.empty() ? json(nullptr) : object_or_null(p.verification)},
+      {"created_at", p.created_at},
+      {"updated_at", p.updated_at},
+      {"daemon", p.daemon}};
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<MigrationPlan> ParsePlan(const std::string& text) {
+  json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (o.is_discarded() || !o.is_object()) {
+    return Status::InvalidArgument("the migration plan is not a JSON object");
+  }
+  MigrationPlan p;
+  p.table = StringOrEmpty(o, "table");
+  p.source = StringOrEmpty(o, "source");
+  p.target = StringOrEmpty(o, "target");
+  if (p.table.empty() || p.source.empty() || p.target.empty()) {
+    return Status::InvalidArgument("the migration plan lacks table, source or target");
+  }
+  if (!o.contains("old_layout") || !o["old_layout"].is_object() || !o.contains("new_layout") ||
+      !o["new_layout"].is_object()) {
+    return Status::InvalidArgument("the migration plan lacks its layouts");
+  }
+  p.old_layout = o["old_layout"].dump();
+  p.new_layout = o["new_layout"].dump();
+  p.source_generation = Field<int64_t>(o, "source_generation", 1);
+  p.target_generation = Field<int64_t>(o, "target_generation", p.source_generation + 1);
+  if (!o.contains("source_regions") || !o["source_regions"].is_array() ||
+      o["source_regions"].empty()) {
+    return Status::InvalidArgument("the migration plan lacks its source regions");
+  }
+  for (const json& r : o["source_regions"]) {
+    if (!r.is_object()) return Status::InvalidArgument("a source region is not an object");
+    auto start = Base64Decode(StringOrEmpty(r, "start"));
+    auto end = Base64Decode(StringOrEmpty(r, "end"));
+    if (!start.ok() || !end.ok()) {
+      return Status::InvalidArgument("a source region's keys are not base64");
+    }
+    p.source_regions.push_back(SourceRegion{*start, *end});
+  }
+  p.start_ts = Field<int64_t>(o, "start_ts", 0);
+  p.engine = StringOrEmpty(o, "engine");
+  if (p.engine.empty()) p.engine = "put";
+  p.workers = std::max(1, Field<int>(o, "workers", 4));
+  p.max_cells_per_s = Field<int64_t>(o, "max_cells_per_s", 0);
+  p.grace_period_s = Field<int64_t>(o, "grace_period_s", 3600);
+  p.drop_old = Field<bool>(o, "drop_old", false);
+  p.config_version = Field<int64_t>(o, "config_version", 0);
+  p.document = StringOrEmpty(o, "document");
+  PRESPLIT_ASSIGN_OR_RETURN(p.phase, ParsePhase(StringOrEmpty(o, "phase")));
+  p.paused = Field<bool>(o, "paused", false);
+  p.request = StringOrEmpty(o, "request");
+  p.replayed_to_ts = Field<int64_t>(o, "replayed_to_ts", 0);
+  p.switched_at_ms = Field<int64_t>(o, "switched_at_ms", 0);
+  p.catchup_rounds = Field<int>(o, "catchup_rounds", 0);
+  p.grace_until_ms = Field<int64_t>(o, "grace_until_ms", 0);
+  p.copy_started_ms = Field<int64_t>(o, "copy_started_ms", 0);
+  p.error = StringOrEmpty(o, "error");
+  if (o.contains("verification") && o["verification"].is_object()) {
+    p.verification = o["verification"].dump();
+  }
+  p.created_at = StringOrEmpty(o, "created_at");
+  p.updated_at = StringOrEmpty(o, "updated_at");
+  p.daemon = StringOrEmpty(o, "daemon");
+  return p;
+}
+
+std::string CheckpointToJson(const RegionCheckpoint& c) {
+  json doc{{"next_row", c.next_row ? json(Base64Encode(*c.next_row)) : json(nullptr)},
+           {"done", c.done},
+           {"rows", c.rows},
+           {"cells", c.cells},
+           {"bytes", c.bytes},
+           {"digest", DigestHex(c.digest)},
+           {"chunks", c.chunks}};
+  return doc.dump();
+}
+
+Result<RegionCheckpoint> ParseCheckpoint(const std::string& text) {
+  json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (o.is_discarded() || !o.is_object()) {
+    return Status::InvalidArgument("a region checkpoint is not a JSON object");
+  }
+  RegionCheckpoint c;
+  if (o.contains("next_row") && o["next_row"].is_string()) {
+    auto row = Base64Decode(o["next_row"].get<std::string>());
+    if (!row.ok()) return Status::InvalidArgument("a checkpoint's next_row is not base64");
+    c.next_row = std::move(row).value();
+  }
+  c.done = Field<bool>(o, "done", false);
+  c.rows = Field<int64_t>(o, "rows", 0);
+  c.cells = Field<int64_t>(o, "cells", 0);
+  c.bytes = Field<int64_t>(o, "bytes", 0);
+  auto digest = ParseDigestHex(StringOrEmpty(o, "digest"));
+  c.digest = digest.ok() ? *digest : 0;
+  c.chunks = Field<int64_t>(o, "chunks", 0);
+  return c;
+}
+
+}  // namespace presplit::daemon::migrate

@@ -1,0 +1,207 @@
+/*
+ * The Java side of tests/e2e/test_migration.py: loads a salted table through the SDK (several
+ * versions per cell, explicit timestamps), keeps an SDK writer inserting while presplitd
+ * re-salts the table, damages a table behind presplit's back, and checks, with the plain HBase
+ * client, that the active generation holds every row once, at its new key, with the same cells
+ * and timestamps. Prints one JSON line of evidence on stdout; a failed check exits 1.
+ */
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.presplit.client.KeyLayout;
+import io.presplit.client.PresplitTables;
+import io.presplit.client.SaltedTable;
+import io.presplit.client.TableSnapshot;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+public class MigrationE2E {
+  static final byte[] F = Bytes.toBytes("f");
+  static final byte[] Q = Bytes.toBytes("q");
+  static final byte[] R = Bytes.toBytes("r");
+  static final long BASE_TS = 1_000_000_000L;
+  static String zk;
+  static String root;
+
+  public static void main(String[] args) throws Exception {
+    List<String> a = new ArrayList<>(List.of(args));
+    zk = a.remove(a.indexOf("--zk") + 1);
+    a.remove("--zk");
+    root = a.remove(a.indexOf("--root") + 1);
+    a.remove("--root");
+    switch (a.get(0)) {
+      case "load":
+        load(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)));
+        break;
+      case "writer":
+        writer(a.get(1), Path.of(a.get(2)));
+        break;
+      case "verify":
+        verify(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)),
+            Integer.parseInt(a.get(4)));
+        break;
+      case "delete-first-row":
+        deleteFirstRow(a.get(1));
+        break;
+      default:
+        throw new IllegalArgumentException("unknown command " + a.get(0));
+    }
+  }
+
+  static Connection hbase() throws Exception {
+    Configuration conf = HBaseConfiguration.create();
+    String[] hp = zk.split(":");
+    conf.set("hbase.zookeeper.quorum", hp[0]);
+    conf.set("hbase.zookeeper.property.clientPort", hp[1]);
+    return ConnectionFactory.createConnection(conf);
+  }
+
+  static byte[] rowKey(int i) {
+    return Bytes.toBytes(String.format("row-%08d", i));
+  }
+
+  static byte[] value(int i, int version) {
+    return Bytes.toBytes("v" + version + "-" + i);
+  }
+
+  // Rows row-00000000.. with `versions` versions of f:q (timestamps BASE_TS + version) and one
+  // f:r, through the SDK (salted with the table's layout).
+  static void load(String name, int rows, int versions) throws Exception {
+    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
+        new PresplitTables.Options())) {
+      SaltedTable t = tables.table(name);
+      t.awaitReady(Duration.ofSeconds(60));
+      List<Put> batch = new ArrayList<>();
+      for (int i = 0; i < rows; i++) {
+        Put p = new Put(rowKey(i));
+        for (int v = 0; v < versions; v++) {
+          p.addColumn(F, Q, BASE_TS + v, value(i, v));
+        }
+        p.addColumn(F, R, BASE_TS, Bytes.toBytes(i));
+        batch.add(p);
+        if (batch.size() == 2000) {
+          t.put(batch);
+          batch.clear();
+        }
+      }
+      t.put(batch);
+      System.out.println("{\"loaded\":" + rows + "}");
+    }
+  }
+
+  // Inserts live-00000000.. (one cell, server timestamp) until the stop file exists; follows the
+  // table's generation switch as the SDK does.
+  static void writer(String name, Path stop) throws Exception {
+    int written = 0;
+    Set<Long> generations = new java.util.TreeSet<>();
+    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
+        new PresplitTables.Options())) {
+      SaltedTable t = tables.table(name);
+      t.awaitReady(Duration.ofSeconds(60));
+      while (!Files.exists(stop)) {
+        TableSnapshot before = t.snapshot();
+        t.put(new Put(Bytes.toBytes(String.format("live-%08d", written)))
+            .addColumn(F, Q, Bytes.toBytes(written)));
+        generations.add(before.generation());
+        written++;
+        if (written % 500 == 0) {
+          System.err.println("writer: " + written + " written, generation " + before.generation());
+        }
+        Thread.sleep(2);
+      }
+    }
+    System.out.println("{\"written\":" + written + ",\"generations\":" + generations.size() + "}");
+  }
+
+  static void check(boolean ok, String what) {
+    if (!ok) {
+      System.err.println("CHECK FAILED: " + what);
+      System.exit(1);
+    }
+  }
+
+  // The active generation, read with the plain client: every loaded row once at its key in the
+  // active layout with all its versions and timestamps, every live row once.
+  static void verify(String name, int rows, int versions, int live) throws Exception {
+    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
+        new PresplitTables.Options())) {
+      SaltedTable t = tables.table(name);
+      TableSnapshot snap = t.awaitReady(Duration.ofSeconds(60));
+      KeyLayout layout = snap.layout();
+      Set<String> seen = new HashSet<>();
+      int loaded = 0;
+      int liveSeen = 0;
+      long cells = 0;
+      try (Table table = c.getTable(snap.physicalTable());
+          ResultScanner scanner = table.getScanner(new Scan().readAllVersions().setCaching(2000))) {
+        for (Result r : scanner) {
+          byte[] logical = layout.logicalKey(r.getRow());
+          check(Bytes.equals(layout.encode(logical), r.getRow()),
+              "row " + Bytes.toStringBinary(r.getRow()) + " is not salted with the active layout");
+          String key = Bytes.toString(logical);
+          check(seen.add(key), "logical key " + key + " twice");
+          cells += r.rawCells().length;
+          if (key.startsWith("row-")) {
+            int i = Integer.parseInt(key.substring(4));
+            check(i >= 0 && i < rows, "unexpected " + key);
+            List<Cell> q = r.getColumnCells(F, Q);
+            check(q.size() == versions, key + " has " + q.size() + " versions of f:q");
+            for (Cell cell : q) {
+              int v = (int) (cell.getTimestamp() - BASE_TS);
+              check(v >= 0 && v < versions, key + " f:q timestamp " + cell.getTimestamp());
+              check(Bytes.equals(CellUtil.cloneValue(cell), value(i, v)), key + " f:q value");
+            }
+            Cell rcell = r.getColumnLatestCell(F, R);
+            check(rcell != null && rcell.getTimestamp() == BASE_TS
+                && Bytes.toInt(CellUtil.cloneValue(rcell)) == i, key + " f:r");
+            loaded++;
+          } else if (key.startsWith("live-")) {
+            int i = Integer.parseInt(key.substring(5));
+            check(i >= 0 && i < live, "unexpected " + key);
+            check(Bytes.toInt(r.getValue(F, Q)) == i, key + " value");
+            liveSeen++;
+          } else {
+            check(false, "unexpected row " + key);
+          }
+        }
+      }
+      check(loaded == rows, "loaded rows: " + loaded + " of " + rows);
+      check(liveSeen == live, "live rows: " + liveSeen + " of " + live);
+      System.out.println("{\"rows\":" + loaded + ",\"live\":" + liveSeen + ",\"cells\":" + cells
+          + ",\"physical\":\"" + snap.physicalTable() + "\",\"generation\":" + snap.generation()
+          + ",\"buckets\":" + layout.buckets() + "}");
+    }
+  }
+
+  // Behind presplit's back: the first row of a physical table loses its cells.
+  static void deleteFirstRow(String physical) throws Exception {
+    try (Connection c = hbase(); Table table = c.getTable(TableName.valueOf(physical))) {
+      byte[] row;
+      try (ResultScanner s = table.getScanner(new Scan().setLimit(1))) {
+        Result r = s.next();
+        check(r != null, physical + " is empty");
+        row = r.getRow();
+      }
+      table.delete(new Delete(row));
+      System.out.println("{\"deleted\":\"" + Bytes.toStringBinary(row) + "\"}");
+    }
+  }
+}
