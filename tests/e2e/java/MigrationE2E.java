@@ -125,7 +125,7 @@ public class MigrationE2E {
         if (written % 500 == 0) {
           System.err.println("writer: " + written + " written, generation " + before.generation());
         }
-        Thread.sleep(2);
+        Thread.sleep(2); // pacing, not synchronisation: a steady trickle of writes across the switch
       }
     }
     System.out.println("{\"written\":" + written + ",\"generations\":" + generations.size() + "}");

@@ -334,21 +334,8 @@ public final class AdminBridge implements AutoCloseable {
    */
   public synchronized void splitRegion(String encodedRegionName) throws IOException {
     ensureOpen();
-    Future<Void> split = admin.splitRegionAsync(Bytes.toBytes(encodedRegionName));
-    try {
-      split.get(splitVerdictWaitMs, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException stillRunning) {
-      // accepted and running: the watcher sees the halves in a later poll
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted splitting region " + encodedRegionName);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException) {
-        throw (IOException) cause;
-      }
-      throw new IOException("splitting region " + encodedRegionName + " failed", cause);
-    }
+    awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName)),
+        encodedRegionName);
   }
 
   /**
@@ -364,7 +351,17 @@ public final class AdminBridge implements AutoCloseable {
   public synchronized void splitRegionAt(String encodedRegionName, byte[] splitPoint)
       throws IOException {
     ensureOpen();
-    Future<Void> split = admin.splitRegionAsync(Bytes.toBytes(encodedRegionName), splitPoint);
+    awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName), splitPoint),
+        encodedRegionName);
+  }
+
+  /**
+   * Waits up to the verdict wait for a split the master accepted: returns when it is done or
+   * still running after the wait (the watcher sees the halves in a later poll); throws the
+   * master's refusal or the split's failure.
+   */
+  private void awaitSplitVerdict(Future<Void> split, String encodedRegionName)
+      throws IOException {
     try {
       split.get(splitVerdictWaitMs, TimeUnit.MILLISECONDS);
     } catch (TimeoutException stillRunning) {
