@@ -126,12 +126,24 @@ class Bench:
         try:
             decision = None
             deadline = time.time() + self.args.split_wait_s
+            # Where detection time goes: per poll of the daemon, the hot region's rate and how
+            # long it has been above the rule, on the workload's clock.
+            timeline, seen_poll = [], 0
             while decision is None and time.time() < deadline:
-                t = self.table_load(table)
+                status = self.status()["load"]
+                t = next((x for x in status["tables"] if x["table"] == f"default:{table}"), None)
+                if t and status["polled_at_ms"] != seen_poll and t["regions"]:
+                    seen_poll = status["polled_at_ms"]
+                    hot = t["regions"][0]
+                    rate = (hot["read_per_s"] or 0) + (hot["write_per_s"] or 0)
+                    timeline.append(f"+{(seen_poll - first_gets_ms) / 1000:.1f}s "
+                                    f"{rate:.0f}/s above {hot.get('above_rule_ms', 0) / 1000:.1f}s")
                 for d in (t or {}).get("decisions", []):
                     if d["action"] == "split":
                         decision = d
                 time.sleep(0.5)
+            print(f"run {i} timeline (poll time: hot region's rate, time above the rule): "
+                  + ", ".join(timeline), flush=True)
             if decision is None:
                 raise AssertionError(f"no split of {table} within {self.args.split_wait_s} s:\n"
                                      f"{self.daemon.log_text()[-3000:]}")

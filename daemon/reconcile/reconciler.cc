@@ -138,6 +138,7 @@ Status Reconciler::ReconcileAll(PassKind kind) {
       continue;
     }
     it = handled_.erase(it);
+    counters_.document_changes++;
   }
   if (kind == PassKind::kFull) RemoveOrphanStatuses(present);
   if (lease_lost_) return stopped;
@@ -188,6 +189,9 @@ Status Reconciler::ReconcileAll(PassKind kind) {
     if (!written.ok()) {
       spdlog::warn("table {}: cannot write status: {}", Printable(name), written.ToString());
       outcome.retry = true;
+    }
+    if (seen == handled_.end() || seen->second.mzxid != node->mzxid) {
+      counters_.document_changes++;
     }
     handled_[name] = Handled{node->mzxid, outcome.retry};
   }

@@ -62,6 +62,9 @@ struct ReconcilerCounters {
   std::atomic<uint64_t> exceptions_caught{0};
   std::atomic<uint64_t> statuses_removed{0};
   std::atomic<uint64_t> migrations_started{0};
+  // Documents seen at a new revision (created or edited) or removed: whoever keeps a copy of the
+  // documents (the load watcher) re-reads them when this moves, instead of at the next resync.
+  std::atomic<uint64_t> document_changes{0};
 };
 
 class Reconciler {

@@ -449,6 +449,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   bool watcher_was_leading = false;
   std::atomic<uint64_t> load_polls{0}, load_poll_failures{0}, load_status_writes{0};
   auto last_tables_read = std::chrono::steady_clock::time_point::min();
+  uint64_t tables_read_at_changes = 0;
   PeriodicWorker watch_worker(
       "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
       [&](bool /*scheduled*/) {
@@ -460,14 +461,20 @@ Status RunDaemon(const DaemonOptions& initial_options) {
           }
           if (!watcher_was_leading) status_publisher.Forget();  // others wrote meanwhile
           watcher_was_leading = true;
-          // The documents are re-read at the resync interval; the reconciler holds the watches.
+          // The documents are re-read as soon as a reconcile pass saw one created, edited or
+          // removed (the reconciler holds the watches), and at the resync interval anyway. Not
+          // only at the interval: a table documented a second after a read would go unwatched
+          // for up to a minute, and its hot regions with it.
           const auto now = std::chrono::steady_clock::now();
+          const uint64_t document_changes = reconciler.counters().document_changes;
           if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
-              last_tables_read == std::chrono::steady_clock::time_point::min()) {
+              last_tables_read == std::chrono::steady_clock::time_point::min() ||
+              document_changes != tables_read_at_changes) {
             auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath());
             if (tables.ok()) {
               load_watcher.SetTables(std::move(tables).value());
               last_tables_read = now;
+              tables_read_at_changes = document_changes;
             } else {
               spdlog::warn("load watcher: cannot read the documents: {}",
                            tables.status().ToString());

@@ -78,6 +78,8 @@ ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
       region["store_files"] = r.store_files;
       region["locality"] = r.locality;
       region["hot"] = r.hot;
+      // How long its rate has stayed above the hot rule: hot once this reaches sustain_ms.
+      region["above_rule_ms"] = r.above_rule_ms;
       regions.push_back(std::move(region));
     }
     table["regions"] = std::move(regions);

@@ -21,6 +21,7 @@ void RegionLoadTracker::Update(const std::vector<RegionLoadReport>& reports) {
   // In place: a poll of a large cluster must not rebuild 100,000 entries and their histories.
   ++poll_;
   bool membership_changed = false;
+  sampled_this_poll_.clear();
   for (const auto& report : reports) {
     auto [it, inserted] = regions_.try_emplace(report.region);
     Tracked& tracked = it->second;
@@ -43,6 +44,7 @@ void RegionLoadTracker::Update(const std::vector<RegionLoadReport>& reports) {
           tracked.samples.begin(), tracked.samples.end(),
           [&](const Sample& s) { return s.to_ms >= report.report_time_ms - history_ms_; });
       tracked.samples.erase(tracked.samples.begin(), expired);
+      sampled_this_poll_.push_back(&tracked);
     } else {
       // The region moved or reopened: its history starts again from this report.
       tracked.samples.clear();
@@ -68,6 +70,24 @@ void RegionLoadTracker::Update(const std::vector<RegionLoadReport>& reports) {
         return a->last.start_key < b->last.start_key;
       });
     }
+  }
+  // The samples added now are held against their table's mean of now (see HotRegionRule). Only
+  // the tables that got a sample are averaged; regions_ did not rehash since (no insertion
+  // after the loop), so the pointers are still good.
+  std::unordered_map<std::string, double> table_mean;
+  for (const Tracked* tracked : sampled_this_poll_) table_mean.try_emplace(tracked->last.table, 0);
+  for (auto& [table, mean] : table_mean) {
+    double total = 0;
+    int with_rate = 0;
+    for (const Tracked* member : by_table_[table]) {
+      if (member->samples.empty()) continue;
+      total += member->samples.back().read_per_s + member->samples.back().write_per_s;
+      ++with_rate;
+    }
+    mean = with_rate > 0 ? total / with_rate : 0;
+  }
+  for (Tracked* tracked : sampled_this_poll_) {
+    tracked->samples.back().table_mean_per_s = table_mean[tracked->last.table];
   }
 }
 
@@ -126,18 +146,18 @@ TableLoad RegionLoadTracker::Score(const std::string& table, const HotRegionRule
   }
 
   // Hot: every sample of the last sustain_ms above both the absolute rate and the multiple of
-  // the table's current mean. With the mean taken over all regions, a table of n regions can only
-  // have a hot region when the multiple is below n (one region taking all the load has n times
-  // the mean): pre-split tables have many regions, and a table of one or two regions is a case
-  // for pre-splitting, not for load splits.
-  const double threshold =
-      std::max(rule.min_requests_per_s, rule.mean_multiple * load.mean_requests_per_s);
+  // the table's mean when the sample was taken. With the mean taken over all regions, a table of
+  // n regions can only have a hot region when the multiple is below n (one region taking all the
+  // load has n times the mean): pre-split tables have many regions, and a table of one or two
+  // regions is a case for pre-splitting, not for load splits.
   for (size_t i = 0; i < members.size(); ++i) {
     const auto& samples = members[i]->samples;
     RegionLoad& region = load.regions[i];
     if (samples.empty()) continue;
     int64_t covered_from = samples.back().to_ms;
     for (auto it = samples.rbegin(); it != samples.rend(); ++it) {
+      const double threshold =
+          std::max(rule.min_requests_per_s, rule.mean_multiple * it->table_mean_per_s);
       if (it->read_per_s + it->write_per_s < threshold) break;
       covered_from = it->from_ms;
     }

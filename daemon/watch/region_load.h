@@ -26,7 +26,9 @@ struct HotRegionRule {
   double min_requests_per_s = 1000;
   // ... AND at least this multiple of its table's mean rate per region ...
   double mean_multiple = 3;
-  // ... in every rate sample of the last `sustain_ms` (and the samples cover that long).
+  // ... in every rate sample of the last `sustain_ms` (and the samples cover that long). Each
+  // sample is held against the table's mean of its own time, not today's: a load that keeps
+  // growing (clients warming up, a burst building) must not make its own past look cold.
   int64_t sustain_ms = 10'000;
 };
 
@@ -98,6 +100,9 @@ class RegionLoadTracker {
     int64_t to_ms;
     double read_per_s;
     double write_per_s;
+    // The table's mean rate per region in the poll that added this sample (over every region's
+    // latest sample then): what the hot rule's multiple is held against for this sample.
+    double table_mean_per_s = 0;
   };
   struct Tracked {
     RegionLoadReport last;
@@ -110,6 +115,7 @@ class RegionLoadTracker {
   int64_t history_ms_;
   uint64_t poll_ = 0;
   std::unordered_map<std::string, Tracked> regions_;  // by encoded region name
+  std::vector<Tracked*> sampled_this_poll_;           // regions Update() added a sample to
   // Each table's regions in the last poll, so scoring one table does not walk every region of
   // the cluster; rebuilt only when regions come or go (unordered_map keeps element addresses).
   std::map<std::string, std::vector<const Tracked*>> by_table_;

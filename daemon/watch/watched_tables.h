@@ -1,6 +1,7 @@
 // Which tables the load watcher watches, and how: every valid document under <root>/tables names
 // a table; its load_split object (if any) turns load splits on. Read without watches (the
-// reconciler holds those); the runner re-reads after every reconcile pass.
+// reconciler holds those); the runner re-reads when a reconcile pass saw a document change
+// (ReconcilerCounters::document_changes) and at the resync interval.
 #pragma once
 
 #include <map>

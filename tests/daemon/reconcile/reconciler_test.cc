@@ -134,6 +134,23 @@ TEST_F(ReconcilerTest, RepeatedPassesAndRestartsChangeNothing) {
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 
+TEST_F(ReconcilerTest, CountsDocumentChangesSoTheLoadWatcherRereadsThem) {
+  // The load watcher re-reads the documents when this counter moves: a new, an edited and a
+  // removed document move it; passes that find nothing new (changed or full) do not.
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  EXPECT_EQ(reconciler_.counters().document_changes, 1u);
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_EQ(reconciler_.counters().document_changes, 1u);
+  PutDoc("tinawang:check", kCheckDoc);  // a new revision
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  EXPECT_EQ(reconciler_.counters().document_changes, 2u);
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kChanged).ok());
+  EXPECT_EQ(reconciler_.counters().document_changes, 3u);
+}
+
 TEST_F(ReconcilerTest, RewritingAStatusKeepsTheLoadWatchersDecisions) {
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());

@@ -166,6 +166,31 @@ TEST(RegionLoadTracker, ADipBelowTheRuleRestartsTheWindow) {
   EXPECT_EQ(tracker.Score("default:t", Rule(1000, 2.5, 16'000)).hot_regions, 0);
 }
 
+TEST(RegionLoadTracker, AGrowingLoadStaysHotAgainstTheMeanOfItsOwnTime) {
+  // Clients warming up: one region's rate doubles every report (1500/s, 3000/s, ... 48000/s),
+  // the three others stay at 100/s. Every sample is far above 3 x the table's mean of its time,
+  // so the window counts from the first one; held against today's mean (12,075/s: 3x is
+  // 36,225/s) all but the last sample would look cold and the window would restart forever.
+  RegionLoadTracker tracker;
+  int64_t hot = 0;
+  double rate = 1500;
+  for (int t = 0; t <= 18; t += 3) {
+    if (t > 0) {
+      hot += static_cast<int64_t>(3 * rate);
+      rate *= 2;
+    }
+    const int64_t ms = 100'000 + t * 1000;
+    tracker.Update({Report("r0", "", ms, 100 * t, 0), Report("r1", "1", ms, hot, 0),
+                    Report("r2", "2", ms, 100 * t, 0), Report("r3", "3", ms, 100 * t, 0)});
+  }
+  const TableLoad load = tracker.Score("default:t", Rule(1000, 3, 10'000));
+  EXPECT_DOUBLE_EQ(load.regions[1].requests_per_s(), 48'000);
+  EXPECT_EQ(load.regions[1].above_rule_ms, 18'000);
+  EXPECT_TRUE(load.regions[1].hot);
+  // The absolute rate still counts per sample: at 2,000/s only the samples from 3000/s on.
+  EXPECT_EQ(tracker.Score("default:t", Rule(2000, 3, 10'000)).regions[1].above_rule_ms, 15'000);
+}
+
 TEST(RegionLoadTracker, HistoryIsBounded) {
   RegionLoadTracker tracker(/*history_ms=*/10'000);
   for (int t = 0; t <= 60; t += 3) {
