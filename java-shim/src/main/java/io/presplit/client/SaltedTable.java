@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 
+import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellBuilder;
 import org.apache.hadoop.hbase.CellBuilderFactory;
@@ -471,11 +472,11 @@ public final class SaltedTable {
   }
 
   /**
-   * A Result of a salted row with the salt stripped from every cell's row. Each cell is rebuilt
-   * as one KeyValue straight from the original arrays (row from behind the salt, family,
-   * qualifier, value, tags): one allocation and one copy a cell, on the merged scan's hot path.
+   * A Result of a salted row with the salt stripped from every cell's row. Array-backed cells
+   * (what the client decodes from RPC responses) are wrapped, not copied ({@link LogicalCell});
+   * a cell backed by a ByteBuffer, whose array accessors copy on every call, is rebuilt once as a
+   * KeyValue instead.
    */
-  @SuppressWarnings("deprecation") // Cell's array accessors for tags and the type byte
   static Result toLogical(KeyLayout layout, Result r) {
     if (r == null || r.isEmpty() || layout.saltWidth() == 0) {
       return r;
@@ -489,13 +490,18 @@ public final class SaltedTable {
         throw new KeyLayoutException("row key '" + Bytes.toStringBinary(c.getRowArray(),
             c.getRowOffset(), c.getRowLength()) + "' is shorter than its salt");
       }
-      out[i] = new KeyValue(c.getRowArray(), c.getRowOffset() + w, c.getRowLength() - w,
-          c.getFamilyArray(), c.getFamilyOffset(), c.getFamilyLength(),
-          c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength(),
-          c.getTimestamp(), KeyValue.Type.codeToType(c.getTypeByte()),
-          c.getValueArray(), c.getValueOffset(), c.getValueLength(),
-          c.getTagsArray(), c.getTagsOffset(), c.getTagsLength());
+      out[i] = c instanceof ByteBufferExtendedCell ? copyWithoutSalt(c, w) : new LogicalCell(c, w);
     }
     return Result.create(out, r.getExists(), r.isStale(), r.mayHaveMoreCellsInRow());
+  }
+
+  @SuppressWarnings("deprecation") // Cell's array accessors for tags and the type byte
+  private static Cell copyWithoutSalt(Cell c, int w) {
+    return new KeyValue(c.getRowArray(), c.getRowOffset() + w, c.getRowLength() - w,
+        c.getFamilyArray(), c.getFamilyOffset(), c.getFamilyLength(),
+        c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength(),
+        c.getTimestamp(), KeyValue.Type.codeToType(c.getTypeByte()),
+        c.getValueArray(), c.getValueOffset(), c.getValueLength(),
+        c.getTagsArray(), c.getTagsOffset(), c.getTagsLength());
   }
 }
