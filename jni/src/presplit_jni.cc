@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr jint kAbiVersion = 3;  // PresplitNative.ABI_VERSION
+constexpr jint kAbiVersion = 4;  // PresplitNative.ABI_VERSION
 constexpr jint kJniVersion = JNI_VERSION_1_8;
 
 struct Cache {
@@ -229,6 +229,51 @@ jclass GlobalClass(JNIEnv* env, const char* name) {
   auto global = static_cast<jclass>(env->NewGlobalRef(local));
   env->DeleteLocalRef(local);
   return global;
+}
+
+// The sampler's candidates as parallel Java arrays (keys, left, right, contained counters).
+std::vector<presplit::LoadCandidate> ToCandidates(JNIEnv* env, jobjectArray keys, jlongArray left,
+                                                  jlongArray right, jlongArray contained) {
+  if (keys == nullptr) Invalid("keys must not be null");
+  jsize count = env->GetArrayLength(keys);
+  std::vector<uint64_t> lefts = ToCounts(env, left, "left", count);
+  std::vector<uint64_t> rights = ToCounts(env, right, "right", count);
+  std::vector<uint64_t> containeds = ToCounts(env, contained, "contained", count);
+  std::vector<presplit::LoadCandidate> candidates;
+  candidates.reserve(static_cast<size_t>(count));
+  for (jsize i = 0; i < count; ++i) {
+    auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(keys, i));
+    CheckPending(env);
+    std::string what = "keys[" + std::to_string(i) + "]";
+    std::string bytes = ToBytes(env, key, what.c_str());
+    env->DeleteLocalRef(key);
+    candidates.push_back(
+        presplit::LoadCandidate{std::move(bytes), lefts[i], rights[i], containeds[i]});
+  }
+  return candidates;
+}
+
+presplit::LoadSplitParams ToLoadSplitParams(jlong min_requests, jdouble max_imbalance,
+                                            jdouble max_contained_fraction) {
+  if (min_requests < 0) Invalid("min requests is negative (" + std::to_string(min_requests) + ")");
+  presplit::LoadSplitParams params;
+  params.min_requests = static_cast<uint64_t>(min_requests);
+  params.max_imbalance = max_imbalance;
+  params.max_contained_fraction = max_contained_fraction;
+  return params;
+}
+
+// A LoadSplitChoice object, or null when nothing qualified.
+jobject ToJavaChoice(JNIEnv* env, const std::optional<presplit::LoadSplitChoice>& choice) {
+  if (!choice) return nullptr;
+  jbyteArray key = ToJava(env, choice->key);
+  jobject result = env->NewObject(g_cache.load_split_choice, g_cache.load_split_choice_ctor, key,
+                                  static_cast<jdouble>(choice->imbalance),
+                                  static_cast<jdouble>(choice->contained_fraction),
+                                  static_cast<jlong>(choice->requests));
+  env->DeleteLocalRef(key);
+  if (result == nullptr) throw JavaPending{};
+  return result;
 }
 
 }  // namespace
@@ -456,43 +501,33 @@ JNIEXPORT jobject JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nChoos
     JNIEnv* env, jclass, jobjectArray keys, jlongArray left, jlongArray right, jlongArray contained,
     jlong min_requests, jdouble max_imbalance, jdouble max_contained_fraction) {
   return Guard(env, static_cast<jobject>(nullptr), [&]() -> jobject {
-    if (keys == nullptr) Invalid("keys must not be null");
-    if (min_requests < 0)
-      Invalid("min requests is negative (" + std::to_string(min_requests) + ")");
-    jsize count = env->GetArrayLength(keys);
-    std::vector<uint64_t> lefts = ToCounts(env, left, "left", count);
-    std::vector<uint64_t> rights = ToCounts(env, right, "right", count);
-    std::vector<uint64_t> containeds = ToCounts(env, contained, "contained", count);
-    std::vector<presplit::LoadCandidate> candidates;
-    candidates.reserve(static_cast<size_t>(count));
-    for (jsize i = 0; i < count; ++i) {
-      auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(keys, i));
-      CheckPending(env);
-      std::string what = "keys[" + std::to_string(i) + "]";
-      std::string bytes = ToBytes(env, key, what.c_str());
-      env->DeleteLocalRef(key);
-      presplit::LoadCandidate c;
-      c.key = std::move(bytes);
-      c.left = lefts[i];
-      c.right = rights[i];
-      c.contained = containeds[i];
-      candidates.push_back(std::move(c));
-    }
-    presplit::LoadSplitParams params;
-    params.min_requests = static_cast<uint64_t>(min_requests);
-    params.max_imbalance = max_imbalance;
-    params.max_contained_fraction = max_contained_fraction;
-    std::optional<presplit::LoadSplitChoice> choice =
-        Unwrap(presplit::ChooseLoadSplitKey(candidates, params));
-    if (!choice) return nullptr;
-    jbyteArray key = ToJava(env, choice->key);
-    jobject result = env->NewObject(g_cache.load_split_choice, g_cache.load_split_choice_ctor, key,
-                                    static_cast<jdouble>(choice->imbalance),
-                                    static_cast<jdouble>(choice->contained_fraction),
-                                    static_cast<jlong>(choice->requests));
-    env->DeleteLocalRef(key);
-    if (result == nullptr) throw JavaPending{};
-    return result;
+    std::vector<presplit::LoadCandidate> candidates =
+        ToCandidates(env, keys, left, right, contained);
+    return ToJavaChoice(
+        env,
+        Unwrap(presplit::ChooseLoadSplitKey(
+            candidates, ToLoadSplitParams(min_requests, max_imbalance, max_contained_fraction))));
+  });
+}
+
+JNIEXPORT jobject JNICALL
+Java_io_presplit_hbase_nativelib_PresplitNative_nChooseGroupSafeLoadSplitPoint(
+    JNIEnv* env, jclass, jint salt_buckets, jstring salt_encoding, jint salt_width,
+    jstring salt_hash, jstring salt_from, jint group_length, jbyteArray group_delimiter,
+    jbyteArray region_start, jbyteArray region_end, jobjectArray keys, jlongArray left,
+    jlongArray right, jlongArray contained, jlong min_requests, jdouble max_imbalance,
+    jdouble max_contained_fraction) {
+  return Guard(env, static_cast<jobject>(nullptr), [&]() -> jobject {
+    presplit::KeyLayout layout = ToLayout(env, salt_buckets, salt_encoding, salt_width, salt_hash,
+                                          salt_from, group_length, group_delimiter);
+    std::string start = ToBytes(env, region_start, "region start");
+    std::string end = ToBytes(env, region_end, "region end");
+    std::vector<presplit::LoadCandidate> candidates =
+        ToCandidates(env, keys, left, right, contained);
+    return ToJavaChoice(
+        env, Unwrap(presplit::ChooseGroupSafeLoadSplitPoint(
+                 layout, start, end, candidates,
+                 ToLoadSplitParams(min_requests, max_imbalance, max_contained_fraction))));
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <utility>
 
@@ -46,6 +47,80 @@ Result<std::optional<LoadSplitChoice>> ChooseLoadSplitKey(
     if (!best || score < best_score ||
         (score == best_score && CompareBytes(c.key, best->key) < 0)) {
       best = LoadSplitChoice{c.key, imbalance, contained, requests};
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// How much the candidate at or above a boundary counts in its estimate against the one below
+// (see the header). 3:1 was the best of the weights tried on a simulated sampler over 10, 20 and
+// 40 equally hot groups (tests/native/load_split_test.cc runs one of them).
+constexpr double kWeightAbove = 0.75;
+
+Result<std::optional<LoadSplitChoice>> ChooseGroupSafeLoadSplitPoint(
+    const KeyLayout& layout, std::string_view region_start, std::string_view region_end,
+    const std::vector<LoadCandidate>& candidates, const LoadSplitParams& params) {
+  PRESPLIT_RETURN_IF_ERROR(CheckFraction("max_imbalance", params.max_imbalance));
+  PRESPLIT_RETURN_IF_ERROR(CheckFraction("max_contained_fraction", params.max_contained_fraction));
+  if (!region_end.empty() && CompareBytes(region_end, region_start) <= 0) {
+    return Status::InvalidArgument("the region's end key is not after its start key");
+  }
+  struct Sampled {
+    const LoadCandidate* candidate;
+    double left_share;  // p(c) = left / (left + right)
+    uint64_t requests;  // left + right + contained
+  };
+  std::vector<Sampled> sampled;
+  for (const LoadCandidate& c : candidates) {
+    if (c.key.empty() || CompareBytes(c.key, region_start) < 0 ||
+        (!region_end.empty() && CompareBytes(c.key, region_end) >= 0)) {
+      continue;
+    }
+    const uint64_t sides = SaturatingAdd(c.left, c.right);
+    const uint64_t requests = SaturatingAdd(sides, c.contained);
+    if (sides == 0 || requests < params.min_requests) continue;
+    sampled.push_back(
+        Sampled{&c, static_cast<double>(c.left) / static_cast<double>(sides), requests});
+  }
+  std::sort(sampled.begin(), sampled.end(), [](const Sampled& a, const Sampled& b) {
+    return CompareBytes(a.candidate->key, b.candidate->key) < 0;
+  });
+
+  std::optional<LoadSplitChoice> best;
+  double best_score = 0;
+  std::string last_point;
+  for (const Sampled& s : sampled) {
+    PRESPLIT_ASSIGN_OR_RETURN(auto point,
+                              SnapSplitPoint(layout, region_start, region_end, s.candidate->key));
+    if (!point || *point == last_point) continue;  // sorted: one group's candidates repeat it
+    last_point = *point;
+    // The first candidate at or above the point, and the last one below it.
+    const auto above = std::lower_bound(sampled.begin(), sampled.end(), *point,
+                                        [](const Sampled& a, const std::string& key) {
+                                          return CompareBytes(a.candidate->key, key) < 0;
+                                        });
+    const Sampled* at_or_above = above != sampled.end() ? &*above : nullptr;
+    const Sampled* below = above != sampled.begin() ? &*std::prev(above) : nullptr;
+    double share = 0;
+    if (at_or_above != nullptr && at_or_above->candidate->key == *point) {
+      share = at_or_above->left_share;
+    } else if (at_or_above != nullptr && below != nullptr) {
+      share = kWeightAbove * at_or_above->left_share + (1 - kWeightAbove) * below->left_share;
+    } else {
+      share = at_or_above != nullptr ? at_or_above->left_share : below->left_share;
+    }
+    const double imbalance = std::abs(2 * share - 1);
+    const Sampled& counted = at_or_above != nullptr ? *at_or_above : *below;
+    const double contained =
+        static_cast<double>(counted.candidate->contained) / static_cast<double>(counted.requests);
+    if (!(imbalance < params.max_imbalance) || !(contained < params.max_contained_fraction)) {
+      continue;
+    }
+    const double score = imbalance + contained;
+    if (!best || score < best_score ||
+        (score == best_score && CompareBytes(*point, best->key) < 0)) {
+      best = LoadSplitChoice{*point, imbalance, contained, counted.requests};
       best_score = score;
     }
   }

@@ -295,5 +295,109 @@ TEST(ChooseKeySampleSplitPoint, RefusesBadArguments) {
   EXPECT_FALSE(ChooseKeySampleSplitPoint(GroupLayout(), "", "", {"a"}, 0.0).ok());
 }
 
+TEST(ChooseGroupSafeLoadSplitPoint, JudgesEachBoundaryByTheCandidatesAroundIt) {
+  // Groups 0..19 equally hot (5% each). Sampled keys inside group 8 (40.5% of requests left of
+  // it), group 9 (49.5%) and group 10 (50.5%). The best raw key is inside group 9 and snapping it
+  // gives g009| (45/55); the boundary g010| lies between 49.5% and 50.5% (estimate 50.25%),
+  // g009| between 40.5% and 49.5% (47.25%): g010| is the one to take.
+  std::vector<LoadCandidate> c = {
+      {"g008|002", 405, 595, 0}, {"g009|009", 495, 505, 0}, {"g010|001", 505, 495, 0}};
+  auto raw = ChooseLoadSplitKey(c, LoadSplitParams());
+  ASSERT_TRUE(raw.ok() && raw->has_value());
+  EXPECT_EQ((*raw)->key, "g009|009");  // what snapping the raw choice would have split at: g009|
+  auto r = ChooseGroupSafeLoadSplitPoint(GroupLayout(), "", "", c, LoadSplitParams());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->key, "g010|");
+  EXPECT_NEAR((*r)->imbalance, 0.005, 1e-9);  // |2 x (0.75 x 0.505 + 0.25 x 0.495) - 1|
+  EXPECT_EQ((*r)->requests, 1000u);
+  EXPECT_TRUE(IsValidSplitPoint(GroupLayout(), (*r)->key));
+}
+
+TEST(ChooseGroupSafeLoadSplitPoint, ACandidateAtTheBoundaryIsExactAndOneSidedEstimatesCount) {
+  // A request exactly at g005| (a group's first possible key) knows that boundary's share.
+  auto exact = ChooseGroupSafeLoadSplitPoint(
+      GroupLayout(), "", "", {{"g004|7", 300, 700, 0}, {"g005|", 480, 520, 0}}, LoadSplitParams());
+  ASSERT_TRUE(exact.ok() && exact->has_value());
+  EXPECT_EQ((*exact)->key, "g005|");
+  EXPECT_NEAR((*exact)->imbalance, 0.04, 1e-9);
+  // One candidate: its own share is the estimate for its group's start (the older behaviour).
+  auto one = ChooseGroupSafeLoadSplitPoint(GroupLayout(), "", "", {{"g003|1", 52, 48, 0}},
+                                           LoadSplitParams());
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->key, "g003|");
+  EXPECT_NEAR((*one)->imbalance, 0.04, 1e-9);
+}
+
+TEST(ChooseGroupSafeLoadSplitPoint, ThresholdsRegionAndBadInput) {
+  LoadSplitParams p;
+  // Every boundary too lopsided: none.
+  auto lopsided = ChooseGroupSafeLoadSplitPoint(
+      GroupLayout(), "", "", {{"g001|1", 100, 900, 0}, {"g002|1", 150, 850, 0}}, p);
+  ASSERT_TRUE(lopsided.ok());
+  EXPECT_FALSE(lopsided->has_value());
+  // Requests spanning the point: too much contained.
+  auto contained =
+      ChooseGroupSafeLoadSplitPoint(GroupLayout(), "", "", {{"g001|1", 50, 50, 100}}, p);
+  ASSERT_TRUE(contained.ok());
+  EXPECT_FALSE(contained->has_value());
+  // Too few requests, empty keys, keys outside the region: ignored.
+  p.min_requests = 100;
+  auto ignored = ChooseGroupSafeLoadSplitPoint(
+      GroupLayout(), "g002|", "g006|",
+      {{"g003|1", 40, 40, 0}, {"", 500, 500, 0}, {"g007|1", 500, 500, 0}}, p);
+  ASSERT_TRUE(ignored.ok());
+  EXPECT_FALSE(ignored->has_value());
+  // A candidate in the region's first group never gives the region's start key.
+  auto first = ChooseGroupSafeLoadSplitPoint(GroupLayout(), "g002|", "g006|",
+                                             {{"g002|5", 500, 500, 0}}, LoadSplitParams());
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->key, "g002}");  // the first key after group g002 ('|' + 1)
+  EXPECT_FALSE(ChooseGroupSafeLoadSplitPoint(GroupLayout(), "g005|", "g002|", {}, p).ok());
+  p.max_imbalance = 0;
+  EXPECT_FALSE(ChooseGroupSafeLoadSplitPoint(GroupLayout(), "", "", {}, p).ok());
+}
+
+TEST(ChooseGroupSafeLoadSplitPoint, TheSamplerOnTenHotGroupsSplitsCloserToTheMiddle) {
+  // The load-split benchmark's workload in miniature: rows of groups 0..9 (10 rows each) read
+  // uniformly at random through the reference sampler (20 candidates), 200 seeds. The busier
+  // half of the chosen boundary against snapping the best raw key: closer to 50% on average and
+  // within 55% far more often (measured 88% against 57% over 500 seeds).
+  const int groups = 10;
+  const std::vector<std::string> rows = Rows(0, groups, 10);
+  double busier_group_safe = 0, busier_snapped = 0;
+  int within_group_safe = 0, within_snapped = 0;
+  const int seeds = 200;
+  auto busier = [&](const std::string& point) {
+    const double left = std::atoi(point.c_str() + 1) / static_cast<double>(groups);
+    return std::max(left, 1 - left);
+  };
+  for (int seed = 0; seed < seeds; ++seed) {
+    LoadSampler sampler(LoadSampler::kDefaultCapacity, static_cast<uint64_t>(seed));
+    std::mt19937 pick(static_cast<unsigned>(seed));
+    std::uniform_int_distribution<size_t> row(0, rows.size() - 1);
+    for (int i = 0; i < 20'000; ++i) sampler.RecordRow(rows[row(pick)]);
+    auto group_safe = ChooseGroupSafeLoadSplitPoint(GroupLayout(), "", "", sampler.Candidates(),
+                                                    LoadSplitParams());
+    ASSERT_TRUE(group_safe.ok() && group_safe->has_value()) << "seed " << seed;
+    ASSERT_TRUE(IsValidSplitPoint(GroupLayout(), (*group_safe)->key));
+    busier_group_safe += busier((*group_safe)->key);
+    within_group_safe += busier((*group_safe)->key) <= 0.55 + 1e-9;
+    auto raw = sampler.Choose(LoadSplitParams());
+    ASSERT_TRUE(raw.ok() && raw->has_value()) << "seed " << seed;
+    auto snapped = SnapSplitPoint(GroupLayout(), "", "", (*raw)->key);
+    ASSERT_TRUE(snapped.ok() && snapped->has_value());
+    busier_snapped += busier(**snapped);
+    within_snapped += busier(**snapped) <= 0.55 + 1e-9;
+  }
+  std::printf(
+      "busier half, mean over %d seeds: group-safe %.3f (within 55%%: %d), snapped raw "
+      "key %.3f (%d)\n",
+      seeds, busier_group_safe / seeds, within_group_safe, busier_snapped / seeds, within_snapped);
+  EXPECT_LT(busier_group_safe, busier_snapped);
+  EXPECT_GE(within_group_safe, seeds * 8 / 10);
+  EXPECT_LT(within_snapped, seeds * 7 / 10);  // the older way, for the record
+}
+
 }  // namespace
 }  // namespace presplit

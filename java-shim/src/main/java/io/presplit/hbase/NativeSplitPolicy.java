@@ -165,16 +165,9 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
       RegionInfo info = region.getRegionInfo();
       byte[] start = info.getStartKey();
       byte[] end = info.getEndKey();
-      byte[] loadKey = loadBalancedKey();
-      if (loadKey != null) {
-        byte[] snapped = PresplitNative.snapSplitPoint(config.layout(), start, end, loadKey);
-        if (snapped != null) {
-          if (LOG.isInfoEnabled()) {
-            LOG.info("presplit: region {}: load-balanced split point {} (sampled key {})",
-                regionName, Bytes.toStringBinary(snapped), Bytes.toStringBinary(loadKey));
-          }
-          return snapped;
-        }
+      byte[] loadPoint = loadBalancedPoint(start, end);
+      if (loadPoint != null) {
+        return loadPoint;
       }
       if (requested && loadSampled()) {
         // A split asked for without a point is asked for the load; when the sampled requests
@@ -220,7 +213,11 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
     return sampler != null && sampler.recorded() >= config.loadMinRequests();
   }
 
-  private byte[] loadBalancedKey() throws NativeException {
+  /**
+   * The key-group boundary of [start, end) that best balances this region's sampled requests
+   * (libpresplit judges each boundary by the sampled keys around it), or null.
+   */
+  private byte[] loadBalancedPoint(byte[] start, byte[] end) throws NativeException {
     if (!config.loadEnabled()) {
       return null;
     }
@@ -233,17 +230,17 @@ public class NativeSplitPolicy extends RegionSplitPolicy {
     if (s.size() == 0) {
       return null;
     }
-    LoadSplitChoice choice = PresplitNative.chooseLoadSplitKey(s.keys(), s.left(), s.right(),
-        s.contained(), config.loadMinRequests(), config.loadMaxImbalance(),
-        config.loadMaxContainedFraction());
+    LoadSplitChoice choice = PresplitNative.chooseGroupSafeLoadSplitPoint(config.layout(), start,
+        end, s.keys(), s.left(), s.right(), s.contained(), config.loadMinRequests(),
+        config.loadMaxImbalance(), config.loadMaxContainedFraction());
     if (choice == null) {
-      LOG.debug("presplit: region {}: {} sampled requests give no balanced split key",
+      LOG.debug("presplit: region {}: {} sampled requests give no balanced split point",
           regionName, s.requests());
       return null;
     }
     if (LOG.isInfoEnabled()) {
-      LOG.info("presplit: region {}: load split candidate {} (imbalance {}, contained {}, "
-          + "{} requests)", regionName, Bytes.toStringBinary(choice.key()),
+      LOG.info("presplit: region {}: load-balanced split point {} (estimated imbalance {}, "
+          + "contained {}, {} requests)", regionName, Bytes.toStringBinary(choice.key()),
           String.format("%.3f", choice.imbalance()),
           String.format("%.3f", choice.containedFraction()), choice.requests());
     }

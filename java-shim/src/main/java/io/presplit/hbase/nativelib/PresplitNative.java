@@ -9,7 +9,7 @@ package io.presplit.hbase.nativelib;
  */
 public final class PresplitNative {
   /** Bumped with every change of the native methods; the library must report the same. */
-  public static final int ABI_VERSION = 3;
+  public static final int ABI_VERSION = 4;
 
   private PresplitNative() {
   }
@@ -112,6 +112,24 @@ public final class PresplitNative {
         maxContainedFraction);
   }
 
+  /**
+   * The key-group boundary of the region [regionStart, regionEnd) that splits the sampled
+   * requests most evenly, judged by the sampled keys around each boundary (libpresplit's
+   * {@code ChooseGroupSafeLoadSplitPoint}), or null when none is good enough. The key is already
+   * a valid split point: no snapping needed. The arrays are parallel as for
+   * {@link #chooseLoadSplitKey}.
+   */
+  public static LoadSplitChoice chooseGroupSafeLoadSplitPoint(LayoutSpec layout,
+      byte[] regionStart, byte[] regionEnd, byte[][] keys, long[] left, long[] right,
+      long[] contained, long minRequests, double maxImbalance, double maxContainedFraction)
+      throws NativeException {
+    NativeLibrary.require();
+    return nChooseGroupSafeLoadSplitPoint(layout.saltBuckets(), layout.saltEncoding(),
+        layout.saltWidth(), layout.saltHash(), layout.saltFrom(), layout.groupLength(),
+        layout.groupDelimiter(), regionStart, regionEnd, keys, left, right, contained,
+        minRequests, maxImbalance, maxContainedFraction);
+  }
+
   // The JNI surface. Only NativeLibrary and the wrappers above call these.
 
   static native int nAbiVersion();
@@ -150,6 +168,12 @@ public final class PresplitNative {
   static native LoadSplitChoice nChooseLoadSplitKey(byte[][] keys, long[] left, long[] right,
       long[] contained, long minRequests, double maxImbalance, double maxContainedFraction)
       throws NativeException;
+
+  static native LoadSplitChoice nChooseGroupSafeLoadSplitPoint(int saltBuckets,
+      String saltEncoding, int saltWidth, String saltHash, String saltFrom, int groupLength,
+      byte[] groupDelimiter, byte[] regionStart, byte[] regionEnd, byte[][] keys, long[] left,
+      long[] right, long[] contained, long minRequests, double maxImbalance,
+      double maxContainedFraction) throws NativeException;
 
   /** Test hook: raises a native error of the given code name from C++ (exception path tests). */
   static native void nRaiseForTest(String what) throws NativeException;

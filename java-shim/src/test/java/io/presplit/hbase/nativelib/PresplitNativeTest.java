@@ -114,6 +114,30 @@ class PresplitNativeTest {
   }
 
   @Test
+  void groupSafeLoadSplitPointThroughJni() throws Exception {
+    LayoutSpec layout = delimited("|");
+    // Sampled keys in groups 8, 9 and 10 of 20 equally hot ones: the boundary between 9 and 10.
+    byte[][] keys = {b("g008|002"), b("g009|009"), b("g010|001")};
+    LoadSplitChoice choice = PresplitNative.chooseGroupSafeLoadSplitPoint(layout, b(""), b(""),
+        keys, new long[] {405, 495, 505}, new long[] {595, 505, 495}, new long[] {0, 0, 0}, 100,
+        0.25, 0.5);
+    assertEquals("g010|", s(choice.key()));
+    assertEquals(0.005, choice.imbalance(), 1e-9);
+    assertEquals(1000, choice.requests());
+    // Too lopsided everywhere: null.
+    assertNull(PresplitNative.chooseGroupSafeLoadSplitPoint(layout, b(""), b(""),
+        new byte[][] {b("g001|1")}, new long[] {100}, new long[] {900}, new long[] {0}, 100,
+        0.25, 0.5));
+    // Bad input is an exception, never a crash.
+    fails("INVALID_ARGUMENT", () -> PresplitNative.chooseGroupSafeLoadSplitPoint(layout, b("m"),
+        b("a"), keys, new long[3], new long[3], new long[3], 100, 0.25, 0.5));
+    fails("INVALID_ARGUMENT", () -> PresplitNative.chooseGroupSafeLoadSplitPoint(layout, b(""),
+        b(""), keys, new long[2], new long[3], new long[3], 100, 0.25, 0.5));
+    fails("INVALID_ARGUMENT", () -> PresplitNative.chooseGroupSafeLoadSplitPoint(layout, b(""),
+        b(""), null, new long[0], new long[0], new long[0], 100, 0.25, 0.5));
+  }
+
+  @Test
   void snapErrors() {
     LayoutSpec layout = delimited("|");
     fails("INVALID_ARGUMENT", () -> PresplitNative.snapSplitPoint(layout, null, b(""), b("a")));
