@@ -70,7 +70,8 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
   plan.phase = Phase::kPlanned;
   plan.created_at = plan.updated_at = UtcNow();
   plan.daemon = start.daemon_id;
-  Status created = zk.Create(PlanPath(zk_root, start.table), PlanToJson(plan), acls.status);
+  // presplitctl writes the plan's `request` with the operators' (portal) credentials.
+  Status created = zk.Create(PlanPath(zk_root, start.table), PlanToJson(plan), acls.migration_plan);
   if (created.ok()) {
     spdlog::info(
         "migration {}: planned: {} (generation {}, {} buckets) -> {} (generation {}, {} buckets), "
