@@ -9,7 +9,7 @@
 #                                 --value-bytes B --workers W --chunk C]
 #
 # Builds libpresplit_jni and presplit-hbase.jar incrementally first (--no-build: use what is
-# there). The cluster is started fresh (ZooKeeper 22810, master 17010, RegionServer 17030, data
+# there). The cluster is started fresh (ZooKeeper 22810, master 17210, RegionServer 17230, data
 # in <build>/migration-bench-cluster; PRESPLIT_BENCH_* variables choose others) and stopped on
 # every exit. Exits non-zero when a copy differs from the source, not on a missed target.
 set -euo pipefail
@@ -21,8 +21,8 @@ WORK_DIR="$BUILD_DIR/bench-migration"
 export PRESPLIT_BUILD_DIR=$BUILD_DIR
 export PRESPLIT_CLUSTER_DIR=${PRESPLIT_BENCH_CLUSTER_DIR:-$BUILD_DIR/migration-bench-cluster}
 export PRESPLIT_ZK_PORT=${PRESPLIT_BENCH_ZK_PORT:-22810}
-export PRESPLIT_MASTER_PORT=${PRESPLIT_BENCH_MASTER_PORT:-17010}
-export PRESPLIT_RS_PORT=${PRESPLIT_BENCH_RS_PORT:-17030}
+export PRESPLIT_MASTER_PORT=${PRESPLIT_BENCH_MASTER_PORT:-17210}
+export PRESPLIT_RS_PORT=${PRESPLIT_BENCH_RS_PORT:-17230}
 
 build=1
 if [[ ${1:-} == --no-build ]]; then

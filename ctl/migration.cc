@@ -136,6 +136,12 @@ int CmdMigration(const Args& args) {
     plan["request"] = action;
     Status written = (*zk)->Set(plan_path, plan.dump(), node->version);
     if (written.code() == StatusCode::kFailedPrecondition) continue;  // the leader wrote: again
+    if (written.code() == StatusCode::kPermissionDenied) {
+      // With ZooKeeper access control the plan is writable by the daemon and the portal only.
+      return Fail("cannot write the request: " + written.message() +
+                  "; pause, resume and abort need the portal's credentials (--auth-file FILE or "
+                  "$PRESPLIT_ZK_AUTH_FILE, the file presplitctl put uses)");
+    }
     if (!written.ok()) return Fail("cannot write the request: " + written.message());
     std::cout << action << " requested for the migration of " << table << " (phase " << phase
               << "); the leading presplitd acts on it "
@@ -156,7 +162,9 @@ std::vector<CommandSpec> MigrationCommands() {
        "                    a re-salt migration: status prints its phase, regions done/total,\n"
        "                    rows, rows/s and ETA (--json: one object); pause holds it between\n"
        "                    two chunks or phases, resume goes on, abort (before the switch only)\n"
-       "                    drops the new generation and leaves the table as it was\n",
+       "                    drops the new generation and leaves the table as it was; with\n"
+       "                    ZooKeeper access control, pause|resume|abort need the portal's\n"
+       "                    --auth-file (the identity that may put documents)\n",
        CmdMigration}};
 }
 

@@ -16,6 +16,14 @@
  *   java -Djava.library.path=<build>/jni -cp classes:presplit-hbase.jar:$(hbase classpath) \
  *       MigrationBench --zk HOST:PORT [--rows N] [--versions V] [--value-bytes B]
  *       [--workers W] [--chunk C] [--old-buckets 10] [--new-buckets 16]
+ *
+ * For the daemon-level benchmark (bench/migrate/daemon_migration_bench.py, where presplitd
+ * creates the source from a document and migrates it itself), two parts of this on their own:
+ *
+ *   MigrationBench --zk HOST:PORT --load-into NS:TABLE [--rows N ...]   fills an existing table
+ *   MigrationBench --zk HOST:PORT --plain-copy NS:TABLE [...]           the plain copy of it into
+ *                                                                      a new pre-split table,
+ *                                                                      checked and dropped
  */
 
 import io.presplit.client.KeyLayout;
@@ -64,8 +72,12 @@ public final class MigrationBench {
     int chunk = 10_000;
     int oldBuckets = 10;
     int newBuckets = 16;
+    String loadInto = null;
+    String plainCopyOf = null;
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
+        case "--load-into" -> loadInto = args[i + 1];
+        case "--plain-copy" -> plainCopyOf = args[i + 1];
         case "--zk" -> zk = args[i + 1];
         case "--rows" -> rows = Integer.parseInt(args[i + 1]);
         case "--versions" -> versions = Integer.parseInt(args[i + 1]);
@@ -90,6 +102,42 @@ public final class MigrationBench {
     conf.set(pairs[0], pairs[1]);
     conf.set(pairs[2], pairs[3]);
     MigrationBridge.configure(pairs);
+    if (loadInto != null || plainCopyOf != null) {
+      try (Connection conn = ConnectionFactory.createConnection(conf);
+          Admin admin = conn.getAdmin()) {
+        if (loadInto != null) {
+          TableName table = TableName.valueOf(loadInto);
+          long t0 = System.nanoTime();
+          long cells = load(conn, table, oldLayout, rows, versions, valueBytes);
+          admin.flush(table);
+          System.out.printf("load: %d rows, %d cells in %.1f s%n", rows, cells, secs(t0));
+        } else {
+          TableName source = TableName.valueOf(plainCopyOf);
+          TableName target = TableName.valueOf(source.getNamespaceAsString(),
+              source.getQualifierAsString() + "_plain");
+          create(admin, target, newLayout, versions);
+          long t0 = System.nanoTime();
+          long copied = plainCopy(conn, source, target, oldLayout, newLayout);
+          double seconds = secs(t0);
+          System.out.printf("plain copy: %d rows in %.1f s = %.0f rows/s%n", copied, seconds,
+              copied / seconds);
+          String sourceAll = MigrationBridge.digestRange(source.getNameAsString(), oldJson, null,
+              null, 0, Long.MAX_VALUE);
+          String plainAll = MigrationBridge.digestRange(target.getNameAsString(), newJson, null,
+              null, 0, Long.MAX_VALUE);
+          System.out.println("digests: source " + sourceAll + " plain " + plainAll);
+          admin.disableTable(target);
+          admin.deleteTable(target);
+          if (!sourceAll.equals(plainAll)) {
+            System.err.println("MigrationBench: the plain copy differs from the source");
+            System.exit(1);
+          }
+        }
+      } finally {
+        MigrationBridge.closeConnection();
+      }
+      return;
+    }
     String ns = "migbench";
     TableName source = TableName.valueOf(ns, "src");
     TableName plainTarget = TableName.valueOf(ns, "plain");
@@ -111,24 +159,7 @@ public final class MigrationBench {
 
       // Plain copy: one scanner, one BufferedMutator, each row re-keyed with KeyLayout.
       t0 = System.nanoTime();
-      long plainRows = 0;
-      try (Table t = conn.getTable(source);
-          ResultScanner scanner = t.getScanner(new Scan().readAllVersions().setCaching(1000)
-              .setCacheBlocks(false));
-          BufferedMutator mutator = conn.getBufferedMutator(
-              new BufferedMutatorParams(plainTarget).writeBufferSize(8L << 20))) {
-        for (Result r : scanner) {
-          byte[] newRow = newLayout.encode(oldLayout.logicalKey(r.getRow()));
-          Put put = new Put(newRow);
-          for (Cell c : r.rawCells()) {
-            put.addColumn(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c), c.getTimestamp(),
-                CellUtil.cloneValue(c));
-          }
-          mutator.mutate(put);
-          plainRows++;
-        }
-        mutator.flush();
-      }
+      long plainRows = plainCopy(conn, source, plainTarget, oldLayout, newLayout);
       double plainSeconds = secs(t0);
       System.out.printf("plain copy: %d rows in %.1f s = %.0f rows/s%n", plainRows,
           plainSeconds, plainRows / plainSeconds);
@@ -221,6 +252,30 @@ public final class MigrationBench {
     } finally {
       MigrationBridge.closeConnection();
     }
+  }
+
+  /** What a user would write: one scanner, each row re-keyed, one BufferedMutator. */
+  static long plainCopy(Connection conn, TableName source, TableName target, KeyLayout oldLayout,
+      KeyLayout newLayout) throws Exception {
+    long plainRows = 0;
+    try (Table t = conn.getTable(source);
+        ResultScanner scanner = t.getScanner(new Scan().readAllVersions().setCaching(1000)
+            .setCacheBlocks(false));
+        BufferedMutator mutator = conn.getBufferedMutator(
+            new BufferedMutatorParams(target).writeBufferSize(8L << 20))) {
+      for (Result r : scanner) {
+        byte[] newRow = newLayout.encode(oldLayout.logicalKey(r.getRow()));
+        Put put = new Put(newRow);
+        for (Cell c : r.rawCells()) {
+          put.addColumn(CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c), c.getTimestamp(),
+              CellUtil.cloneValue(c));
+        }
+        mutator.mutate(put);
+        plainRows++;
+      }
+      mutator.flush();
+    }
+    return plainRows;
   }
 
   static String layoutJson(int buckets) {

@@ -70,7 +70,8 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
   plan.phase = Phase::kPlanned;
   plan.created_at = plan.updated_at = UtcNow();
   plan.daemon = start.daemon_id;
-  Status created = zk.Create(PlanPath(zk_root, start.table), PlanToJson(plan), acls.status);
+  // presplitctl writes the plan's `request` with the operators' (portal) credentials.
+  Status created = zk.Create(PlanPath(zk_root, start.table), PlanToJson(plan), acls.migration_plan);
   if (created.ok()) {
     spdlog::info(
         "migration {}: planned: {} (generation {}, {} buckets) -> {} (generation {}, {} buckets), "
@@ -251,7 +252,7 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
                  {"config_version", plan.config_version},
                  {"error", plan.error.empty() ? json(nullptr) : json(plan.error)},
                  {"updated_at", UtcNow()}};
-  if (plan.phase >= Phase::kSwitching) {
+  if (plan.phase >= Phase::kSwitching && extra_phase != "aborted") {
     // Writers and readers of the SDK read this generation too while the catch-up runs.
     migration["previous"] = {{"physical_table", plan.source},
                              {"layout", json::parse(plan.old_layout)},
@@ -334,7 +335,19 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node) {
   const std::string request = plan.request;
   plan.request.clear();
   if (request == "abort") {
-    if (IsSwitched(plan.phase)) {
+    // The plan's phase alone is not enough: a switch whose status write succeeded and whose
+    // plan write did not (lease lost, ZooKeeper gone) leaves the plan at `switching` while
+    // readers and writers already use the target. The status decides.
+    bool switched = IsSwitched(plan.phase);
+    if (!switched) {
+      auto names_target = StatusNamesTarget(plan);
+      if (!names_target.ok()) {
+        plan.request = request;  // decided on the next run
+        return Fail(node, "abort: reading the status: " + names_target.status().message());
+      }
+      switched = *names_target;
+    }
+    if (switched) {
       plan.error = "abort refused: the status already names " + plan.target + " (generation " +
                    std::to_string(plan.target_generation) + "); the migration finishes";
       spdlog::warn("migration {}: {}", plan.table, plan.error);
@@ -665,17 +678,46 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   const CopyRange range = RangeOf(plan);
   std::vector<std::string> starts;
   for (const auto& r : plan.source_regions) starts.push_back(r.start);
-  auto target = bridge_.DigestTargetBySourceRegion(range, starts, 0, plan.start_ts);
+  // The target's one pass and the source regions' digests run at the same time, the source
+  // regions `workers` at a time (as the copy ran): verification costs about one read of the
+  // larger side, not the sum of every scan one after the other.
+  const size_t count = plan.source_regions.size();
+  std::vector<Result<CellDigest>> sources(count, Result<CellDigest>(Status::Internal("unread")));
+  Result<std::vector<CellDigest>> target = Status::Internal("unread");
+  std::atomic<size_t> next_region{0};
+  auto digest_sources = [&] {
+    for (size_t i = next_region++; i < count; i = next_region++) {
+      if (Stopping()) return;
+      const SourceRegion& r = plan.source_regions[i];
+      try {
+        sources[i] =
+            bridge_.DigestRange(plan.source, plan.old_layout, r.start, r.end, 0, plan.start_ts);
+      } catch (const std::exception& e) {
+        counters_.exceptions_caught++;
+        sources[i] = Status::Internal(std::string("internal error: ") + e.what());
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const size_t source_threads = std::clamp<size_t>(plan.workers, 1, std::max<size_t>(1, count));
+  for (size_t t = 0; t < source_threads; ++t) threads.emplace_back(digest_sources);
+  threads.emplace_back([&] {
+    try {
+      target = bridge_.DigestTargetBySourceRegion(range, starts, 0, plan.start_ts);
+    } catch (const std::exception& e) {
+      counters_.exceptions_caught++;
+      target = Status::Internal(std::string("internal error: ") + e.what());
+    }
+  });
+  for (auto& thread : threads) thread.join();
+  if (Stopping()) return Step::kStopped;
   if (!target.ok()) return Fail(node, "verifying the target: " + target.status().message());
   json regions = json::array();
   CellDigest source_total, target_total;
   int mismatched = 0;
   std::string first_difference;
-  for (size_t i = 0; i < plan.source_regions.size(); ++i) {
-    if (Stopping()) return Step::kStopped;
-    const SourceRegion& r = plan.source_regions[i];
-    auto source =
-        bridge_.DigestRange(plan.source, plan.old_layout, r.start, r.end, 0, plan.start_ts);
+  for (size_t i = 0; i < count; ++i) {
+    const Result<CellDigest>& source = sources[i];
     if (!source.ok()) {
       return Fail(
           node, "verifying source region " + std::to_string(i) + ": " + source.status().message());
@@ -748,11 +790,22 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
   if (!target.ok()) return Fail(node, "describing the target: " + target.status().message());
   if (!target->exists) return Fail(node, "the target " + plan.target + " is gone");
   Status written;
+  bool request_pending = false;
   {
     if (!MayAct()) return Step::kStopped;
     std::lock_guard<std::mutex> lock(zk_mu_);
-    auto current = zk_.Get(path, /*watch=*/false);
-    if (!current.ok()) {
+    // Last look at the plan before the write that cannot be taken back: an abort (or pause)
+    // that presplitctl wrote since this step began is honoured, not overtaken. One that lands
+    // after this read is refused once the status names the target.
+    auto latest = zk_.Get(PlanPath(options_.zk_root, plan.table), /*watch=*/false);
+    if (latest.ok()) {
+      auto parsed = ParsePlan(latest->data);
+      request_pending = parsed.ok() && !parsed->request.empty();
+    }
+    auto current = latest.ok() ? zk_.Get(path, /*watch=*/false) : Result<ZkNode>(latest.status());
+    if (request_pending) {
+      // Nothing written: DriveOne reads the request next.
+    } else if (!current.ok()) {
       written = current.status();
     } else {
       json status = json::parse(current->data, nullptr, false);
@@ -788,6 +841,7 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
       }
     }
   }
+  if (request_pending) return Step::kAdvanced;
   if (!written.ok()) return Fail(node, "switching the status: " + written.message());
   counters_.switches++;
   plan.switched_at_ms = NowMs();
@@ -920,6 +974,22 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary) {
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   snapshot_.erase(plan.table);
   return Step::kWaiting;
+}
+
+Result<bool> Migrator::StatusNamesTarget(const MigrationPlan& plan) {
+  const std::string path = JoinZkPath(JoinZkPath(options_.zk_root, "status"), plan.table);
+  Result<ZkNode> current = Status::Internal("unread");
+  {
+    std::lock_guard<std::mutex> lock(zk_mu_);
+    current = zk_.Get(path, /*watch=*/false);
+  }
+  if (!current.ok()) {
+    if (current.status().code() == StatusCode::kNotFound) return false;
+    return current.status();
+  }
+  json status = json::parse(current->data, nullptr, false);
+  return status.is_object() && status.contains("physical_table") &&
+         status["physical_table"] == plan.target;
 }
 
 Migrator::Step Migrator::Abort(PlanNode& node) {

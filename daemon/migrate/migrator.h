@@ -11,8 +11,12 @@
 //   replaying   -> one replay of the source's [start_ts, now) onto the target;
 //   verifying   -> per source region, counts and digests of the source's cells of [0, start_ts)
 //                  against the target's cells attributed back to that region; any difference
-//                  stops at failed_verification, nothing switched;
+//                  stops at failed_verification, nothing switched (source regions digested
+//                  `workers` at a time while one pass digests the target);
 //   switching   -> ONE status write: physical_table, generation, layout and buckets together;
+//                  not made while a request is pending (the plan is read again right before);
+//                  an abort is refused as soon as the status names the target, whatever the
+//                  plan's phase says;
 //   catching_up -> replays of the source from (a little before) the last replayed timestamp until
 //   one replays
 //                  nothing (at most max_catchup_rounds);
@@ -167,6 +171,9 @@ class Migrator {
   // The status's `migration` object (read-modify-CAS of the status; other fields kept).
   Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
   void UpdateSnapshot(const MigrationPlan& plan);
+  // Whether the table's status already names the plan's target (the switch happened, whatever
+  // the plan's phase says): then the target must never be dropped.
+  Result<bool> StatusNamesTarget(const MigrationPlan& plan);
   Result<std::vector<RegionCheckpoint>> ReadCheckpoints(const MigrationPlan& plan);
   Status DeleteMigrationNodes(const MigrationPlan& plan);
 

@@ -376,11 +376,31 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   } else {
     counters_.drift_reports++;
     outcome.phase = kPhaseDrift;
-    for (const auto& d : outcome.differences) {
+    // While a migration to the document's layout runs, the layout line and the region
+    // boundaries planned for that layout are its work, not drift to warn about on every pass:
+    // logged once per migration (the migrator logs its own progress).
+    std::string migration_lines;
+    for (size_t i = 0; i < outcome.differences.size(); ++i) {
+      const std::string& d = outcome.differences[i];
+      if (outcome.migrating && (i == outcome.migration_line || d.rfind("regions: ", 0) == 0)) {
+        migration_lines += (migration_lines.empty() ? "" : "; ") + Printable(d);
+        continue;
+      }
       spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table,
                    Printable(d));
     }
+    if (outcome.migrating) {
+      auto [logged, first] = migration_logged_.try_emplace(znode_name, outcome.generation);
+      if (first || logged->second != outcome.generation) {
+        logged->second = outcome.generation;
+        spdlog::info(
+            "table {}: migrating to its document's layout (logged once per migration; the status "
+            "says drift until the switch): {}",
+            spec.table, migration_lines);
+      }
+    }
   }
+  if (!outcome.migrating) migration_logged_.erase(znode_name);
   return outcome;
 }
 
@@ -398,6 +418,8 @@ void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode&
   }
   if (*under_way) {
     outcome.differences.back() += "; a re-salt migration to it is under way";
+    outcome.migrating = true;
+    outcome.migration_line = outcome.differences.size() - 1;
     return;
   }
   if (config.migration->engine != "put") {
@@ -446,11 +468,11 @@ void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode&
                                        std::chrono::system_clock::now().time_since_epoch())
                                        .count();
   Status started = migrate::StartMigration(zk_, options_.zk_root, options_.acls, start);
-  if (started.ok()) {
-    counters_.migrations_started++;
+  if (started.ok() || started.code() == StatusCode::kAlreadyExists) {
+    if (started.ok()) counters_.migrations_started++;
     outcome.differences.back() += "; a re-salt migration to it is under way";
-  } else if (started.code() == StatusCode::kAlreadyExists) {
-    outcome.differences.back() += "; a re-salt migration to it is under way";
+    outcome.migrating = true;
+    outcome.migration_line = outcome.differences.size() - 1;
   } else {
     outcome.error = "cannot start the migration: " + started.message();
     outcome.retry = true;

@@ -120,6 +120,10 @@ class Reconciler {
     int64_t generation = 1;      // of physical_table (above 1 after a re-salt migration)
     std::string layout;  // the physical table's key layout as JSON (document form); "" = none
     bool retry = false;  // try again on the next pass even if the document did not change
+    // A re-salt migration to the document's layout is under way (started by this pass or
+    // before); `differences[migration_line]` is the layout difference it resolves.
+    bool migrating = false;
+    size_t migration_line = 0;
   };
   struct Handled {
     int64_t mzxid = 0;
@@ -166,6 +170,9 @@ class Reconciler {
   HBaseAdmin& admin_;
   const ReconcilerOptions options_;
   std::map<std::string, Handled> handled_;
+  // The generation each table's migration was last logged leaving: a migration takes many
+  // passes (and may outlive edits of its document) and is logged once, not on every pass.
+  std::map<std::string, int64_t> migration_logged_;
   bool lease_lost_ = false;  // this pass was told to stop
   bool first_pass_done_ = false;
   ReconcilerCounters counters_;

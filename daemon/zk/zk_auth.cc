@@ -215,7 +215,8 @@ Result<LoadedZkAuth> LoadZkAuthFile(const std::string& path) {
 ZkAcls OpenAcls() {
   ZkAcls acls;
   acls.open = true;
-  acls.root = acls.tables = acls.document = acls.status_dir = acls.status = acls.leader = OpenAcl();
+  acls.root = acls.tables = acls.document = acls.status_dir = acls.status = acls.migration_plan =
+      acls.leader = OpenAcl();
   return acls;
 }
 
@@ -228,6 +229,8 @@ ZkAcls BuildZkAcls(const ZkAuthConfig& config) {
   acls.document = OwnedAcl(config, config.portal);
   acls.status_dir = OwnedAcl(config, config.daemon);
   acls.status = OwnedAcl(config, config.daemon);
+  acls.migration_plan = OwnedAcl(config, config.daemon);
+  AddPerms(acls.migration_plan, "digest", config.portal, kZkPermWrite);
   acls.leader = OwnedAcl(config, config.daemon);
   return acls;
 }

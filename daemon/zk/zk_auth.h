@@ -85,7 +85,10 @@ struct ZkAcls {
   ZkAcl document;    // <root>/tables/<t>: written by the portal only
   ZkAcl status_dir;  // <root>/status: the daemon creates and deletes statuses
   ZkAcl status;      // <root>/status/<t>: written by the daemon only
-  ZkAcl leader;      // <root>/leader: only daemons queue (and remove candidates) there
+  // <root>/migrations/<t>: a migration's plan, the daemon's; the portal may write it too (not
+  // create or delete it), because presplitctl migration pause|resume|abort set its `request`.
+  ZkAcl migration_plan;
+  ZkAcl leader;  // <root>/leader: only daemons queue (and remove candidates) there
 };
 ZkAcls OpenAcls();
 // Every node readable by the portal, the daemon and the readers (world when none are named). The

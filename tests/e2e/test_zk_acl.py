@@ -62,15 +62,18 @@ class ZkAclTest(unittest.TestCase):
             json.dump(document(), f)
         cls.first_put = h.ctl(ROOT, "--auth-file", cls.auth["portal"], "put", cls.doc_path,
                               check=False)
+        # Small chunks: a migration's pause or abort is acted on between two of them.
         cls.daemon = h.Daemon(ROOT, http_port=19481, name="presplitd-acl",
-                              settings={"zk_auth_file": cls.auth["daemon"]}).start()
+                              settings={"zk_auth_file": cls.auth["daemon"],
+                                        "migration_chunk_rows": 20,
+                                        "migration_interval_s": 1}).start()
 
     @classmethod
     def tearDownClass(cls):
         if cls.daemon.alive():
             cls.daemon.stop()
-        h.run([*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "drop", TABLE], check=False,
-              timeout=300)
+        h.run([*compiled(SDK_PROGRAM), "--zk", h.ZK_QUORUM, "drop", TABLE, TABLE + "__g2"],
+              check=False, timeout=300)
 
     def ctl_as(self, who, *args, check=True, timeout=120):
         auth = ["--auth-file", self.auth[who]] if who else []
@@ -189,6 +192,52 @@ class ZkAclTest(unittest.TestCase):
             self.assertEqual(daemon.stop(), 0)
         # Warned, not changed: anyone may still write the document.
         self.sdk(None, "zk-set", document_path, input='{"still": "open"}')
+
+    def test_5_operators_steer_a_migration_with_the_portals_credentials(self):
+        self.ready_status()
+        self.sdk("writer", "writer", TABLE, "300", "0")
+        rows_before = int(h.probe("count", TABLE).stdout)
+        self.assertGreaterEqual(rows_before, 300)
+        # 300 rows copied at 20 cells/s by one worker, 20 rows a chunk: the copy lasts ~15 s and
+        # a request is acted on within a chunk.
+        migrating = {**document(buckets=8),
+                     "migration": {"allowed": True, "workers": 1, "max_cells_per_s": 20,
+                                   "grace_period_s": 3600}}
+        path = os.path.join(self.dir, "migrating.json")
+        with open(path, "w") as f:
+            json.dump(migrating, f)
+        self.ctl_as("portal", "put", path)
+
+        def migration():
+            proc = self.ctl_as("portal", "migration", "status", TABLE, "--json", check=False)
+            return json.loads(proc.stdout) if proc.returncode == 0 else {}
+        h.wait_for(lambda: migration().get("phase") == "copying", 90, "the migration copying")
+        plan_path = f"{ROOT}/migrations/{TABLE}"
+
+        # Without credentials (not even a reader here) and as a reader: refused, nothing written.
+        self.assert_refused(self.ctl_as(None, "migration", "abort", TABLE, check=False),
+                            f"not authorised to read {plan_path}")
+        self.assert_refused(self.ctl_as("writer", "migration", "abort", TABLE, check=False),
+                            f"not authorised to write {plan_path}",
+                            "need the portal's credentials")
+        self.assertIsNone(migration().get("request"))
+
+        # The portal (the operators' identity, which puts documents) pauses and aborts.
+        paused = self.ctl_as("portal", "migration", "pause", TABLE)
+        self.assertIn("pause requested", paused.stdout)
+        h.wait_for(lambda: migration().get("paused") is True, 60, "the migration paused")
+        self.assertEqual(migration().get("phase"), "copying")
+        self.ctl_as("portal", "migration", "abort", TABLE)
+        h.wait_for(lambda: migration().get("phase") == "aborted", 60, "the migration aborted")
+        target = json.loads(h.probe("describe", TABLE + "__g2").stdout)
+        self.assertFalse(target["exists"], target)
+        status = json.loads(self.ctl_as("portal", "status", TABLE).stdout)
+        self.assertEqual(status["physical_table"], TABLE)
+        self.assertEqual(status.get("generation", 1), 1)
+        self.assertEqual(status["buckets"], 4)
+        self.assertEqual(int(h.probe("count", TABLE).stdout), rows_before, "source untouched")
+        for password in PASSWORDS.values():
+            self.assertNotIn(password, self.daemon.log_text())
 
 
 if __name__ == "__main__":

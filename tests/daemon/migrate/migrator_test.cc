@@ -4,10 +4,13 @@
 #include "daemon/migrate/migrator.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "daemon/reconcile/reconciler.h"
 #include "tests/daemon/fakes.h"
@@ -18,6 +21,28 @@ namespace {
 using nlohmann::json;
 using testing::FakeAdmin;
 using testing::FakeZk;
+
+// Everything logged while it lives, instead of the default logger's output.
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
+    sink->set_pattern("%l %v");
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  int Count(const std::string& text) const {
+    const std::string all = out_.str();
+    int n = 0;
+    for (size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + 1)) ++n;
+    return n;
+  }
+  std::string Text() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -55,6 +80,12 @@ class FakeBridge : public MigrationBridge {
       return Status::Unavailable("region server went away");
     }
     if (range.target_table != target_name) return Status::NotFound(range.target_table);
+    // Read only while no other thread changes the admin's tables (the copy threads run between
+    // the target's creation and its drop).
+    if (admin != nullptr && !admin->tables.count(target_name)) {
+      copies_into_a_missing_target++;
+      return Status::NotFound(range.target_table);
+    }
     ChunkCopied out;
     auto it = source.lower_bound(from_row);
     int copied = 0;
@@ -153,7 +184,20 @@ class FakeBridge : public MigrationBridge {
   int digest_target_calls = 0;
   int copy_error_after = -1;
   int64_t last_rate = 0;
+  int copies_into_a_missing_target = 0;
+  const FakeAdmin* admin = nullptr;  // set: a copy into a target it does not hold is counted
   std::function<void(int calls)> after_chunk;
+};
+
+// FakeAdmin with a hook on DescribeTable: the migrator's switch describes the target right
+// before it writes the status, which is where a request racing the switch is injected.
+class HookedAdmin : public FakeAdmin {
+ public:
+  Result<TableDescription> DescribeTable(const std::string& table) override {
+    if (on_describe) on_describe(table);
+    return FakeAdmin::DescribeTable(table);
+  }
+  std::function<void(const std::string& table)> on_describe;
 };
 
 std::string Document(int buckets, const std::string& migration) {
@@ -222,8 +266,30 @@ class MigratorTest : public ::testing::Test {
     }
   }
 
+  // What presplitctl does, from inside a hook of the fakes (no re-entry into them): the plan's
+  // request written compare-and-set, so its version moves.
+  void RequestBehindTheMigratorsBack(const std::string& request) {
+    ZkNode& node = zk_.nodes.at("/presplit/migrations/tinawang:check");
+    json plan = json::parse(node.data);
+    plan["request"] = request;
+    node.data = plan.dump();
+    node.version++;
+  }
+  void ExpectSourceAndStatusUntouched() {
+    EXPECT_TRUE(admin_.tables.count("tinawang:check"));
+    EXPECT_FALSE(admin_.disabled.count("tinawang:check")) << "the source is untouched";
+    EXPECT_FALSE(admin_.deleted.count("tinawang:check"));
+    json status = Status();
+    EXPECT_EQ(status["physical_table"], "tinawang:check") << status.dump();
+    EXPECT_EQ(status["generation"], 1);
+    EXPECT_EQ(status["layout"]["salt"]["buckets"], 10);
+    EXPECT_EQ(status["migration"]["phase"], "aborted");
+    EXPECT_FALSE(status["migration"].contains("previous"))
+        << "no SDK reads a previous generation of an aborted migration";
+  }
+
   FakeZk zk_;
-  FakeAdmin admin_;
+  HookedAdmin admin_;
   FakeBridge bridge_;
   Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};
   MigratorOptions options_;
@@ -272,6 +338,37 @@ TEST_F(MigratorTest, AllowedLayoutChangeWritesAPlanAndKeepsWritersOnTheSource) {
   // A second pass finds it under way and plans nothing new.
   ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
   EXPECT_EQ(reconciler_.counters().migrations_started, 1u);
+}
+
+TEST_F(MigratorTest, AMigrationIsLoggedOnceNotAsDriftOnEveryPass) {
+  LogCapture log;
+  StartMigration();
+  for (int pass = 0; pass < 4; ++pass) {
+    ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  }
+  EXPECT_EQ(log.Count("migrating to its document's layout"), 1) << log.Text();
+  EXPECT_EQ(log.Count("differs from its document"), 0) << log.Text();
+  // The status still says what is true: the table differs from its document until the switch.
+  json status = Status();
+  EXPECT_EQ(status["phase"], "drift");
+  // The new layout's region boundaries and the layout itself: both the migration's work.
+  ASSERT_EQ(status["differences"].size(), 2u) << status.dump();
+  EXPECT_EQ(status["differences"][0].get<std::string>().rfind("regions: ", 0), 0u);
+  EXPECT_NE(
+      status["differences"][1].get<std::string>().find("a re-salt migration to it is under way"),
+      std::string::npos);
+  EXPECT_NE(log.Text().find("planned split keys are not region boundaries"), std::string::npos)
+      << "named in the one line";
+  EXPECT_EQ(reconciler_.counters().migrations_started, 1u);
+
+  // Another difference is still a warning, on every pass.
+  json doc = json::parse(Document(16, R"({"allowed": true, "grace_period_s": 0})"));
+  doc["families"][0]["max_versions"] = 5;
+  PutDoc(doc.dump());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_EQ(log.Count("differs from its document"), 2) << log.Text();
+  EXPECT_EQ(log.Count("migrating to its document's layout"), 1) << "the same migration";
 }
 
 TEST_F(MigratorTest, RunsToTheEndAndSwitchesTheStatusInOneWrite) {
@@ -418,6 +515,106 @@ TEST_F(MigratorTest, AbortBeforeTheSwitchDropsOnlyTheTarget) {
   PutDoc(Document(16, R"({"allowed": true, "grace_period_s": 0, "workers": 2})"));
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   EXPECT_EQ(Plan()["phase"], "planned");
+}
+
+TEST_F(MigratorTest, AbortWhileChunksAreInFlightDropsTheTargetOnlyAfterTheLastOne) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3})");
+  bridge_.admin = &admin_;
+  // The abort lands while one worker writes its checkpoint and the other two are in the middle
+  // of a chunk (the hook runs under the migrator's ZooKeeper lock, as a real client's write
+  // would race it).
+  int checkpoints = 0;
+  zk_.before_write = [&](const std::string& path) {
+    if (path.find("/regions/") != std::string::npos && ++checkpoints == 5) {
+      RequestBehindTheMigratorsBack("abort");
+    }
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  zk_.before_write = nullptr;
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_FALSE(zk_.nodes.count("/presplit/migrations/tinawang:check/regions/0"));
+  EXPECT_TRUE(admin_.deleted.count("tinawang:check__g2"));
+  EXPECT_FALSE(admin_.tables.count("tinawang:check__g2"));
+  EXPECT_EQ(bridge_.copies_into_a_missing_target, 0)
+      << "every chunk in flight finished before the target was dropped";
+  EXPECT_LT(bridge_.copy_calls, 40) << "the copy stopped at the request, it did not run out";
+  EXPECT_EQ(migrator.counters().switches, 0u);
+  EXPECT_EQ(migrator.counters().aborted, 1u);
+  ExpectSourceAndStatusUntouched();
+}
+
+TEST_F(MigratorTest, AbortArrivingWhileTheSwitchBeginsIsHonouredBeforeTheStatusWrite) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  // Verified; the switch has read its plan and describes the target: presplitctl aborts now.
+  admin_.on_describe = [&](const std::string& table) {
+    if (table == "tinawang:check__g2" && Plan()["phase"] == "switching" &&
+        Plan()["request"].is_null()) {
+      RequestBehindTheMigratorsBack("abort");
+    }
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  admin_.on_describe = nullptr;
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_TRUE(admin_.deleted.count("tinawang:check__g2"));
+  EXPECT_EQ(migrator.counters().switches, 0u);
+  EXPECT_EQ(migrator.counters().aborted, 1u);
+  ExpectSourceAndStatusUntouched();
+}
+
+TEST_F(MigratorTest, AbortLandingWithTheStatusWriteIsRefusedAndTheMigrationFinishes) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  // The abort lands between the switch's last look at the plan and its status write: too late.
+  bool switch_described = false;
+  admin_.on_describe = [&](const std::string& table) {
+    if (table == "tinawang:check__g2" && Plan()["phase"] == "switching") switch_described = true;
+  };
+  zk_.before_write = [&](const std::string& path) {
+    if (path == "/presplit/status/tinawang:check" && switch_described) {
+      switch_described = false;
+      RequestBehindTheMigratorsBack("abort");
+    }
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  zk_.before_write = nullptr;
+  admin_.on_describe = nullptr;
+  EXPECT_EQ(migrator.counters().switches, 1u);
+  EXPECT_EQ(migrator.counters().aborted, 0u);
+  EXPECT_FALSE(admin_.deleted.count("tinawang:check__g2")) << "the table writers use now";
+  ExpectEveryRowCopiedOnce();
+  json status = Status();
+  EXPECT_EQ(status["physical_table"], "tinawang:check__g2");
+  EXPECT_EQ(status["generation"], 2);
+  EXPECT_EQ(status["migration"]["phase"], "done");
+  EXPECT_TRUE(Plan().is_null()) << "finished, not left waiting";
+}
+
+TEST_F(MigratorTest, AbortAfterASwitchWhosePlanWriteWasLostIsRefused) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  // The leader writes the status (the switch) and loses its lease before the plan records it:
+  // the plan still says "switching" while writers already use the target.
+  MigratorOptions first_options = options_;
+  first_options.lease = [&] {
+    auto status = zk_.nodes.find("/presplit/status/tinawang:check");
+    return json::parse(status->second.data)["generation"] != 2;
+  };
+  Migrator first(zk_, admin_, bridge_, first_options);
+  EXPECT_EQ(first.RunOnce().code(), StatusCode::kFailedPrecondition);
+  ASSERT_EQ(Plan()["phase"], "switching");
+  ASSERT_EQ(Status()["generation"], 2);
+  Request("abort");
+
+  Migrator second(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(second.RunOnce().ok());
+  EXPECT_EQ(second.counters().aborted, 0u);
+  EXPECT_FALSE(admin_.deleted.count("tinawang:check__g2")) << "the table writers use now";
+  ExpectEveryRowCopiedOnce();
+  json status = Status();
+  EXPECT_EQ(status["physical_table"], "tinawang:check__g2");
+  EXPECT_EQ(status["generation"], 2);
+  EXPECT_EQ(status["migration"]["phase"], "done");
 }
 
 TEST_F(MigratorTest, AbortAfterTheSwitchIsRefused) {
