@@ -48,6 +48,7 @@ class MapReduceEngineTest(unittest.TestCase):
     def test_bulk_resalt_under_writes_survives_sigkill_of_the_daemon(self):
         root = "/presplit-mr-" + uuid.uuid4().hex[:8]
         table = "mr" + uuid.uuid4().hex[:6] + ":events"
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
         staging = tempfile.mkdtemp(prefix="mr-staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
         first = self.daemon(root, 19511, staging).start()
         put_doc(root, document(table, 10))
