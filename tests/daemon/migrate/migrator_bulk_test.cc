@@ -436,5 +436,88 @@ TEST_F(MigratorBulkTest, WithoutHBaseRootDirTheJobReadsTheLiveTable) {
   EXPECT_FALSE(bridge_.last_spec.contains("hbase_conf_dir"));
 }
 
+// The JSON of ResaltBulkJob's static methods, as JniMigrationBridge hands it over.
+TEST(BulkJsonTest, ProgressOutputAndLoadParseAndBadShapesAreErrors) {
+  auto progress = ParseBulkJobProgress(
+      R"({"job_id":"job_local1_0001","state":"FAILED","map_progress":0.25,)"
+      R"("reduce_progress":0.0,"cells":40,"rows":10,"failure":"java.io.IOException: x"})");
+  ASSERT_TRUE(progress.ok()) << progress.status().ToString();
+  EXPECT_EQ(progress->job_id, "job_local1_0001");
+  EXPECT_EQ(progress->state, "FAILED");
+  EXPECT_DOUBLE_EQ(progress->map_progress, 0.25);
+  EXPECT_EQ(progress->rows, 10);
+  EXPECT_EQ(progress->cells, 40);
+  EXPECT_EQ(progress->failure, "java.io.IOException: x");
+  auto unknown = ParseBulkJobProgress(
+      R"({"job_id":"j","state":"UNKNOWN","map_progress":0.0,"reduce_progress":0.0,"cells":0,)"
+      R"("rows":0})");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->failure, "");
+  EXPECT_FALSE(ParseBulkJobProgress(R"({"state":"RUNNING","cells":0,"rows":0})").ok());
+  EXPECT_FALSE(
+      ParseBulkJobProgress(R"({"job_id":"j","state":"RUNNING","rows":-1,"cells":0})").ok());
+  EXPECT_FALSE(ParseBulkJobProgress("not json").ok());
+
+  auto output = ParseBulkOutput(R"({"finished":true,"loaded":false})");
+  ASSERT_TRUE(output.ok());
+  EXPECT_TRUE(output->finished);
+  EXPECT_FALSE(output->loaded);
+  EXPECT_FALSE(ParseBulkOutput(R"({"finished":"yes","loaded":false})").ok());
+
+  auto loaded = ParseBulkLoaded(R"({"files":16,"bytes":4096})");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->files, 16);
+  EXPECT_EQ(loaded->bytes, 4096);
+  EXPECT_FALSE(ParseBulkLoaded(R"({"files":16})").ok());
+}
+
+TEST(BulkJsonTest, ThePlansBulkRecordRoundTrips) {
+  MigrationPlan plan;
+  plan.table = plan.source = "ns:t";
+  plan.target = "ns:t__g2";
+  plan.old_layout = R"({"salt":{"buckets":10}})";
+  plan.new_layout = R"({"salt":{"buckets":16}})";
+  plan.source_regions.push_back(SourceRegion{});
+  plan.engine = "mapreduce";
+  BulkCopyState bulk;
+  bulk.job_id = "job_1";
+  bulk.snapshot = "presplit_resalt_ns_t__g2";
+  bulk.staging_dir = "/staging/ns_t__g2";
+  bulk.input = "table";
+  bulk.attempts = 2;
+  bulk.failures = 1;
+  bulk.state = "RUNNING";
+  bulk.map_progress = 0.5;
+  bulk.rows = 7;
+  bulk.cells = 21;
+  bulk.loaded = true;
+  bulk.files = 16;
+  plan.bulk = bulk;
+  auto parsed = ParsePlan(PlanToJson(plan));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_TRUE(parsed->bulk.has_value());
+  EXPECT_EQ(parsed->engine, "mapreduce");
+  EXPECT_EQ(parsed->bulk->job_id, "job_1");
+  EXPECT_EQ(parsed->bulk->snapshot, "presplit_resalt_ns_t__g2");
+  EXPECT_EQ(parsed->bulk->staging_dir, "/staging/ns_t__g2");
+  EXPECT_EQ(parsed->bulk->input, "table");
+  EXPECT_EQ(parsed->bulk->attempts, 2);
+  EXPECT_EQ(parsed->bulk->failures, 1);
+  EXPECT_EQ(parsed->bulk->state, "RUNNING");
+  EXPECT_DOUBLE_EQ(parsed->bulk->map_progress, 0.5);
+  EXPECT_EQ(parsed->bulk->rows, 7);
+  EXPECT_EQ(parsed->bulk->cells, 21);
+  EXPECT_TRUE(parsed->bulk->loaded);
+  EXPECT_EQ(parsed->bulk->files, 16);
+  // A put-engine plan has none; a bulk record without its staging dir is refused.
+  plan.bulk.reset();
+  parsed = ParsePlan(PlanToJson(plan));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(parsed->bulk.has_value());
+  json broken = json::parse(PlanToJson(plan));
+  broken["bulk"] = {{"job_id", "job_1"}};
+  EXPECT_FALSE(ParsePlan(broken.dump()).ok());
+}
+
 }  // namespace
 }  // namespace presplit::daemon::migrate
