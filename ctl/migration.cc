@@ -46,9 +46,14 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     out["regions_total"] = plan.contains("source_regions") ? plan["source_regions"].size() : 0;
     out["error"] = plan.contains("error") ? plan["error"] : json(nullptr);
     if (plan.contains("verification")) out["verification"] = plan["verification"];
+    out["engine"] = plan.value("engine", "put");
+    if (plan.contains("bulk") && plan["bulk"].is_object()) out["bulk"] = plan["bulk"];
   } else {
     out["phase"] = progress.value("phase", "");
     out["error"] = progress.contains("error") ? progress["error"] : json(nullptr);
+    if (progress.is_object() && progress.contains("bulk") && progress["bulk"].is_object()) {
+      out["bulk"] = progress["bulk"];
+    }
   }
   for (const char* key :
        {"regions_done", "regions_total", "rows", "cells", "rows_per_s", "eta_s"}) {
@@ -66,6 +71,18 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     std::cout << "from -> to: " << out["source"].get<std::string>() << " (" << out["old_buckets"]
               << " buckets) -> " << out["target"].get<std::string>() << " (" << out["new_buckets"]
               << " buckets, generation " << out["target_generation"] << ")\n";
+  }
+  if (out.contains("bulk") && out["bulk"].is_object()) {
+    // The "mapreduce" engine: one job instead of per-region chunks.
+    const json& bulk = out["bulk"];
+    char progress[64];
+    std::snprintf(progress, sizeof(progress), "map %.0f%%, reduce %.0f%%",
+                  100 * bulk.value("map_progress", 0.0), 100 * bulk.value("reduce_progress", 0.0));
+    const std::string job = bulk.value("job_id", "");
+    std::cout << "bulk job:   " << (job.empty() ? "-" : job) << " " << bulk.value("state", "")
+              << " (" << progress << "; attempt " << bulk.value("attempts", 0) << ", "
+              << bulk.value("failures", 0) << " failed"
+              << (bulk.value("loaded", false) ? "; loaded" : "") << ")\n";
   }
   std::cout << "regions:    " << out.value("regions_done", 0) << "/"
             << out.value("regions_total", 0) << "\n";

@@ -7,6 +7,7 @@ namespace presplit::daemon::migrate {
 namespace {
 
 constexpr const char* kBridgeClass = "io/presplit/migrate/MigrationBridge";
+constexpr const char* kBulkJobClass = "io/presplit/mapreduce/ResaltBulkJob";
 constexpr const char* kS = "Ljava/lang/String;";
 
 jbyteArray NewBytes(JNIEnv* env, const std::string& bytes) {
@@ -27,10 +28,12 @@ std::string Signature(std::initializer_list<std::string> parts) {
 }  // namespace
 
 JniMigrationBridge::~JniMigrationBridge() {
-  if (class_ == nullptr) return;
+  if (class_ == nullptr && bulk_class_ == nullptr) return;
   jclass cls = class_;
-  (void)jvm_.Run([cls](JNIEnv* env) {
-    env->DeleteGlobalRef(cls);
+  jclass bulk = bulk_class_;
+  (void)jvm_.Run([cls, bulk](JNIEnv* env) {
+    if (cls != nullptr) env->DeleteGlobalRef(cls);
+    if (bulk != nullptr) env->DeleteGlobalRef(bulk);
     return Status::Ok();
   });
 }
@@ -184,6 +187,104 @@ Result<PresenceCheck> JniMigrationBridge::CheckPresent(const CopyRange& range, i
                                            new_layout, jlong{min_ts}, jlong{max_ts});
       }));
   return ParsePresenceCheck(json);
+}
+
+Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bulk_class_ != nullptr) return Status::Ok();
+  jclass cls = env->FindClass(kBulkJobClass);
+  if (cls == nullptr) {
+    return TakeJavaException(env,
+                             "cannot load io.presplit.mapreduce.ResaltBulkJob (does the daemon's "
+                             "classpath have presplit-hbase.jar and HBase's MapReduce jars?)");
+  }
+  const std::string s = kS;
+  const struct {
+    BulkMethod method;
+    const char* name;
+    std::string signature;
+  } methods[] = {
+      {BulkMethod::kSubmit, "submit", "(" + s + ")" + s},
+      {BulkMethod::kProgress, "progress", "(" + s + s + ")" + s},
+      {BulkMethod::kOutput, "output", "(" + s + ")" + s},
+      {BulkMethod::kLoad, "load", "(" + s + ")" + s},
+      {BulkMethod::kKill, "kill", "(" + s + s + ")V"},
+      {BulkMethod::kCleanup, "cleanup", "(" + s + ")V"},
+  };
+  std::map<BulkMethod, jmethodID> resolved;
+  for (const auto& m : methods) {
+    jmethodID id = env->GetStaticMethodID(cls, m.name, m.signature.c_str());
+    if (id == nullptr) {
+      return TakeJavaException(env, std::string("ResaltBulkJob has no ") + m.name +
+                                        " (version mismatch between presplitd and "
+                                        "presplit-hbase.jar?)");
+    }
+    resolved[m.method] = id;
+  }
+  bulk_methods_ = std::move(resolved);
+  bulk_class_ = static_cast<jclass>(env->NewGlobalRef(cls));
+  return Status::Ok();
+}
+
+Result<std::string> JniMigrationBridge::CallBulk(BulkMethod method,
+                                                 const std::vector<std::string>& args) {
+  static const std::map<BulkMethod, const char*> kNames = {
+      {BulkMethod::kSubmit, "submit"}, {BulkMethod::kProgress, "progress"},
+      {BulkMethod::kOutput, "output"}, {BulkMethod::kLoad, "load"},
+      {BulkMethod::kKill, "kill"},     {BulkMethod::kCleanup, "cleanup"}};
+  const std::string what = std::string("ResaltBulkJob.") + kNames.at(method);
+  const bool returns_void = method == BulkMethod::kKill || method == BulkMethod::kCleanup;
+  std::string out;
+  Status s = jvm_.RunOnThisThread([&](JNIEnv* env) -> Status {
+    PRESPLIT_RETURN_IF_ERROR(ResolveBulk(env));
+    std::vector<jvalue> values(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      values[i].l = NewJavaString(env, args[i]);
+      if (env->ExceptionCheck()) return TakeJavaException(env, what);
+    }
+    const jmethodID id = bulk_methods_.at(method);
+    if (returns_void) {
+      env->CallStaticVoidMethodA(bulk_class_, id, values.data());
+      if (env->ExceptionCheck()) return TakeJavaException(env, what);
+      return Status::Ok();
+    }
+    auto result =
+        static_cast<jstring>(env->CallStaticObjectMethodA(bulk_class_, id, values.data()));
+    if (env->ExceptionCheck()) return TakeJavaException(env, what);
+    if (result == nullptr) return Status::Internal(what + " returned null");
+    out = FromJavaString(env, result);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Result<std::string> JniMigrationBridge::SubmitBulkCopy(const std::string& spec) {
+  return CallBulk(BulkMethod::kSubmit, {spec});
+}
+
+Result<BulkJobProgress> JniMigrationBridge::BulkCopyProgress(const std::string& job_id,
+                                                             const std::string& spec) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kProgress, {job_id, spec}));
+  return ParseBulkJobProgress(json);
+}
+
+Result<BulkOutput> JniMigrationBridge::BulkCopyOutput(const std::string& spec) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kOutput, {spec}));
+  return ParseBulkOutput(json);
+}
+
+Result<BulkLoaded> JniMigrationBridge::LoadBulkCopy(const std::string& spec) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kLoad, {spec}));
+  return ParseBulkLoaded(json);
+}
+
+Status JniMigrationBridge::KillBulkCopy(const std::string& job_id, const std::string& spec) {
+  return CallBulk(BulkMethod::kKill, {job_id, spec}).status();
+}
+
+Status JniMigrationBridge::CleanupBulkCopy(const std::string& spec) {
+  return CallBulk(BulkMethod::kCleanup, {spec}).status();
 }
 
 }  // namespace presplit::daemon::migrate

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/migrate/migration_bridge.h"
@@ -38,12 +39,29 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<PresenceCheck> CheckPresent(const CopyRange& range, int64_t min_ts,
                                      int64_t max_ts) override;
 
+  // The bulk copy: the static methods of io.presplit.mapreduce.ResaltBulkJob (looked up on first
+  // use, like MigrationBridge). The local job runner's jobs run in this JVM's threads.
+  Result<std::string> SubmitBulkCopy(const std::string& spec) override;
+  Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id,
+                                           const std::string& spec) override;
+  Result<BulkOutput> BulkCopyOutput(const std::string& spec) override;
+  Result<BulkLoaded> LoadBulkCopy(const std::string& spec) override;
+  Status KillBulkCopy(const std::string& job_id, const std::string& spec) override;
+  Status CleanupBulkCopy(const std::string& spec) override;
+
  private:
   // Resolves the class and its methods once (global reference).
   Status Resolve(JNIEnv* env);
   // Calls one static String method with `args` and hands back its result.
   Result<std::string> CallJson(const char* what,
                                const std::function<jobject(JNIEnv*, jclass)>& call);
+
+  // Resolves ResaltBulkJob and its methods once (global reference).
+  Status ResolveBulk(JNIEnv* env);
+  enum class BulkMethod { kSubmit, kProgress, kOutput, kLoad, kKill, kCleanup };
+  // Calls one static method of ResaltBulkJob with String arguments; its String result ("" for
+  // the void ones).
+  Result<std::string> CallBulk(BulkMethod method, const std::vector<std::string>& args);
 
   JvmHost& jvm_;
   const std::map<std::string, std::string> hbase_settings_;
@@ -54,6 +72,8 @@ class JniMigrationBridge final : public MigrationBridge {
   jmethodID digest_target_ = nullptr;
   jmethodID replay_range_ = nullptr;
   jmethodID check_present_ = nullptr;
+  jclass bulk_class_ = nullptr;
+  std::map<BulkMethod, jmethodID> bulk_methods_;
 };
 
 }  // namespace presplit::daemon::migrate

@@ -181,4 +181,41 @@ Result<PresenceCheck> ParsePresenceCheck(const std::string& text) {
   return out;
 }
 
+Result<BulkJobProgress> ParseBulkJobProgress(const std::string& text) {
+  constexpr const char* kWhat = "ResaltBulkJob.progress";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  BulkJobProgress p;
+  if (!o.contains("job_id") || !o["job_id"].is_string() || !o.contains("state") ||
+      !o["state"].is_string()) {
+    return Status::Internal(std::string(kWhat) + ": fields 'job_id' and 'state' are required");
+  }
+  p.job_id = o["job_id"].get<std::string>();
+  p.state = o["state"].get<std::string>();
+  p.map_progress = o.value("map_progress", 0.0);
+  p.reduce_progress = o.value("reduce_progress", 0.0);
+  PRESPLIT_ASSIGN_OR_RETURN(p.rows, Count(o, "rows", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(p.cells, Count(o, "cells", kWhat));
+  if (o.contains("failure") && o["failure"].is_string()) p.failure = o["failure"];
+  return p;
+}
+
+Result<BulkOutput> ParseBulkOutput(const std::string& text) {
+  constexpr const char* kWhat = "ResaltBulkJob.output";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  if (!o.contains("finished") || !o["finished"].is_boolean() || !o.contains("loaded") ||
+      !o["loaded"].is_boolean()) {
+    return Status::Internal(std::string(kWhat) + ": fields 'finished' and 'loaded' are required");
+  }
+  return BulkOutput{o["finished"].get<bool>(), o["loaded"].get<bool>()};
+}
+
+Result<BulkLoaded> ParseBulkLoaded(const std::string& text) {
+  constexpr const char* kWhat = "ResaltBulkJob.load";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  BulkLoaded out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.files, Count(o, "files", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(out.bytes, Count(o, "bytes", kWhat));
+  return out;
+}
+
 }  // namespace presplit::daemon::migrate

@@ -50,6 +50,32 @@ struct CopyRange {
   std::string new_layout;  // JSON
 };
 
+// The bulk copy (the "mapreduce" engine): io.presplit.mapreduce.ResaltBulkJob. Its spec is JSON
+// (source, target, layouts, [min_ts, max_ts), staging_dir, input, snapshot, hadoop_conf_dir,
+// hbase_conf_dir, hbase_conf, local_tasks), built by the Migrator from the plan.
+struct BulkJobProgress {
+  std::string job_id;
+  // PREP | RUNNING | SUCCEEDED | FAILED | KILLED, or UNKNOWN: a job of the local job runner of a
+  // JVM that is gone (a restarted daemon): submit it again.
+  std::string state;
+  double map_progress = 0;     // 0..1
+  double reduce_progress = 0;  // 0..1
+  int64_t rows = 0;            // source rows mapped so far
+  int64_t cells = 0;           // cells written to HFiles so far
+  std::string failure;         // why a FAILED job failed; "" when nothing says
+};
+
+// What a job's output directory holds.
+struct BulkOutput {
+  bool finished = false;  // the job's complete output (its _SUCCESS marker) waits there
+  bool loaded = false;    // and was bulk-loaded already (the _LOADED marker)
+};
+
+struct BulkLoaded {
+  int64_t files = 0;
+  int64_t bytes = 0;
+};
+
 class MigrationBridge {
  public:
   virtual ~MigrationBridge() = default;
@@ -73,6 +99,39 @@ class MigrationBridge {
   // Every live source cell of [min_ts, max_ts) is in the target (or superseded there).
   virtual Result<PresenceCheck> CheckPresent(const CopyRange& range, int64_t min_ts,
                                              int64_t max_ts) = 0;
+
+  // The bulk copy. Defaults: FailedPrecondition (a bridge without the "mapreduce" engine).
+  // Takes (or reuses) the spec's snapshot, deletes an unfinished output of an earlier attempt,
+  // submits the job and returns its id at once.
+  virtual Result<std::string> SubmitBulkCopy(const std::string& spec) {
+    (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
+  // Progress of a job by id (a job of this JVM, or on YARN one the cluster knows).
+  virtual Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id,
+                                                   const std::string& spec) {
+    (void)job_id, (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
+  virtual Result<BulkOutput> BulkCopyOutput(const std::string& spec) {
+    (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
+  // Bulk-loads a finished job's HFiles into the target; a second call loads nothing.
+  virtual Result<BulkLoaded> LoadBulkCopy(const std::string& spec) {
+    (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
+  // Kills a running job and forgets it (a finished or unknown job: only forgotten).
+  virtual Status KillBulkCopy(const std::string& job_id, const std::string& spec) {
+    (void)job_id, (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
+  // Deletes the job's snapshot and staging directory.
+  virtual Status CleanupBulkCopy(const std::string& spec) {
+    (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
 };
 
 // The JSON results of MigrationBridge's Java methods (the contract's shapes).
@@ -81,6 +140,9 @@ Result<CellDigest> ParseCellDigest(const std::string& json);
 Result<std::vector<CellDigest>> ParseCellDigests(const std::string& json, size_t expected);
 Result<Replayed> ParseReplayed(const std::string& json);
 Result<PresenceCheck> ParsePresenceCheck(const std::string& json);
+Result<BulkJobProgress> ParseBulkJobProgress(const std::string& json);
+Result<BulkOutput> ParseBulkOutput(const std::string& json);
+Result<BulkLoaded> ParseBulkLoaded(const std::string& json);
 
 // "<16 lower-case hex digits>" <-> the digest.
 std::string DigestHex(uint64_t digest);

@@ -83,6 +83,24 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"created_at", p.created_at},
       {"updated_at", p.updated_at},
       {"daemon", p.daemon}};
+  if (p.bulk) {
+    const BulkCopyState& b = *p.bulk;
+    doc["bulk"] = {{"job_id", b.job_id},
+                   {"snapshot", b.snapshot},
+                   {"staging_dir", b.staging_dir},
+                   {"input", b.input},
+                   {"attempts", b.attempts},
+                   {"failures", b.failures},
+                   {"state", b.state},
+                   {"map_progress", b.map_progress},
+                   {"reduce_progress", b.reduce_progress},
+                   {"rows", b.rows},
+                   {"cells", b.cells},
+                   {"loaded", b.loaded},
+                   {"files", b.files}};
+  } else {
+    doc["bulk"] = nullptr;
+  }
   return doc.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -143,6 +161,28 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
   p.created_at = StringOrEmpty(o, "created_at");
   p.updated_at = StringOrEmpty(o, "updated_at");
   p.daemon = StringOrEmpty(o, "daemon");
+  if (o.contains("bulk") && o["bulk"].is_object()) {
+    const json& b = o["bulk"];
+    BulkCopyState bulk;
+    bulk.job_id = StringOrEmpty(b, "job_id");
+    bulk.snapshot = StringOrEmpty(b, "snapshot");
+    bulk.staging_dir = StringOrEmpty(b, "staging_dir");
+    bulk.input = StringOrEmpty(b, "input");
+    if (bulk.input.empty()) bulk.input = "snapshot";
+    bulk.attempts = Field<int>(b, "attempts", 0);
+    bulk.failures = Field<int>(b, "failures", 0);
+    bulk.state = StringOrEmpty(b, "state");
+    bulk.map_progress = Field<double>(b, "map_progress", 0);
+    bulk.reduce_progress = Field<double>(b, "reduce_progress", 0);
+    bulk.rows = Field<int64_t>(b, "rows", 0);
+    bulk.cells = Field<int64_t>(b, "cells", 0);
+    bulk.loaded = Field<bool>(b, "loaded", false);
+    bulk.files = Field<int64_t>(b, "files", 0);
+    if (bulk.staging_dir.empty()) {
+      return Status::InvalidArgument("the migration plan's bulk copy lacks its staging_dir");
+    }
+    p.bulk = std::move(bulk);
+  }
   return p;
 }
 

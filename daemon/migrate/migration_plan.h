@@ -13,7 +13,19 @@
 //    "phase": "copying", "paused": false, "request": null | "pause" | "resume" | "abort",
 //    "replayed_to_ts": 0, "switched_at_ms": 0, "catchup_rounds": 0, "grace_until_ms": 0,
 //    "copy_started_ms": 0, "error": null, "verification": null | {...},
-//    "created_at": "...", "updated_at": "...", "daemon": "host:pid"}
+//    "created_at": "...", "updated_at": "...", "daemon": "host:pid",
+//    "bulk": null | {...}}                               // engine "mapreduce" only, below
+// `engine` is "put", "mapreduce", or "auto" until the target is created (then resolved from the
+// source's store file bytes against the daemon's migration_mapreduce_threshold_bytes).
+// Bulk copy ("mapreduce": io.presplit.mapreduce.ResaltBulkJob instead of the chunked copy):
+//   {"job_id": "job_local123_0001" | "",   // the running attempt ("" before a submit/after one)
+//    "snapshot": "presplit_resalt_ns_t__g2", "staging_dir": "/tmp/presplit-resalt/ns_t__g2",
+//    "input": "snapshot" | "table",
+//    "attempts": 1,                        // submits so far (a restart that resubmits counts)
+//    "failures": 0,                        // jobs that FAILED or were KILLED behind our back
+//    "state": "RUNNING", "map_progress": 0.5, "reduce_progress": 0.0,   // last poll
+//    "rows": N, "cells": N,                // the job's counters at the last poll
+//    "loaded": false, "files": N}          // bulk-loaded into the target (HFiles loaded)
 // Checkpoint: {"next_row": "<base64>" | null, "done": false, "rows": N, "cells": N,
 //              "bytes": N, "digest": "<16 hex>", "chunks": N}
 #pragma once
@@ -51,6 +63,23 @@ struct SourceRegion {
   std::string end;    // raw bytes; "" = open
 };
 
+// The bulk copy's record in the plan (engine "mapreduce").
+struct BulkCopyState {
+  std::string job_id;
+  std::string snapshot;
+  std::string staging_dir;
+  std::string input = "snapshot";
+  int attempts = 0;
+  int failures = 0;
+  std::string state;
+  double map_progress = 0;
+  double reduce_progress = 0;
+  int64_t rows = 0;
+  int64_t cells = 0;
+  bool loaded = false;
+  int64_t files = 0;
+};
+
 struct MigrationPlan {
   std::string table;
   std::string source;
@@ -82,6 +111,7 @@ struct MigrationPlan {
   std::string created_at;
   std::string updated_at;
   std::string daemon;
+  std::optional<BulkCopyState> bulk;  // set once the bulk copy is planned
 };
 
 std::string PlanToJson(const MigrationPlan& plan);

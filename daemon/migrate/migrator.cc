@@ -252,6 +252,7 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
                  {"config_version", plan.config_version},
                  {"error", plan.error.empty() ? json(nullptr) : json(plan.error)},
                  {"updated_at", UtcNow()}};
+  if (plan.bulk) migration["bulk"] = json::parse(PlanToJson(plan))["bulk"];
   if (plan.phase >= Phase::kSwitching && extra_phase != "aborted") {
     // Writers and readers of the SDK read this generation too while the catch-up runs.
     migration["previous"] = {{"physical_table", plan.source},
@@ -363,6 +364,7 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node) {
   } else if (request == "resume") {
     plan.paused = false;
     plan.error.clear();
+    if (plan.bulk) plan.bulk->failures = 0;  // a bulk copy that gave up tries again
     spdlog::info("migration {}: resumed in phase {}", plan.table, PhaseName(plan.phase));
   } else {
     spdlog::warn("migration {}: unknown request '{}' ignored", plan.table, request);
@@ -375,10 +377,7 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node) {
 
 Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   MigrationPlan& plan = node.plan;
-  if (plan.engine != "put") {
-    return Fail(node, "engine '" + plan.engine +
-                          "' is not available in this presplitd (use \"engine\": \"put\")");
-  }
+  if (Step resolved = ResolveEngine(node); resolved != Step::kAdvanced) return resolved;
   auto config = ParseTableConfig(plan.document);
   if (!config.ok()) return Fail(node, "the plan's document: " + config.status().message());
   auto keys = ComputeSplitKeys(*config);
@@ -420,6 +419,7 @@ Result<std::vector<RegionCheckpoint>> Migrator::ReadCheckpoints(const MigrationP
 }
 
 Migrator::Step Migrator::Copy(PlanNode& node) {
+  if (node.plan.engine == "mapreduce") return CopyBulk(node);
   MigrationPlan& plan = node.plan;
   auto loaded = ReadCheckpoints(plan);
   if (!loaded.ok()) return Fail(node, "reading checkpoints: " + loaded.status().message());
@@ -997,6 +997,7 @@ Migrator::Step Migrator::Abort(PlanNode& node) {
   if (!MayAct()) return Step::kStopped;
   spdlog::info("migration {}: aborting in phase {}: dropping the target {}; {} stays as it is",
                plan.table, PhaseName(plan.phase), plan.target, plan.source);
+  AbortBulkCopy(plan);
   Status deleted = admin_.DeleteTable(plan.target);
   if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
     plan.request = "abort";  // try again on the next run

@@ -5,9 +5,22 @@
 // The reconciler starts a migration (StartMigration writes the plan); the Migrator, on its own
 // worker, drives every plan under <root>/migrations through the phases of migration_plan.h:
 //   planned     -> the target is created pre-split for the new layout (from the document);
-//   copying     -> a bounded pool of threads, one source region each, copies [0, start_ts) chunk by
-//                  chunk; after each chunk a checkpoint znode (next_row, rows, cells, digest);
-//                  pause/abort requests and the lease are checked between chunks;
+//   copying     -> engine "put": a bounded pool of threads, one source region each, copies
+//                  [0, start_ts) chunk by chunk; after each chunk a checkpoint znode (next_row,
+//                  rows, cells, digest); pause/abort requests and the lease are checked between
+//                  chunks.
+//                  engine "mapreduce": one ResaltBulkJob (snapshot of the source, re-keying
+//                  mappers, HFiles per target region) copies [0, start_ts); the plan's `bulk`
+//                  record keeps its job id, snapshot and staging dir; each run polls the job
+//                  (progress into the plan and the status) and returns; a finished job's HFiles
+//                  are bulk-loaded once (the `_LOADED` marker), then snapshot and staging dir are
+//                  removed. A job id the JVM does not know (the local job runner's jobs die with
+//                  the daemon; a new leader has a new JVM) is submitted again after checking what
+//                  the old attempt left: a finished output is loaded, a loaded one is not loaded
+//                  again, anything else is recomputed. On YARN the job outlives the daemon and is
+//                  found again by its id. A FAILED or KILLED job is resubmitted up to
+//                  bulk_attempts times, then the migration waits with the error (resume: try
+//                  again; abort: kill, clean up, drop the target);
 //   replaying   -> one replay of the source's [start_ts, now) onto the target;
 //   verifying   -> per source region, counts and digests of the source's cells of [0, start_ts)
 //                  against the target's cells attributed back to that region; any difference
@@ -92,6 +105,25 @@ struct MigratorOptions {
   int chunk_attempts = 3;  // a failed chunk is retried this often before the run gives up
   // Wall clock in ms (HBase timestamps); tests pass their own.
   std::function<int64_t()> now_ms = nullptr;
+
+  // The "mapreduce" engine (ResaltBulkJob). Each migration stages under
+  // <bulk_staging_dir>/<target> on the cluster's default file system (fs.defaultFS).
+  std::string bulk_staging_dir = "/tmp/presplit-resalt";
+  // A Hadoop configuration directory (core-, hdfs-, mapred-, yarn-site.xml): with
+  // mapreduce.framework.name = yarn the job runs on YARN; empty: Hadoop's local job runner in
+  // the daemon's JVM.
+  std::string hadoop_conf_dir;
+  // HBase's configuration directory (hbase-site.xml) for the job; with it, or with hbase.rootdir
+  // in hbase_settings, the job reads a snapshot of the source, else the live source table.
+  std::string hbase_conf_dir;
+  std::map<std::string, std::string> hbase_settings;  // the daemon's HBase client settings
+  int bulk_attempts = 3;     // failed jobs before the migration waits for an operator
+  int bulk_local_tasks = 0;  // local runner: tasks at a time (0: the plan's workers)
+  // Engine "auto": mapreduce for a source of at least this many bytes (store files and
+  // memstores, summed over its regions), put below. table_bytes measures it (unset or failing:
+  // put).
+  int64_t mapreduce_threshold_bytes = int64_t{10} << 30;
+  std::function<Result<int64_t>(const std::string& table)> table_bytes = nullptr;
 };
 
 // One migration as /status, /metrics and the status znode show it.
@@ -154,6 +186,15 @@ class Migrator {
   Step HandleRequest(PlanNode& node);
   Step CreateTarget(PlanNode& node);
   Step Copy(PlanNode& node);
+  // The "mapreduce" engine's copy phase (migrator_bulk.cc).
+  Step ResolveEngine(PlanNode& node);
+  Step CopyBulk(PlanNode& node);
+  Step SubmitBulk(PlanNode& node, const std::string& spec);
+  Step LoadBulk(PlanNode& node, const std::string& spec);
+  Step FinishBulkCopy(PlanNode& node, const std::string& spec);
+  void AbortBulkCopy(const MigrationPlan& plan);
+  std::string BulkSpecOf(const MigrationPlan& plan) const;
+  void SnapshotBulk(const MigrationPlan& plan);
   Step Replay(PlanNode& node);
   Step Verify(PlanNode& node);
   Step Switch(PlanNode& node);

@@ -27,6 +27,46 @@ Result<int> ParseInt(const std::string& key, const std::string& value, int min, 
   }
 }
 
+// A byte count: digits, optionally followed by K, M, G or T (powers of 1024; "10G").
+Result<int64_t> ParseBytes(const std::string& key, const std::string& value) {
+  std::string digits = value;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'k':
+      case 'K':
+        shift = 10;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        break;
+      case 't':
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        break;
+    }
+    if (shift > 0) digits.pop_back();
+  }
+  try {
+    size_t used = 0;
+    long long v = std::stoll(digits, &used);
+    if (digits.empty() || used != digits.size() || v < 0 || v > (int64_t{1} << (62 - shift))) {
+      throw std::out_of_range(value);
+    }
+    return static_cast<int64_t>(v) << shift;
+  } catch (const std::exception&) {
+    return Status::InvalidArgument(
+        key + ": expected a byte count such as 10737418240 or 10G, got '" + value + "'");
+  }
+}
+
 std::vector<std::string> SplitOn(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -78,6 +118,13 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_interval_s, ParseInt(key, value, 1, 3600));
   } else if (key == "migration_chunk_rows") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_chunk_rows, ParseInt(key, value, 1, 1000000));
+  } else if (key == "migration_mapreduce_threshold_bytes") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_mapreduce_threshold_bytes, ParseBytes(key, value));
+  } else if (key == "migration_staging_dir") {
+    if (value.empty()) return Status::InvalidArgument("migration_staging_dir: must not be empty");
+    o.migration_staging_dir = value;
+  } else if (key == "hadoop_conf_dir") {
+    o.hadoop_conf_dir = value;
   } else if (key == "resync_interval_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.resync_interval_s, ParseInt(key, value, 1, 86400));
   } else if (key == "http_listen") {
@@ -177,6 +224,10 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
   check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
   check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);
+  check("migration_mapreduce_threshold_bytes", before.migration_mapreduce_threshold_bytes,
+        after.migration_mapreduce_threshold_bytes);
+  check("migration_staging_dir", before.migration_staging_dir, after.migration_staging_dir);
+  check("hadoop_conf_dir", before.hadoop_conf_dir, after.hadoop_conf_dir);
   check("http_listen", before.http_listen, after.http_listen);
   check("log_level", before.log_level, after.log_level);
   std::set<std::string> keys;

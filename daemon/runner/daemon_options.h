@@ -2,6 +2,7 @@
 // file (conf/presplitd.conf) and command-line overrides.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -44,6 +45,14 @@ struct DaemonOptions {
   // triggers it, and how many rows one copy call moves (one checkpoint each).
   int migration_interval_s = 2;
   int migration_chunk_rows = 5000;
+  // The "mapreduce" migration engine (a ResaltBulkJob): a document's engine "auto" (its default)
+  // takes it for a source table of at least this many bytes (store files and memstores), the
+  // put engine below; the job stages its HFiles under migration_staging_dir on the cluster's
+  // default file system; hadoop_conf_dir (empty: Hadoop's local job runner in the daemon's JVM)
+  // names core-, hdfs-, mapred- and yarn-site.xml, YARN when mapreduce.framework.name = yarn.
+  int64_t migration_mapreduce_threshold_bytes = int64_t{10} << 30;
+  std::string migration_staging_dir = "/tmp/presplit-resalt";
+  std::string hadoop_conf_dir;
   // host:port for /, /status, /healthz and /metrics; empty disables the endpoint.
   std::string http_listen = "127.0.0.1:9464";
   std::string log_level = "info";

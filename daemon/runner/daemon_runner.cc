@@ -339,6 +339,19 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   migrator_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
   migrator_options.stop = &stopping;
   migrator_options.chunk_rows = options.migration_chunk_rows;
+  migrator_options.bulk_staging_dir = options.migration_staging_dir;
+  migrator_options.hadoop_conf_dir = options.hadoop_conf_dir;
+  migrator_options.hbase_conf_dir = options.hbase_conf_dir;
+  migrator_options.hbase_settings = hbase_settings;
+  migrator_options.mapreduce_threshold_bytes = options.migration_mapreduce_threshold_bytes;
+  migrator_options.table_bytes = [&migrate_admin](const std::string& table) -> Result<int64_t> {
+    // What the RegionServers last reported: store files and memstores of every region.
+    PRESPLIT_ASSIGN_OR_RETURN(auto loads, migrate_admin->RegionLoads({table}));
+    if (loads.empty()) return Status::Unavailable("no RegionServer reports a region of " + table);
+    int64_t bytes = 0;
+    for (const auto& region : loads) bytes += region.store_file_bytes + region.memstore_bytes;
+    return bytes;
+  };
   migrate::Migrator migrator(*zk, *migrate_admin, migration_bridge, migrator_options);
   std::atomic<uint64_t> migrate_failures{0};
   PeriodicWorker migrate_worker(

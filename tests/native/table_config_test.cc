@@ -431,7 +431,7 @@ TEST(TableConfig, MigrationDefaultsAndBounds) {
   EXPECT_EQ(c->migration->max_cells_per_s, 0);
   EXPECT_EQ(c->migration->grace_period_s, 3600);
   EXPECT_FALSE(c->migration->drop_old);
-  EXPECT_EQ(c->migration->engine, "put");
+  EXPECT_EQ(c->migration->engine, "auto");
 
   d["migration"] = {{"allowed", true},     {"workers", 8},     {"max_cells_per_s", 5000},
                     {"grace_period_s", 0}, {"drop_old", true}, {"engine", "MapReduce"}};
@@ -453,7 +453,7 @@ TEST(TableConfig, MigrationDefaultsAndBounds) {
   ExpectFieldError(d, "migration.grace_period_s", "must be between 0 and 31536000 (got -5)");
   d["migration"] = {{"engine", "copytable"}};
   ExpectFieldError(d, "migration.engine",
-                   "unknown migration engine 'copytable' (expected one of put, mapreduce)");
+                   "unknown migration engine 'copytable' (expected one of put, mapreduce, auto)");
   d["migration"] = {{"allowed", "yes"}};
   ExpectFieldError(d, "migration.allowed", "expected a boolean");
   d["migration"] = {{"allow", true}};

@@ -177,7 +177,9 @@ struct MigrationConfig {
   int64_t max_cells_per_s = 0;  // 0 = unlimited
   int64_t grace_period_s = 3600;
   bool drop_old = false;
-  std::string engine = "put";  // "put" | "mapreduce"
+  // "put" | "mapreduce" | "auto" (the default: presplitd picks by the source table's size,
+  // mapreduce from its migration_mapreduce_threshold_bytes on)
+  std::string engine = "auto";
 };
 
 struct TableConfig {

@@ -306,16 +306,6 @@ TEST_F(MigratorTest, WithoutAllowedAChangedLayoutIsDriftAndNothingIsPlanned) {
   EXPECT_EQ(reconciler_.counters().migrations_started, 0u);
 }
 
-TEST_F(MigratorTest, TheMapReduceEngineIsRefusedWithAClearError) {
-  PutDoc(Document(16, R"({"allowed": true, "engine": "mapreduce"})"));
-  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
-  EXPECT_TRUE(Plan().is_null());
-  EXPECT_EQ(Status()["phase"], "drift");
-  EXPECT_NE(Status()["error"].get<std::string>().find("engine 'mapreduce' is not available"),
-            std::string::npos)
-      << Status().dump();
-}
-
 TEST_F(MigratorTest, AllowedLayoutChangeWritesAPlanAndKeepsWritersOnTheSource) {
   StartMigration();
   json plan = Plan();

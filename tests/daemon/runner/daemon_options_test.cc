@@ -27,6 +27,30 @@ TEST(DaemonOptionsTest, AccessControlIsOffUnlessAnAuthFileIsNamed) {
   EXPECT_EQ(o.zk_auth_file, "/etc/presplit/zk-auth.conf");
 }
 
+TEST(DaemonOptionsTest, TheMapReduceEngineSettings) {
+  DaemonOptions o;
+  EXPECT_EQ(o.migration_mapreduce_threshold_bytes, int64_t{10} << 30);
+  EXPECT_EQ(o.hadoop_conf_dir, "");
+  Status s = ApplyConfigText(
+      "migration_mapreduce_threshold_bytes = 512M\nmigration_staging_dir = /stage\n"
+      "hadoop_conf_dir = /etc/hadoop/conf\n",
+      "test.conf", o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(o.migration_mapreduce_threshold_bytes, int64_t{512} << 20);
+  EXPECT_EQ(o.migration_staging_dir, "/stage");
+  EXPECT_EQ(o.hadoop_conf_dir, "/etc/hadoop/conf");
+  ASSERT_TRUE(ApplyConfigText("migration_mapreduce_threshold_bytes = 1234\n", "t", o).ok());
+  EXPECT_EQ(o.migration_mapreduce_threshold_bytes, 1234);
+  ASSERT_TRUE(ApplyConfigText("migration_mapreduce_threshold_bytes = 2t\n", "t", o).ok());
+  EXPECT_EQ(o.migration_mapreduce_threshold_bytes, int64_t{2} << 40);
+  for (const char* bad : {"big", "-1", "10X", "G", "1.5G"}) {
+    s = ApplyOption("migration_mapreduce_threshold_bytes", bad, o);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("byte count"), std::string::npos) << s.message();
+  }
+  EXPECT_FALSE(ApplyOption("migration_staging_dir", "", o).ok());
+}
+
 TEST(DaemonOptionsTest, ErrorsNameTheLineAndTheKey) {
   DaemonOptions o;
   Status s = ApplyConfigText("zk_quorum = a:1\nzk_qourum = b:2\n", "x.conf", o);

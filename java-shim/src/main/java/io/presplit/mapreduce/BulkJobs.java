@@ -226,6 +226,43 @@ final class BulkJobs {
     return loadResult(files, bytes);
   }
 
+  /** {@code {"finished": bool, "loaded": bool}} of a job's output directory. */
+  static String output(Configuration conf, Path hfiles) throws IOException {
+    FileSystem fs = hfiles.getFileSystem(conf);
+    JsonObject out = new JsonObject();
+    out.addProperty("finished", fs.exists(new Path(hfiles, "_SUCCESS")));
+    out.addProperty("loaded", fs.exists(new Path(hfiles, "_LOADED")));
+    return out.toString();
+  }
+
+  /**
+   * Kills a job this JVM submitted, or (not on the local runner) one the cluster of {@code conf}
+   * knows; then forgets it. Unknown or finished jobs are left alone.
+   */
+  static void kill(String jobId, Configuration conf) throws IOException {
+    Cluster cluster = null;
+    try {
+      Job job = JOBS.get(jobId);
+      if (job == null && !isLocal(conf)) {
+        cluster = new Cluster(conf);
+        job = cluster.getJob(JobID.forName(jobId));
+      }
+      if (job != null && !job.isComplete()) {
+        job.killJob();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while killing " + jobId, e);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("'" + jobId + "' is not a MapReduce job id", e);
+    } finally {
+      JOBS.remove(jobId);
+      if (cluster != null) {
+        cluster.close();
+      }
+    }
+  }
+
   private static String loadResult(long files, long bytes) {
     JsonObject out = new JsonObject();
     out.addProperty("files", files);

@@ -274,6 +274,26 @@ public final class ResaltBulkJob {
     return BulkJobs.load(spec.configuration(), spec.target, spec.hfiles());
   }
 
+  /**
+   * What the staging directory holds: {@code {"finished": bool, "loaded": bool}}. finished: a
+   * job's complete output (its {@code _SUCCESS} marker) waits there; loaded: it was bulk-loaded
+   * already ({@code _LOADED}). A restarted daemon asks this before it submits a job again, so a
+   * finished output is loaded instead of recomputed and a load is never repeated.
+   */
+  public static String output(String specJson) throws IOException {
+    Spec spec = new Spec(specJson);
+    return BulkJobs.output(spec.configuration(), spec.hfiles());
+  }
+
+  /**
+   * Kills the job (a job of this JVM, or on YARN one the cluster knows) and forgets it. A job
+   * that is unknown or already finished is left as it is: killing is safe to repeat.
+   */
+  public static void kill(String jobId, String specJson) throws IOException {
+    Spec spec = new Spec(specJson);
+    BulkJobs.kill(jobId, spec.configuration());
+  }
+
   /** Deletes the snapshot (when this job took one) and the staging directory. */
   public static void cleanup(String specJson) throws IOException {
     Spec spec = new Spec(specJson);

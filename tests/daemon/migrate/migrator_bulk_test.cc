@@ -1,0 +1,523 @@
+// The "mapreduce" engine of the Migrator over fakes: ZooKeeper and HBase in memory
+// (tests/daemon/fakes.h) and a bridge whose bulk job is a map the test finishes, fails or
+// forgets (a restarted daemon's JVM knows no job of the one before). The real job runs end to
+// end in tests/e2e/test_migration.py (test_3).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "daemon/migrate/migrator.h"
+#include "daemon/reconcile/reconciler.h"
+#include "tests/daemon/fakes.h"
+
+namespace presplit::daemon::migrate {
+namespace {
+
+using nlohmann::json;
+using testing::FakeAdmin;
+using testing::FakeZk;
+
+// Source and target rows (row -> cells); the bulk job copies the source's rows into a staged
+// output the load moves into the target ("n" + row: keys differ and map back).
+class FakeBulkBridge : public MigrationBridge {
+ public:
+  struct Job {
+    std::string state = "RUNNING";
+    double map_progress = 0;
+    std::string failure;
+  };
+
+  Result<ChunkCopied> CopyChunk(const CopyRange&, const std::string&, const std::string&, int64_t,
+                                int64_t, int, int64_t) override {
+    chunk_calls++;
+    return Status::Internal("the mapreduce engine copies no chunks");
+  }
+  Result<CellDigest> DigestRange(const std::string& table, const std::string&,
+                                 const std::string& from_row, const std::string& end_row, int64_t,
+                                 int64_t) override {
+    CellDigest d;
+    if (table != source_name) return Status::NotFound(table);
+    for (auto it = source.lower_bound(from_row);
+         it != source.end() && (end_row.empty() || it->first < end_row); ++it) {
+      d.rows++;
+      d.cells += it->second;
+      d.digest += std::hash<std::string>{}(it->first) + it->second;
+    }
+    return d;
+  }
+  Result<std::vector<CellDigest>> DigestTargetBySourceRegion(const CopyRange&,
+                                                             const std::vector<std::string>& starts,
+                                                             int64_t, int64_t) override {
+    std::vector<CellDigest> out(starts.size());
+    for (const auto& [row, cells] : target) {
+      const std::string logical = row.substr(1);
+      size_t i = std::upper_bound(starts.begin(), starts.end(), logical) - starts.begin() - 1;
+      out[i].rows++;
+      out[i].cells += cells;
+      out[i].digest += std::hash<std::string>{}(logical) + cells;
+    }
+    return out;
+  }
+  Result<Replayed> ReplayRange(const CopyRange&, int64_t, int64_t, int64_t) override {
+    return Replayed{};
+  }
+  Result<PresenceCheck> CheckPresent(const CopyRange&, int64_t, int64_t) override {
+    return PresenceCheck{};
+  }
+
+  Result<std::string> SubmitBulkCopy(const std::string& spec) override {
+    submits++;
+    last_spec = json::parse(spec);
+    if (!submit_error.ok()) return submit_error;
+    finished = loaded = false;  // an unfinished output of an earlier attempt is replaced
+    const std::string id = "job_fake_" + std::to_string(submits);
+    jobs[id] = Job{};
+    return id;
+  }
+  Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id, const std::string&) override {
+    progress_calls++;
+    BulkJobProgress p;
+    p.job_id = job_id;
+    auto it = jobs.find(job_id);
+    if (it == jobs.end()) {
+      p.state = "UNKNOWN";
+      return p;
+    }
+    p.state = it->second.state;
+    p.map_progress = it->second.map_progress;
+    p.rows = static_cast<int64_t>(source.size() * it->second.map_progress);
+    p.cells = p.rows * 3;
+    p.failure = it->second.failure;
+    return p;
+  }
+  Result<BulkOutput> BulkCopyOutput(const std::string&) override {
+    return BulkOutput{finished, loaded};
+  }
+  Result<BulkLoaded> LoadBulkCopy(const std::string&) override {
+    if (!finished) return Status::FailedPrecondition("no finished job output");
+    if (loaded) return BulkLoaded{};
+    loads++;
+    for (const auto& [row, cells] : source) target["n" + row] = cells;
+    loaded = true;
+    return BulkLoaded{16, 4096};
+  }
+  Status KillBulkCopy(const std::string& job_id, const std::string&) override {
+    auto it = jobs.find(job_id);
+    if (it != jobs.end() && it->second.state == "RUNNING") kills++;
+    jobs.erase(job_id);
+    return Status::Ok();
+  }
+  Status CleanupBulkCopy(const std::string&) override {
+    cleanups++;
+    finished = loaded = false;
+    return Status::Ok();
+  }
+
+  // The job's outcomes, as the test decides them.
+  void Succeed(const std::string& id) {
+    jobs.at(id).state = "SUCCEEDED";
+    jobs.at(id).map_progress = 1;
+    finished = true;
+  }
+  void FailJob(const std::string& id, const std::string& why) {
+    jobs.at(id).state = "FAILED";
+    jobs.at(id).failure = why;
+  }
+  // The daemon restarted: its JVM, and the local runner's jobs in it, are gone.
+  void Restart() { jobs.clear(); }
+
+  std::string source_name = "tinawang:check";
+  std::map<std::string, int> source;
+  std::map<std::string, int> target;
+  std::map<std::string, Job> jobs;  // what this "JVM" knows
+  bool finished = false;            // _SUCCESS in the staging directory
+  bool loaded = false;              // _LOADED
+  json last_spec;
+  Status submit_error;
+  int submits = 0, loads = 0, kills = 0, cleanups = 0, progress_calls = 0, chunk_calls = 0;
+};
+
+std::string Document(int buckets, const std::string& migration) {
+  json doc = json::parse(R"({
+    "version": 1, "table": "tinawang:check",
+    "layout": {"salt": {"buckets": 10, "encoding": "decimal", "hash": "java-hashcode"},
+               "group": {"length": 8}},
+    "split": {"algorithm": "salt-buckets"},
+    "families": [{"name": "f", "max_versions": 3}]})");
+  doc["layout"]["salt"]["buckets"] = buckets;
+  if (!migration.empty()) doc["migration"] = json::parse(migration);
+  return doc.dump();
+}
+
+class MigratorBulkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(reconciler_.Prepare().ok());
+    PutDoc(Document(10, ""));
+    ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+    for (int i = 0; i < 500; ++i) {
+      char row[16];
+      std::snprintf(row, sizeof(row), "%d%07d", i % 10, i);
+      bridge_.source[row] = 3;
+    }
+    options_.zk_root = "/presplit";
+    options_.daemon_id = "test:1";
+    options_.catchup_interval = std::chrono::milliseconds(1);
+    options_.replay_overlap = std::chrono::milliseconds(0);
+    options_.bulk_staging_dir = "/staging";
+    options_.hbase_conf_dir = "/etc/hbase/conf";
+    options_.hadoop_conf_dir = "/etc/hadoop/conf";
+    options_.bulk_attempts = 2;
+  }
+
+  void PutDoc(const std::string& doc) {
+    ASSERT_TRUE(zk_.Upsert("/presplit/tables/tinawang:check", doc).ok());
+  }
+  json Status() {
+    auto node = zk_.Get("/presplit/status/tinawang:check", false);
+    return node.ok() ? json::parse(node->data) : json();
+  }
+  json Plan() {
+    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
+    return node.ok() ? json::parse(node->data) : json();
+  }
+  void Request(const std::string& request) {
+    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
+    ASSERT_TRUE(node.ok());
+    json plan = json::parse(node->data);
+    plan["request"] = request;
+    ASSERT_TRUE(zk_.Set("/presplit/migrations/tinawang:check", plan.dump(), node->version).ok());
+  }
+  void StartMigration(const std::string& engine = "mapreduce") {
+    PutDoc(Document(16, R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": ")" +
+                            engine + "\"}"));
+    ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+    ASSERT_TRUE(Plan().is_object());
+  }
+  std::string JobId() { return Plan()["bulk"]["job_id"].get<std::string>(); }
+  void ExpectSwitchedWithEveryRowOnce() {
+    ASSERT_EQ(bridge_.target.size(), bridge_.source.size());
+    for (const auto& [row, cells] : bridge_.source) {
+      ASSERT_TRUE(bridge_.target.count("n" + row)) << row;
+    }
+    EXPECT_EQ(Status()["generation"], 2);
+    EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
+    EXPECT_EQ(Status()["migration"]["phase"], "done");
+    EXPECT_TRUE(Plan().is_null());
+  }
+
+  FakeZk zk_;
+  FakeAdmin admin_;
+  FakeBulkBridge bridge_;
+  Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};
+  MigratorOptions options_;
+};
+
+TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  json plan = Plan();
+  EXPECT_EQ(plan["phase"], "copying");
+  EXPECT_EQ(plan["engine"], "mapreduce");
+  EXPECT_EQ(bridge_.submits, 1);
+  EXPECT_EQ(plan["bulk"]["job_id"], "job_fake_1");
+  EXPECT_EQ(plan["bulk"]["staging_dir"], "/staging/tinawang_check__g2");
+  EXPECT_EQ(plan["bulk"]["snapshot"], "presplit_resalt_tinawang_check__g2");
+  EXPECT_EQ(plan["bulk"]["input"], "snapshot") << "hbase_conf_dir names hbase.rootdir";
+  EXPECT_EQ(plan["bulk"]["attempts"], 1);
+  // The spec: [0, start_ts), the daemon's Hadoop and HBase configuration.
+  EXPECT_EQ(bridge_.last_spec["min_ts"], 0);
+  EXPECT_EQ(bridge_.last_spec["max_ts"], plan["start_ts"]);
+  EXPECT_EQ(bridge_.last_spec["hadoop_conf_dir"], "/etc/hadoop/conf");
+  EXPECT_EQ(bridge_.last_spec["target"], "tinawang:check__g2");
+  EXPECT_EQ(bridge_.last_spec["new_layout"]["salt"]["buckets"], 16);
+  EXPECT_EQ(bridge_.last_spec["local_tasks"], 3) << "the plan's workers";
+  EXPECT_TRUE(admin_.tables.count("tinawang:check__g2"));
+
+  // Each run polls the job and returns while it runs; progress lands in plan and status.
+  bridge_.jobs.at("job_fake_1").map_progress = 0.5;
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  plan = Plan();
+  EXPECT_EQ(bridge_.submits, 1);
+  EXPECT_EQ(plan["bulk"]["state"], "RUNNING");
+  EXPECT_DOUBLE_EQ(plan["bulk"]["map_progress"].get<double>(), 0.5);
+  EXPECT_EQ(plan["bulk"]["rows"], 250);
+  json status = Status();
+  EXPECT_EQ(status["migration"]["bulk"]["job_id"], "job_fake_1");
+  EXPECT_EQ(status["migration"]["rows"], 250);
+  EXPECT_EQ(status["migration"]["cells"], 750);
+  EXPECT_EQ(bridge_.loads, 0);
+
+  bridge_.Succeed("job_fake_1");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.loads, 1);
+  EXPECT_EQ(bridge_.cleanups, 1) << "snapshot and staging removed after the load";
+  EXPECT_EQ(bridge_.submits, 1);
+  EXPECT_EQ(bridge_.chunk_calls, 0);
+  ExpectSwitchedWithEveryRowOnce();
+  EXPECT_EQ(migrator.counters().rows_copied, 500u);
+}
+
+TEST_F(MigratorBulkTest, ARestartedDaemonResubmitsAJobItsJvmDoesNotKnow) {
+  StartMigration();
+  {
+    Migrator first(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(first.RunOnce().ok());
+  }
+  EXPECT_EQ(JobId(), "job_fake_1");
+  bridge_.Restart();  // SIGKILL: the local runner's job died with the JVM
+  Migrator second(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(second.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 2);
+  json plan = Plan();
+  EXPECT_EQ(plan["bulk"]["job_id"], "job_fake_2");
+  EXPECT_EQ(plan["bulk"]["attempts"], 2);
+  EXPECT_EQ(plan["bulk"]["failures"], 0) << "a lost job is no failure";
+  EXPECT_EQ(plan["phase"], "copying");
+  bridge_.Succeed("job_fake_2");
+  ASSERT_TRUE(second.RunOnce().ok());
+  EXPECT_EQ(bridge_.loads, 1);
+  ExpectSwitchedWithEveryRowOnce();
+}
+
+TEST_F(MigratorBulkTest, AnOutputLoadedBeforeTheRestartIsNotLoadedAgain) {
+  StartMigration();
+  {
+    Migrator first(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(first.RunOnce().ok());
+  }
+  // The job finished and its HFiles were loaded (_LOADED), then the daemon died before it
+  // recorded the load in the plan.
+  bridge_.Succeed("job_fake_1");
+  ASSERT_TRUE(bridge_.LoadBulkCopy("{}").ok());
+  ASSERT_EQ(bridge_.loads, 1);
+  bridge_.Restart();
+  EXPECT_FALSE(Plan()["bulk"]["loaded"].get<bool>());
+  Migrator second(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(second.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 1) << "nothing recomputed";
+  EXPECT_EQ(bridge_.loads, 1) << "nothing loaded twice";
+  ExpectSwitchedWithEveryRowOnce();
+}
+
+TEST_F(MigratorBulkTest, AFinishedOutputOfALostJobIsLoadedNotRecomputed) {
+  StartMigration();
+  {
+    Migrator first(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(first.RunOnce().ok());
+  }
+  bridge_.Succeed("job_fake_1");  // _SUCCESS written, then the daemon died
+  bridge_.Restart();
+  Migrator second(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(second.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 1);
+  EXPECT_EQ(bridge_.loads, 1);
+  ExpectSwitchedWithEveryRowOnce();
+}
+
+TEST_F(MigratorBulkTest, AbortKillsTheJobCleansUpAndDropsTheTarget) {
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(admin_.tables.count("tinawang:check__g2"));
+  Request("abort");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.kills, 1);
+  EXPECT_TRUE(bridge_.jobs.empty());
+  EXPECT_EQ(bridge_.cleanups, 1);
+  EXPECT_EQ(bridge_.loads, 0);
+  EXPECT_FALSE(admin_.tables.count("tinawang:check__g2"));
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_EQ(Status()["migration"]["phase"], "aborted");
+  EXPECT_EQ(Status()["generation"], 1);
+  EXPECT_TRUE(bridge_.target.empty());
+}
+
+TEST_F(MigratorBulkTest, AFailedJobIsRetriedThenReportedUntilResumed) {
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  bridge_.FailJob("job_fake_1", "java.io.IOException: region server went away");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  json plan = Plan();
+  EXPECT_EQ(plan["bulk"]["failures"], 1);
+  EXPECT_NE(plan["error"].get<std::string>().find("region server went away"), std::string::npos);
+  EXPECT_NE(Status()["migration"]["error"].get<std::string>().find("FAILED"), std::string::npos);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 2) << "submitted again";
+  EXPECT_TRUE(Plan()["error"].is_null()) << "a new attempt clears the error";
+
+  bridge_.FailJob("job_fake_2", "java.io.IOException: disk full");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 2) << "bulk_attempts (2) reached: not submitted again";
+  plan = Plan();
+  EXPECT_EQ(plan["phase"], "copying");
+  EXPECT_NE(plan["error"].get<std::string>().find("2 failed jobs: not submitted again"),
+            std::string::npos)
+      << plan["error"];
+  EXPECT_EQ(Status()["generation"], 1) << "nothing switched";
+
+  // An operator's resume tries again.
+  Request("resume");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 3);
+  bridge_.Succeed("job_fake_3");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ExpectSwitchedWithEveryRowOnce();
+}
+
+TEST_F(MigratorBulkTest, ASubmitThatFailsIsRetriedNeverThrown) {
+  StartMigration();
+  bridge_.submit_error = Status::Unavailable("cannot reach the ResourceManager");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_NE(Plan()["error"].get<std::string>().find("cannot reach the ResourceManager"),
+            std::string::npos);
+  bridge_.submit_error = presplit::Status::Ok();
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 2);
+  EXPECT_EQ(JobId(), "job_fake_2");
+}
+
+TEST_F(MigratorBulkTest, AutoPicksTheEngineBySourceSize) {
+  options_.mapreduce_threshold_bytes = 1000;
+  options_.table_bytes = [](const std::string& table) -> Result<int64_t> {
+    EXPECT_EQ(table, "tinawang:check");
+    return 5000;
+  };
+  StartMigration("auto");
+  EXPECT_EQ(Plan()["engine"], "auto");
+  Migrator big(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(big.RunOnce().ok());
+  EXPECT_EQ(Plan()["engine"], "mapreduce");
+  EXPECT_EQ(bridge_.submits, 1);
+}
+
+TEST_F(MigratorBulkTest, AutoTakesThePutEngineBelowTheThreshold) {
+  options_.mapreduce_threshold_bytes = 1000;
+  options_.table_bytes = [](const std::string&) -> Result<int64_t> { return 999; };
+  StartMigration("auto");
+  Migrator small(zk_, admin_, bridge_, options_);
+  (void)small.RunOnce();
+  EXPECT_EQ(bridge_.submits, 0);
+  EXPECT_EQ(Plan()["engine"], "put");
+}
+
+TEST_F(MigratorBulkTest, AutoTakesThePutEngineWhenTheSizeIsUnknown) {
+  options_.mapreduce_threshold_bytes = 1000;
+  options_.table_bytes = [](const std::string&) -> Result<int64_t> {
+    return presplit::Status::Unavailable("no RegionServer reports");
+  };
+  StartMigration("auto");
+  Migrator unknown(zk_, admin_, bridge_, options_);
+  (void)unknown.RunOnce();
+  EXPECT_EQ(bridge_.submits, 0);
+  EXPECT_GT(bridge_.chunk_calls, 0) << "the put engine copies chunks";
+  json plan = Plan();
+  ASSERT_TRUE(plan.is_object());
+  EXPECT_EQ(plan["engine"], "put");
+  EXPECT_TRUE(plan["bulk"].is_null());
+}
+
+TEST_F(MigratorBulkTest, WithoutHBaseRootDirTheJobReadsTheLiveTable) {
+  options_.hbase_conf_dir.clear();
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(Plan()["bulk"]["input"], "table");
+  EXPECT_EQ(bridge_.last_spec["input"], "table");
+  EXPECT_FALSE(bridge_.last_spec.contains("hbase_conf_dir"));
+}
+
+// The JSON of ResaltBulkJob's static methods, as JniMigrationBridge hands it over.
+TEST(BulkJsonTest, ProgressOutputAndLoadParseAndBadShapesAreErrors) {
+  auto progress = ParseBulkJobProgress(
+      R"({"job_id":"job_local1_0001","state":"FAILED","map_progress":0.25,)"
+      R"("reduce_progress":0.0,"cells":40,"rows":10,"failure":"java.io.IOException: x"})");
+  ASSERT_TRUE(progress.ok()) << progress.status().ToString();
+  EXPECT_EQ(progress->job_id, "job_local1_0001");
+  EXPECT_EQ(progress->state, "FAILED");
+  EXPECT_DOUBLE_EQ(progress->map_progress, 0.25);
+  EXPECT_EQ(progress->rows, 10);
+  EXPECT_EQ(progress->cells, 40);
+  EXPECT_EQ(progress->failure, "java.io.IOException: x");
+  auto unknown = ParseBulkJobProgress(
+      R"({"job_id":"j","state":"UNKNOWN","map_progress":0.0,"reduce_progress":0.0,"cells":0,)"
+      R"("rows":0})");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->failure, "");
+  EXPECT_FALSE(ParseBulkJobProgress(R"({"state":"RUNNING","cells":0,"rows":0})").ok());
+  EXPECT_FALSE(
+      ParseBulkJobProgress(R"({"job_id":"j","state":"RUNNING","rows":-1,"cells":0})").ok());
+  EXPECT_FALSE(ParseBulkJobProgress("not json").ok());
+
+  auto output = ParseBulkOutput(R"({"finished":true,"loaded":false})");
+  ASSERT_TRUE(output.ok());
+  EXPECT_TRUE(output->finished);
+  EXPECT_FALSE(output->loaded);
+  EXPECT_FALSE(ParseBulkOutput(R"({"finished":"yes","loaded":false})").ok());
+
+  auto loaded = ParseBulkLoaded(R"({"files":16,"bytes":4096})");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->files, 16);
+  EXPECT_EQ(loaded->bytes, 4096);
+  EXPECT_FALSE(ParseBulkLoaded(R"({"files":16})").ok());
+}
+
+TEST(BulkJsonTest, ThePlansBulkRecordRoundTrips) {
+  MigrationPlan plan;
+  plan.table = plan.source = "ns:t";
+  plan.target = "ns:t__g2";
+  plan.old_layout = R"({"salt":{"buckets":10}})";
+  plan.new_layout = R"({"salt":{"buckets":16}})";
+  plan.source_regions.push_back(SourceRegion{});
+  plan.engine = "mapreduce";
+  BulkCopyState bulk;
+  bulk.job_id = "job_1";
+  bulk.snapshot = "presplit_resalt_ns_t__g2";
+  bulk.staging_dir = "/staging/ns_t__g2";
+  bulk.input = "table";
+  bulk.attempts = 2;
+  bulk.failures = 1;
+  bulk.state = "RUNNING";
+  bulk.map_progress = 0.5;
+  bulk.rows = 7;
+  bulk.cells = 21;
+  bulk.loaded = true;
+  bulk.files = 16;
+  plan.bulk = bulk;
+  auto parsed = ParsePlan(PlanToJson(plan));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_TRUE(parsed->bulk.has_value());
+  EXPECT_EQ(parsed->engine, "mapreduce");
+  EXPECT_EQ(parsed->bulk->job_id, "job_1");
+  EXPECT_EQ(parsed->bulk->snapshot, "presplit_resalt_ns_t__g2");
+  EXPECT_EQ(parsed->bulk->staging_dir, "/staging/ns_t__g2");
+  EXPECT_EQ(parsed->bulk->input, "table");
+  EXPECT_EQ(parsed->bulk->attempts, 2);
+  EXPECT_EQ(parsed->bulk->failures, 1);
+  EXPECT_EQ(parsed->bulk->state, "RUNNING");
+  EXPECT_DOUBLE_EQ(parsed->bulk->map_progress, 0.5);
+  EXPECT_EQ(parsed->bulk->rows, 7);
+  EXPECT_EQ(parsed->bulk->cells, 21);
+  EXPECT_TRUE(parsed->bulk->loaded);
+  EXPECT_EQ(parsed->bulk->files, 16);
+  // A put-engine plan has none; a bulk record without its staging dir is refused.
+  plan.bulk.reset();
+  parsed = ParsePlan(PlanToJson(plan));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(parsed->bulk.has_value());
+  json broken = json::parse(PlanToJson(plan));
+  broken["bulk"] = {{"job_id", "job_1"}};
+  EXPECT_FALSE(ParsePlan(broken.dump()).ok());
+}
+
+}  // namespace
+}  // namespace presplit::daemon::migrate
