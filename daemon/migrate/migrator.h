@@ -123,6 +123,12 @@ struct MigratorOptions {
   // memstores, summed over its regions), put below. table_bytes measures it (unset or failing:
   // put).
   int64_t mapreduce_threshold_bytes = int64_t{10} << 30;
+  // The daemon's JVM heap limit (jvm_max_heap; 0 = unknown). Hadoop's local job runner runs the
+  // job's tasks inside that JVM: below kLocalRunnerMinHeapBytes it would run out of memory and
+  // take the daemon with it (the JVM exits on OutOfMemoryError), so without a hadoop_conf_dir
+  // "auto" stays on put and "mapreduce" is refused with the reason.
+  int64_t jvm_max_heap_bytes = 0;
+  static constexpr int64_t kLocalRunnerMinHeapBytes = int64_t{768} << 20;
   std::function<Result<int64_t>(const std::string& table)> table_bytes = nullptr;
 };
 

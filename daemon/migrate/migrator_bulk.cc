@@ -33,6 +33,9 @@ std::string JoinPath(const std::string& dir, const std::string& name) {
 
 Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
   MigrationPlan& plan = node.plan;
+  const bool heap_too_small_for_local_runner =
+      options_.hadoop_conf_dir.empty() && options_.jvm_max_heap_bytes > 0 &&
+      options_.jvm_max_heap_bytes < MigratorOptions::kLocalRunnerMinHeapBytes;
   if (plan.engine == "auto") {
     Result<int64_t> bytes = options_.table_bytes
                                 ? options_.table_bytes(plan.source)
@@ -42,6 +45,14 @@ Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
       spdlog::info(
           "migration {}: engine auto: {} holds {} bytes (threshold {} bytes): the {} engine",
           plan.table, plan.source, *bytes, options_.mapreduce_threshold_bytes, plan.engine);
+      if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
+        plan.engine = "put";
+        spdlog::warn(
+            "migration {}: engine auto: the put engine after all: the local job runner would run "
+            "inside presplitd's JVM, whose heap ({} bytes, jvm_max_heap) is below the {} bytes "
+            "it needs; raise jvm_max_heap or name a YARN cluster with hadoop_conf_dir",
+            plan.table, options_.jvm_max_heap_bytes, MigratorOptions::kLocalRunnerMinHeapBytes);
+      }
     } else {
       plan.engine = "put";
       spdlog::warn("migration {}: engine auto: the size of {} is unknown ({}): the put engine",
@@ -52,6 +63,15 @@ Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
     return Fail(node, "engine '" + plan.engine +
                           "' is not available in this presplitd (use \"put\", \"mapreduce\" or "
                           "\"auto\")");
+  }
+  if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
+    return Fail(node,
+                "engine mapreduce: Hadoop's local job runner would run inside presplitd's "
+                "JVM, whose heap (jvm_max_heap, " +
+                    std::to_string(options_.jvm_max_heap_bytes) + " bytes) is below the " +
+                    std::to_string(MigratorOptions::kLocalRunnerMinHeapBytes) +
+                    " bytes it needs: raise jvm_max_heap and restart presplitd, name a "
+                    "YARN cluster with hadoop_conf_dir, or use engine \"put\"");
   }
   return Step::kAdvanced;
 }

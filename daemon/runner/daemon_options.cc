@@ -27,8 +27,20 @@ Result<int> ParseInt(const std::string& key, const std::string& value, int min, 
   }
 }
 
-// A byte count: digits, optionally followed by K, M, G or T (powers of 1024; "10G").
-Result<int64_t> ParseBytes(const std::string& key, const std::string& value) {
+std::vector<std::string> SplitOn(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, sep)) {
+    part = Trim(part);
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int64_t> ParseByteCount(const std::string& key, const std::string& value) {
   std::string digits = value;
   int shift = 0;
   if (!digits.empty()) {
@@ -67,19 +79,6 @@ Result<int64_t> ParseBytes(const std::string& key, const std::string& value) {
   }
 }
 
-std::vector<std::string> SplitOn(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string part;
-  while (std::getline(in, part, sep)) {
-    part = Trim(part);
-    if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
-}  // namespace
-
 Status ApplyOption(const std::string& key, const std::string& value, DaemonOptions& o) {
   if (key.rfind("hbase.", 0) == 0) {
     o.hbase_settings[key] = value;
@@ -105,6 +104,9 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
   } else if (key == "hbase_command") {
     o.hbase_command = value;
   } else if (key == "jvm_max_heap") {
+    // The JVM's -Xmx syntax; checked here, so that a typo is a clear error, not a JVM that
+    // refuses to start.
+    PRESPLIT_RETURN_IF_ERROR(ParseByteCount(key, value).status());
     o.jvm_max_heap = value;
   } else if (key == "jvm_options") {
     o.jvm_options = SplitOn(value, ' ');
@@ -119,7 +121,7 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
   } else if (key == "migration_chunk_rows") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_chunk_rows, ParseInt(key, value, 1, 1000000));
   } else if (key == "migration_mapreduce_threshold_bytes") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_mapreduce_threshold_bytes, ParseBytes(key, value));
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_mapreduce_threshold_bytes, ParseByteCount(key, value));
   } else if (key == "migration_staging_dir") {
     if (value.empty()) return Status::InvalidArgument("migration_staging_dir: must not be empty");
     o.migration_staging_dir = value;

@@ -73,6 +73,9 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
 Status ApplyConfigFile(const std::string& path, DaemonOptions& options);
 Status ApplyConfigText(const std::string& text, const std::string& origin, DaemonOptions& options);
 Status ApplyOption(const std::string& key, const std::string& value, DaemonOptions& options);
+// A byte count: digits, optionally followed by K, M, G or T (powers of 1024: "10G", "256m"), as
+// the JVM's -Xmx takes it. `key` names the option in the error.
+Result<int64_t> ParseByteCount(const std::string& key, const std::string& value);
 
 // The JVM classpath the options describe; runs `hbase classpath` when nothing else is set.
 Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& options);

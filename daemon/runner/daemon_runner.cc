@@ -344,6 +344,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   migrator_options.hbase_conf_dir = options.hbase_conf_dir;
   migrator_options.hbase_settings = hbase_settings;
   migrator_options.mapreduce_threshold_bytes = options.migration_mapreduce_threshold_bytes;
+  if (auto heap = ParseByteCount("jvm_max_heap", options.jvm_max_heap); heap.ok()) {
+    migrator_options.jvm_max_heap_bytes = *heap;
+  }
   migrator_options.table_bytes = [&migrate_admin](const std::string& table) -> Result<int64_t> {
     // What the RegionServers last reported: store files and memstores of every region.
     PRESPLIT_ASSIGN_OR_RETURN(auto loads, migrate_admin->RegionLoads({table}));

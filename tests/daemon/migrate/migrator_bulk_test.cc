@@ -426,6 +426,37 @@ TEST_F(MigratorBulkTest, AutoTakesThePutEngineWhenTheSizeIsUnknown) {
   EXPECT_TRUE(plan["bulk"].is_null());
 }
 
+TEST_F(MigratorBulkTest, TheLocalRunnerIsNeverStartedInATooSmallHeap) {
+  // The local job runner runs inside presplitd's JVM: with the default 256m heap it would run
+  // out of memory and the JVM would exit. "auto" stays on put; "mapreduce" is refused with the
+  // reason and submits nothing; a YARN cluster (hadoop_conf_dir) needs no daemon heap.
+  options_.hadoop_conf_dir.clear();
+  options_.jvm_max_heap_bytes = int64_t{256} << 20;
+  options_.mapreduce_threshold_bytes = 1000;
+  options_.table_bytes = [](const std::string&) -> Result<int64_t> { return 5000; };
+  StartMigration("auto");
+  Migrator small_heap(zk_, admin_, bridge_, options_);
+  (void)small_heap.RunOnce();
+  EXPECT_EQ(bridge_.submits, 0);
+  EXPECT_EQ(Plan()["engine"], "put");
+}
+
+TEST_F(MigratorBulkTest, EngineMapreduceInATooSmallHeapIsRefusedWithTheReason) {
+  options_.hadoop_conf_dir.clear();
+  options_.jvm_max_heap_bytes = int64_t{256} << 20;
+  StartMigration("mapreduce");
+  Migrator small_heap(zk_, admin_, bridge_, options_);
+  (void)small_heap.RunOnce();
+  EXPECT_EQ(bridge_.submits, 0);
+  EXPECT_EQ(bridge_.chunk_calls, 0);
+  EXPECT_NE(Plan()["error"].get<std::string>().find("raise jvm_max_heap"), std::string::npos);
+  // With the heap it needs (a restart with a bigger jvm_max_heap), the job is submitted.
+  options_.jvm_max_heap_bytes = int64_t{1} << 30;
+  Migrator restarted(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(restarted.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 1);
+}
+
 TEST_F(MigratorBulkTest, WithoutHBaseRootDirTheJobReadsTheLiveTable) {
   options_.hbase_conf_dir.clear();
   StartMigration();

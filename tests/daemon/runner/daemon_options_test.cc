@@ -49,6 +49,13 @@ TEST(DaemonOptionsTest, TheMapReduceEngineSettings) {
     EXPECT_NE(s.message().find("byte count"), std::string::npos) << s.message();
   }
   EXPECT_FALSE(ApplyOption("migration_staging_dir", "", o).ok());
+  // The JVM heap in -Xmx syntax: a typo is refused here, not by a JVM that will not start.
+  ASSERT_TRUE(ApplyOption("jvm_max_heap", "1g", o).ok());
+  EXPECT_EQ(o.jvm_max_heap, "1g");
+  EXPECT_EQ(*ParseByteCount("jvm_max_heap", o.jvm_max_heap), int64_t{1} << 30);
+  s = ApplyOption("jvm_max_heap", "1 gig", o);
+  EXPECT_NE(s.message().find("jvm_max_heap"), std::string::npos) << s.message();
+  EXPECT_EQ(o.jvm_max_heap, "1g");
 }
 
 TEST(DaemonOptionsTest, ErrorsNameTheLineAndTheKey) {
