@@ -108,7 +108,8 @@ public class MigrationE2E {
   }
 
   // Inserts live-00000000.. (one cell, server timestamp) until the stop file exists; follows the
-  // table's generation switch as the SDK does.
+  // table's generation switch as the SDK does. One synchronous put at a time: the cluster's own
+  // speed paces it, no fixed sleep.
   static void writer(String name, Path stop) throws Exception {
     int written = 0;
     Set<Long> generations = new java.util.TreeSet<>();
@@ -125,7 +126,6 @@ public class MigrationE2E {
         if (written % 500 == 0) {
           System.err.println("writer: " + written + " written, generation " + before.generation());
         }
-        Thread.sleep(2); // pacing, not synchronisation: a steady trickle of writes across the switch
       }
     }
     System.out.println("{\"written\":" + written + ",\"generations\":" + generations.size() + "}");
