@@ -68,6 +68,21 @@ def migration_phase(root, table):
     return (migration_status(root, table) or {}).get("phase")
 
 
+def stop_writer_and_verify(test, root, table, writer, stop_file, rows):
+    """Stops the SDK writer; checks every loaded and every written row once in generation 2."""
+    with open(stop_file, "w"):
+        pass
+    out, _ = writer.communicate(timeout=120)
+    written = json.loads(out.strip().splitlines()[-1])
+    test.assertGreater(written["written"], 0)
+    evidence = helper(root, "verify", table, str(rows), str(VERSIONS), str(written["written"]))
+    test.assertEqual(evidence["rows"], rows)
+    test.assertEqual(evidence["live"], written["written"])
+    test.assertEqual(evidence["generation"], 2)
+    test.assertEqual(evidence["buckets"], 16)
+    return written, evidence
+
+
 def checkpoints_written(root, table):
     status = migration_status(root, table)
     return status is not None and status.get("phase") == "copying" and status.get("rows", 0) > 0
@@ -130,17 +145,7 @@ class MigrationTest(unittest.TestCase):
                    "the standby to finish the migration")
         self.assertIn("old generation " + table + " disabled", standby.log_text())
 
-        with open(stop_file, "w"):
-            pass
-        out, _ = writer.communicate(timeout=120)
-        written = json.loads(out.strip().splitlines()[-1])
-        self.assertGreater(written["written"], 0)
-        evidence = helper(root, "verify", table, str(ROWS), str(VERSIONS),
-                          str(written["written"]))
-        self.assertEqual(evidence["rows"], ROWS)
-        self.assertEqual(evidence["live"], written["written"])
-        self.assertEqual(evidence["generation"], 2)
-        self.assertEqual(evidence["buckets"], 16)
+        written, evidence = stop_writer_and_verify(self, root, table, writer, stop_file, ROWS)
         print(f"test_1: killed at {killed_at}, writer {written}, verified {evidence}", flush=True)
 
     def test_2_corrupted_target_fails_verification_then_abort(self):

@@ -11,7 +11,6 @@ key with the same cells and timestamps (tests/e2e/java/MigrationE2E.java, plain 
 The put path keeps its 200,000-row test (test_migration.py) and the job itself its 200,000-row
 test (test_mapreduce.py); this one moves ROWS rows to keep the suite short.
 """
-import json
 import os
 import signal
 import subprocess
@@ -22,7 +21,7 @@ import uuid
 
 import harness as h
 from test_migration import (VERSIONS, document, helper, java_program, migration_phase,
-                            migration_status, put_doc)
+                            migration_status, put_doc, stop_writer_and_verify)
 
 ROWS = int(os.environ.get("PRESPLIT_E2E_MAPREDUCE_MIGRATION_ROWS", "20000"))
 CLUSTER_DIR = os.environ["PRESPLIT_CLUSTER_DIR"]
@@ -105,17 +104,7 @@ class MapReduceEngineTest(unittest.TestCase):
                                           else [])))
         print(f"migration with the mapreduce engine: {time.time() - started:.0f} s", flush=True)
 
-        with open(stop_file, "w"):
-            pass
-        out, _ = writer.communicate(timeout=120)
-        written = json.loads(out.strip().splitlines()[-1])
-        self.assertGreater(written["written"], 0)
-        evidence = helper(root, "verify", table, str(ROWS), str(VERSIONS),
-                          str(written["written"]))
-        self.assertEqual(evidence["rows"], ROWS)
-        self.assertEqual(evidence["live"], written["written"])
-        self.assertEqual(evidence["generation"], 2)
-        self.assertEqual(evidence["buckets"], 16)
+        written, evidence = stop_writer_and_verify(self, root, table, writer, stop_file, ROWS)
         print(f"killed at {killed}, writer {written}, verified {evidence}", flush=True)
 
 
