@@ -13,6 +13,7 @@
 #include "daemon/migrate/migrator.h"
 #include "daemon/reconcile/reconciler.h"
 #include "tests/daemon/fakes.h"
+#include "tests/daemon/migrate/migration_fixture.h"
 
 namespace presplit::daemon::migrate {
 namespace {
@@ -141,19 +142,7 @@ class FakeBulkBridge : public MigrationBridge {
   int submits = 0, loads = 0, kills = 0, cleanups = 0, progress_calls = 0, chunk_calls = 0;
 };
 
-std::string Document(int buckets, const std::string& migration) {
-  json doc = json::parse(R"({
-    "version": 1, "table": "tinawang:check",
-    "layout": {"salt": {"buckets": 10, "encoding": "decimal", "hash": "java-hashcode"},
-               "group": {"length": 8}},
-    "split": {"algorithm": "salt-buckets"},
-    "families": [{"name": "f", "max_versions": 3}]})");
-  doc["layout"]["salt"]["buckets"] = buckets;
-  if (!migration.empty()) doc["migration"] = json::parse(migration);
-  return doc.dump();
-}
-
-class MigratorBulkTest : public ::testing::Test {
+class MigratorBulkTest : public MigrationZnodesTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(reconciler_.Prepare().ok());
@@ -174,24 +163,6 @@ class MigratorBulkTest : public ::testing::Test {
     options_.bulk_attempts = 2;
   }
 
-  void PutDoc(const std::string& doc) {
-    ASSERT_TRUE(zk_.Upsert("/presplit/tables/tinawang:check", doc).ok());
-  }
-  json Status() {
-    auto node = zk_.Get("/presplit/status/tinawang:check", false);
-    return node.ok() ? json::parse(node->data) : json();
-  }
-  json Plan() {
-    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
-    return node.ok() ? json::parse(node->data) : json();
-  }
-  void Request(const std::string& request) {
-    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
-    ASSERT_TRUE(node.ok());
-    json plan = json::parse(node->data);
-    plan["request"] = request;
-    ASSERT_TRUE(zk_.Set("/presplit/migrations/tinawang:check", plan.dump(), node->version).ok());
-  }
   void StartMigration(const std::string& engine = "mapreduce") {
     PutDoc(Document(16, R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": ")" +
                             engine + "\"}"));
@@ -210,7 +181,6 @@ class MigratorBulkTest : public ::testing::Test {
     EXPECT_TRUE(Plan().is_null());
   }
 
-  FakeZk zk_;
   FakeAdmin admin_;
   FakeBulkBridge bridge_;
   Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};

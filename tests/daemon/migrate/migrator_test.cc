@@ -14,6 +14,7 @@
 
 #include "daemon/reconcile/reconciler.h"
 #include "tests/daemon/fakes.h"
+#include "tests/daemon/migrate/migration_fixture.h"
 
 namespace presplit::daemon::migrate {
 namespace {
@@ -200,19 +201,7 @@ class HookedAdmin : public FakeAdmin {
   std::function<void(const std::string& table)> on_describe;
 };
 
-std::string Document(int buckets, const std::string& migration) {
-  json doc = json::parse(R"({
-    "version": 1, "table": "tinawang:check",
-    "layout": {"salt": {"buckets": 10, "encoding": "decimal", "hash": "java-hashcode"},
-               "group": {"length": 8}},
-    "split": {"algorithm": "salt-buckets"},
-    "families": [{"name": "f", "max_versions": 3}]})");
-  doc["layout"]["salt"]["buckets"] = buckets;
-  if (!migration.empty()) doc["migration"] = json::parse(migration);
-  return doc.dump();
-}
-
-class MigratorTest : public ::testing::Test {
+class MigratorTest : public MigrationZnodesTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(reconciler_.Prepare().ok());
@@ -233,24 +222,6 @@ class MigratorTest : public ::testing::Test {
     options_.progress_interval = std::chrono::milliseconds(5);
   }
 
-  void PutDoc(const std::string& doc) {
-    ASSERT_TRUE(zk_.Upsert("/presplit/tables/tinawang:check", doc).ok());
-  }
-  json Status() {
-    auto node = zk_.Get("/presplit/status/tinawang:check", false);
-    return node.ok() ? json::parse(node->data) : json();
-  }
-  json Plan() {
-    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
-    return node.ok() ? json::parse(node->data) : json();
-  }
-  void Request(const std::string& request) {
-    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
-    ASSERT_TRUE(node.ok());
-    json plan = json::parse(node->data);
-    plan["request"] = request;
-    ASSERT_TRUE(zk_.Set("/presplit/migrations/tinawang:check", plan.dump(), node->version).ok());
-  }
   // The document edited to 16 buckets with migrations allowed; the reconciler plans it.
   void StartMigration(const std::string& migration = R"({"allowed": true, "grace_period_s": 0,
                                                           "workers": 3})") {
@@ -288,7 +259,6 @@ class MigratorTest : public ::testing::Test {
         << "no SDK reads a previous generation of an aborted migration";
   }
 
-  FakeZk zk_;
   HookedAdmin admin_;
   FakeBridge bridge_;
   Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};

@@ -1,0 +1,54 @@
+// What the Migrator's test files share: the table document of tinawang:check at a bucket count,
+// and the fake ZooKeeper's znodes a migration reads and writes (the document, the table's status,
+// the plan, and presplitctl's request on the plan).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/daemon/fakes.h"
+
+namespace presplit::daemon::migrate {
+
+// tinawang:check salted into `buckets` decimal buckets (java-hashcode, 8-byte groups, 3 versions),
+// with `migration` (JSON, "" = none) as its migration object.
+inline std::string Document(int buckets, const std::string& migration) {
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "version": 1, "table": "tinawang:check",
+    "layout": {"salt": {"buckets": 10, "encoding": "decimal", "hash": "java-hashcode"},
+               "group": {"length": 8}},
+    "split": {"algorithm": "salt-buckets"},
+    "families": [{"name": "f", "max_versions": 3}]})");
+  doc["layout"]["salt"]["buckets"] = buckets;
+  if (!migration.empty()) doc["migration"] = nlohmann::json::parse(migration);
+  return doc.dump();
+}
+
+class MigrationZnodesTest : public ::testing::Test {
+ protected:
+  void PutDoc(const std::string& doc) {
+    ASSERT_TRUE(zk_.Upsert("/presplit/tables/tinawang:check", doc).ok());
+  }
+  nlohmann::json Status() { return Read("/presplit/status/tinawang:check"); }
+  nlohmann::json Plan() { return Read("/presplit/migrations/tinawang:check"); }
+  // What presplitctl migration pause|resume|abort writes: the plan's request, compare-and-set.
+  void Request(const std::string& request) {
+    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
+    ASSERT_TRUE(node.ok());
+    nlohmann::json plan = nlohmann::json::parse(node->data);
+    plan["request"] = request;
+    ASSERT_TRUE(zk_.Set("/presplit/migrations/tinawang:check", plan.dump(), node->version).ok());
+  }
+
+  testing::FakeZk zk_;
+
+ private:
+  nlohmann::json Read(const std::string& path) {
+    auto node = zk_.Get(path, false);
+    return node.ok() ? nlohmann::json::parse(node->data) : nlohmann::json();
+  }
+};
+
+}  // namespace presplit::daemon::migrate
