@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds one project of libFuzzer targets with clang (libFuzzer + ASan + UBSan) and runs each
-# target for a bounded time over its seed corpus (<project>/corpus/<name without fuzz_>/). A
-# crash, leak or sanitizer report fails the run. Shared by the test suite (tests/native/fuzz and
-# tests/daemon/fuzz, 15 s a target) and bench/run_fuzz_long.sh (longer runs).
+# Builds the project of libFuzzer targets (tests/fuzz: libpresplit's and the daemon's) with clang
+# (libFuzzer + ASan + UBSan) and runs each target for a bounded time over a copy of its seed
+# corpus (the directory named in <build>/<target>.corpus). A crash, leak or sanitizer report
+# fails the run. Shared by the test suite (the test `fuzz`, 15 s a target) and
+# bench/run_fuzz_long.sh (longer runs).
 #   scripts/lib/run_fuzzers.sh PROJECT_DIR BUILD_DIR [SECONDS_PER_TARGET]   (default 15)
 set -euo pipefail
 if (($# < 2)); then
@@ -27,7 +28,8 @@ for target in "$build"/fuzz_*; do
   name=$(basename "$target")
   ran=$((ran + 1))
   corpus=$(mktemp -d)
-  [[ -d $project/corpus/${name#fuzz_} ]] && cp "$project/corpus/${name#fuzz_}"/* "$corpus"/ 2>/dev/null || true
+  seeds=$(cat "$build/$name.corpus" 2>/dev/null || true)
+  [[ -n $seeds && -d $seeds ]] && cp "$seeds"/* "$corpus"/ 2>/dev/null || true
   log=$build/$name.log
   if "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       "$corpus" >"$log" 2>&1; then
