@@ -186,7 +186,7 @@ public final class MigrationBench {
           while (true) {
             JsonObject out = JsonParser.parseString(MigrationBridge.copyChunk(
                 source.getNameAsString(), bridgeTarget.getNameAsString(), oldJson, newJson,
-                from, end, 0, startTs, chunkRows, 0)).getAsJsonObject();
+                from, end, 0, startTs, chunkRows, 0, null)).getAsJsonObject();
             bridgeRows.addAndGet(out.get("rows").getAsLong());
             bridgeDigest.addAndGet(Long.parseUnsignedLong(out.get("digest").getAsString(), 16));
             if (out.get("next_row").isJsonNull()) {

@@ -76,14 +76,22 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=200000)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--chunk", type=int, default=5000, help="presplitd's migration_chunk_rows")
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="rows per chunk (migration_chunk_rows, engine put, default 5000; "
+                        "migration_hfile_chunk_rows, engine hfile, default 100000)")
+    parser.add_argument("--engine", choices=["put", "hfile"], default="hfile",
+                        help="the migration's copy engine (default hfile)")
     parser.add_argument("--http-port", type=int, default=19790)
     args = parser.parse_args()
 
+    if args.chunk is None:
+        args.chunk = 100000 if args.engine == "hfile" else 5000
     root = f"/presplit-migration-bench-{uuid.uuid4().hex[:6]}"
-    daemon = h.Daemon(root, args.http_port, name="presplitd-migration-bench",
-                      settings={"migration_chunk_rows": args.chunk, "migration_interval_s": 1,
-                                "jvm_max_heap": "512m"})
+    settings = {"migration_interval_s": 1, "jvm_max_heap": "512m",
+                "migration_staging_dir": os.path.join(h.BUILD_DIR, "bench-migration", "staging")}
+    settings["migration_hfile_chunk_rows" if args.engine == "hfile" else "migration_chunk_rows"] = \
+        args.chunk
+    daemon = h.Daemon(root, args.http_port, name="presplitd-migration-bench", settings=settings)
     work = daemon.dir
     daemon.start()
     try:
@@ -101,7 +109,8 @@ def main():
         print(plain.strip(), flush=True)
         plain_rate = float(re.search(r"= (\d+) rows/s", plain).group(1))
 
-        put(document(16, {"allowed": True, "workers": args.workers, "grace_period_s": 3600}))
+        put(document(16, {"allowed": True, "workers": args.workers, "grace_period_s": 3600,
+                           "engine": args.engine}))
         prefix = f"migration {TABLE}: "
 
         def finished():
@@ -122,7 +131,8 @@ def main():
                                             (created, copied, replayed, verified))
         total = end - start
         rate = rows / total
-        print(f"presplitd migration ({args.workers} workers, chunks of {args.chunk} rows, "
+        print(f"presplitd migration (engine {args.engine}, {args.workers} workers, chunks of "
+              f"{args.chunk} rows, "
               f"checkpoints in ZooKeeper): {rows} rows verified in {total:.1f} s = {rate:.0f} "
               f"rows/s (copy {copy_end - start:.1f} s, replay {replay_end - copy_end:.1f} s, "
               f"verification {end - replay_end:.1f} s)")

@@ -49,7 +49,7 @@ Status JniMigrationBridge::Resolve(JNIEnv* env) {
   }
   const std::string s = kS;
   copy_chunk_ = env->GetStaticMethodID(
-      cls, "copyChunk", Signature({s, s, s, s, "[B", "[B", "J", "J", "I", "J"}).c_str());
+      cls, "copyChunk", Signature({s, s, s, s, "[B", "[B", "J", "J", "I", "J", s}).c_str());
   digest_range_ =
       env->GetStaticMethodID(cls, "digestRange", Signature({s, s, "[B", "[B", "J", "J"}).c_str());
   digest_target_ = env->GetStaticMethodID(cls, "digestTargetBySourceRegion",
@@ -115,10 +115,11 @@ Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
         jstring new_layout = NewJavaString(env, range.new_layout);
         jbyteArray from = NewBytes(env, from_row);
         jbyteArray end = NewBytes(env, end_row);
+        jstring staging = NewJavaString(env, range.hfile_staging_dir);
         if (env->ExceptionCheck()) return nullptr;
         return env->CallStaticObjectMethod(cls, copy_chunk_, source, target, old_layout, new_layout,
                                            from, end, jlong{min_ts}, jlong{max_ts}, jint{max_rows},
-                                           jlong{max_cells_per_s});
+                                           jlong{max_cells_per_s}, staging);
       }));
   return ParseChunkCopied(json);
 }

@@ -48,6 +48,9 @@ struct CopyRange {
   std::string target_table;
   std::string old_layout;  // JSON
   std::string new_layout;  // JSON
+  // The "hfile" engine: CopyChunk writes HFiles under this directory (on a file system the
+  // RegionServers read) and bulk-loads them. "" = the "put" engine (a BufferedMutator).
+  std::string hfile_staging_dir;
 };
 
 // The bulk copy (the "mapreduce" engine): io.presplit.mapreduce.ResaltBulkJob. Its spec is JSON

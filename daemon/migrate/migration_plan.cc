@@ -218,4 +218,20 @@ Result<RegionCheckpoint> ParseCheckpoint(const std::string& text) {
   return c;
 }
 
+std::string PlainName(const std::string& table) {
+  std::string out = table;
+  for (char& c : out) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '-' || c == '.';
+    if (!plain) c = '_';
+  }
+  return out;
+}
+
+std::string StagingDirOf(const std::string& base, const std::string& target) {
+  const std::string name = PlainName(target);
+  if (base.empty()) return name;
+  return base.back() == '/' ? base + name : base + "/" + name;
+}
+
 }  // namespace presplit::daemon::migrate

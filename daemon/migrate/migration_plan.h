@@ -134,4 +134,11 @@ Result<RegionCheckpoint> ParseCheckpoint(const std::string& json);
 // table's own name).
 std::string GenerationTableName(const std::string& table, int64_t generation);
 
+// "ns:t__g2" -> "ns_t__g2": a name for HBase snapshots and directories.
+std::string PlainName(const std::string& table);
+
+// Where a migration to `target` stages its HFiles (engines "hfile" and "mapreduce"):
+// <base>/<PlainName(target)>.
+std::string StagingDirOf(const std::string& base, const std::string& target);
+
 }  // namespace presplit::daemon::migrate

@@ -113,7 +113,11 @@ int64_t Migrator::NowMs() const {
 }
 
 CopyRange Migrator::RangeOf(const MigrationPlan& plan) const {
-  return CopyRange{plan.source, plan.target, plan.old_layout, plan.new_layout};
+  CopyRange range{plan.source, plan.target, plan.old_layout, plan.new_layout, ""};
+  if (plan.engine == "hfile") {
+    range.hfile_staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
+  }
+  return range;
 }
 
 std::string Migrator::CheckpointPath(const std::string& table, size_t region) const {
@@ -468,6 +472,7 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
       plan.max_cells_per_s > 0 ? std::max<int64_t>(1, plan.max_cells_per_s / std::max(1, workers))
                                : 0;
   const CopyRange range = RangeOf(plan);
+  const int chunk_rows = plan.engine == "hfile" ? options_.hfile_chunk_rows : options_.chunk_rows;
 
   auto copy_region = [&](size_t index) {
     RegionCheckpoint cp = checkpoints[index];
@@ -485,7 +490,7 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
       const std::string from = cp.next_row.value_or(region.start);
       Result<ChunkCopied> chunk = Status::Internal("not run");
       for (int attempt = 1; attempt <= options_.chunk_attempts; ++attempt) {
-        chunk = bridge_.CopyChunk(range, from, region.end, 0, plan.start_ts, options_.chunk_rows,
+        chunk = bridge_.CopyChunk(range, from, region.end, 0, plan.start_ts, chunk_rows,
                                   per_worker_rate);
         if (chunk.ok() || stop != kNone) break;
         spdlog::warn("migration {}: region {} chunk failed (attempt {} of {}): {}", plan.table,

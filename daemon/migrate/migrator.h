@@ -93,7 +93,10 @@ struct MigratorOptions {
   std::function<bool()> lease = nullptr;
   const std::atomic<bool>* stop = nullptr;  // set: the daemon is stopping
   ZkAcls acls = OpenAcls();
-  int chunk_rows = 5000;        // rows per copyChunk call (one checkpoint each)
+  int chunk_rows = 5000;  // rows per copyChunk call (one checkpoint each), engine "put"
+  // Engine "hfile": rows per copyChunk call, each one bulk load of up to one HFile per target
+  // region and family; larger than chunk_rows, as every chunk adds files to the target's stores.
+  int hfile_chunk_rows = 100000;
   int max_catchup_rounds = 20;  // replays after the switch before giving up on "quiet"
   int min_catchup_rounds = 2;   // writers need a moment to follow the switch
   std::chrono::milliseconds catchup_interval{2000};  // between two catch-up replays
@@ -106,8 +109,9 @@ struct MigratorOptions {
   // Wall clock in ms (HBase timestamps); tests pass their own.
   std::function<int64_t()> now_ms = nullptr;
 
-  // The "mapreduce" engine (ResaltBulkJob). Each migration stages under
-  // <bulk_staging_dir>/<target> on the cluster's default file system (fs.defaultFS).
+  // The "mapreduce" engine (ResaltBulkJob) and the "hfile" engine stage their HFiles under
+  // <bulk_staging_dir>/<target> on the cluster's default file system (fs.defaultFS), which the
+  // RegionServers must be able to read.
   std::string bulk_staging_dir = "/tmp/presplit-resalt";
   // A Hadoop configuration directory (core-, hdfs-, mapred-, yarn-site.xml): with
   // mapreduce.framework.name = yarn the job runs on YARN; empty: Hadoop's local job runner in

@@ -13,22 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// "ns:t__g2" -> "ns_t__g2": a name for HBase snapshots and directories.
-std::string PlainName(const std::string& table) {
-  std::string out = table;
-  for (char& c : out) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       c == '_' || c == '-' || c == '.';
-    if (!plain) c = '_';
-  }
-  return out;
-}
-
-std::string JoinPath(const std::string& dir, const std::string& name) {
-  if (dir.empty()) return name;
-  return dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 }  // namespace
 
 Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
@@ -59,10 +43,10 @@ Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
                    plan.table, plan.source, bytes.status().message());
     }
   }
-  if (plan.engine != "put" && plan.engine != "mapreduce") {
+  if (plan.engine != "put" && plan.engine != "hfile" && plan.engine != "mapreduce") {
     return Fail(node, "engine '" + plan.engine +
-                          "' is not available in this presplitd (use \"put\", \"mapreduce\" or "
-                          "\"auto\")");
+                          "' is not available in this presplitd (use \"put\", \"hfile\", "
+                          "\"mapreduce\" or \"auto\")");
   }
   if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
     return Fail(node,
@@ -114,7 +98,7 @@ Migrator::Step Migrator::CopyBulk(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   if (!plan.bulk) {
     BulkCopyState bulk;
-    bulk.staging_dir = JoinPath(options_.bulk_staging_dir, PlainName(plan.target));
+    bulk.staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
     bulk.snapshot = "presplit_resalt_" + PlainName(plan.target);
     // A snapshot is read from the files under hbase.rootdir: without it, the live table.
     const bool knows_root_dir =

@@ -422,10 +422,11 @@ void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode&
     outcome.migration_line = outcome.differences.size() - 1;
     return;
   }
-  if (config.migration->engine != "put" && config.migration->engine != "mapreduce" &&
-      config.migration->engine != "auto") {
-    outcome.error = "migration not started: engine '" + config.migration->engine +
-                    "' is not available in this presplitd (use \"put\", \"mapreduce\" or \"auto\")";
+  const std::string& engine = config.migration->engine;
+  if (engine != "put" && engine != "hfile" && engine != "mapreduce" && engine != "auto") {
+    outcome.error = "migration not started: engine '" + engine +
+                    "' is not available in this presplitd (use \"put\", \"hfile\", "
+                    "\"mapreduce\" or \"auto\")";
     spdlog::error("table {}: {}", physical.table, outcome.error);
     return;
   }

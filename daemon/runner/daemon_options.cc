@@ -120,6 +120,8 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_interval_s, ParseInt(key, value, 1, 3600));
   } else if (key == "migration_chunk_rows") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_chunk_rows, ParseInt(key, value, 1, 1000000));
+  } else if (key == "migration_hfile_chunk_rows") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_hfile_chunk_rows, ParseInt(key, value, 1, 100000000));
   } else if (key == "migration_mapreduce_threshold_bytes") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_mapreduce_threshold_bytes, ParseByteCount(key, value));
   } else if (key == "migration_staging_dir") {
@@ -226,6 +228,8 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
   check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
   check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);
+  check("migration_hfile_chunk_rows", before.migration_hfile_chunk_rows,
+        after.migration_hfile_chunk_rows);
   check("migration_mapreduce_threshold_bytes", before.migration_mapreduce_threshold_bytes,
         after.migration_mapreduce_threshold_bytes);
   check("migration_staging_dir", before.migration_staging_dir, after.migration_staging_dir);

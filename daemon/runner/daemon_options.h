@@ -45,6 +45,7 @@ struct DaemonOptions {
   // triggers it, and how many rows one copy call moves (one checkpoint each).
   int migration_interval_s = 2;
   int migration_chunk_rows = 5000;
+  int migration_hfile_chunk_rows = 100000;  // engine "hfile": rows per chunk (one bulk load)
   // The "mapreduce" migration engine (a ResaltBulkJob): a document's engine "auto" (its default)
   // takes it for a source table of at least this many bytes (store files and memstores), the
   // put engine below; the job stages its HFiles under migration_staging_dir on the cluster's

@@ -657,7 +657,7 @@ Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_region
   return load;
 }
 
-constexpr std::array<std::string_view, 3> kMigrationEngines = {"put", "mapreduce", "auto"};
+constexpr std::array<std::string_view, 4> kMigrationEngines = {"put", "hfile", "mapreduce", "auto"};
 
 Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
   PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(

@@ -48,6 +48,9 @@ class MigrationBridgeTest(unittest.TestCase):
         self.assertGreater(evidence["chunks"], 10)
         self.assertEqual(evidence["rows"], ROWS - (ROWS + 96) // 97)
         self.assertGreater(evidence["cells"], 2 * evidence["rows"])
+        # The hfile engine copied the same rows as HFiles (checked region by region in Java).
+        self.assertEqual(evidence["hfile_rows"], evidence["rows"])
+        self.assertGreater(evidence["hfile_store_files"], 0)
         self.assertEqual(evidence["replay"], {"cells": 51, "deletes": 2})
         self.assertGreaterEqual(evidence["missing"]["missing"], 1)
         self.assertIn("g010|row-000010", evidence["missing"]["first_missing"])

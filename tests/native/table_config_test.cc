@@ -443,6 +443,11 @@ TEST(TableConfig, MigrationDefaultsAndBounds) {
   EXPECT_EQ(c->migration->grace_period_s, 0);
   EXPECT_TRUE(c->migration->drop_old);
   EXPECT_EQ(c->migration->engine, "mapreduce");
+  d = Reference();
+  d["migration"] = {{"allowed", true}, {"engine", "hfile"}};
+  auto hfile = ParseTableConfig(d.dump());
+  ASSERT_TRUE(hfile.ok()) << hfile.status().message();
+  EXPECT_EQ(hfile->migration->engine, "hfile");
 
   d = Reference();
   d["migration"] = {{"workers", 0}};
@@ -452,8 +457,9 @@ TEST(TableConfig, MigrationDefaultsAndBounds) {
   d["migration"] = {{"grace_period_s", -5}};
   ExpectFieldError(d, "migration.grace_period_s", "must be between 0 and 31536000 (got -5)");
   d["migration"] = {{"engine", "copytable"}};
-  ExpectFieldError(d, "migration.engine",
-                   "unknown migration engine 'copytable' (expected one of put, mapreduce, auto)");
+  ExpectFieldError(
+      d, "migration.engine",
+      "unknown migration engine 'copytable' (expected one of put, hfile, mapreduce, auto)");
   d["migration"] = {{"allowed", "yes"}};
   ExpectFieldError(d, "migration.allowed", "expected a boolean");
   d["migration"] = {{"allow", true}};

@@ -83,8 +83,8 @@
 //    default 0; at most 10^9) the copy's rate limit over all workers; grace_period_s
 //    (0..31536000, default 3600) between the switch and disabling the old generation; drop_old
 //    (default false) drops the old generation after the grace period once a final check finds
-//    nothing missing; engine "put" (default: copy through the HBase client) | "mapreduce" (a
-//    bulk-load job; accepted here, refused by presplitd until it exists).
+//    nothing missing; engine "put" (puts through the HBase client) | "hfile" (presplitd writes
+//    HFiles and bulk-loads them) | "mapreduce" (a bulk-load job) | "auto" (default).
 //  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
 //  letter case and stored in lower case.
 #pragma once
@@ -177,8 +177,8 @@ struct MigrationConfig {
   int64_t max_cells_per_s = 0;  // 0 = unlimited
   int64_t grace_period_s = 3600;
   bool drop_old = false;
-  // "put" | "mapreduce" | "auto" (the default: presplitd picks by the source table's size,
-  // mapreduce from its migration_mapreduce_threshold_bytes on)
+  // "put" | "hfile" | "mapreduce" | "auto" (the default: presplitd picks by the source table's
+  // size, mapreduce from its migration_mapreduce_threshold_bytes on)
   std::string engine = "auto";
 };
 

@@ -77,6 +77,8 @@ class FakeBridge : public MigrationBridge {
     std::lock_guard<std::mutex> lock(mu);
     copy_calls++;
     last_rate = max_cells_per_s;
+    staging_dirs.insert(range.hfile_staging_dir);
+    chunk_sizes.insert(max_rows);
     if (copy_error_after >= 0 && copy_calls > copy_error_after) {
       return Status::Unavailable("region server went away");
     }
@@ -185,6 +187,8 @@ class FakeBridge : public MigrationBridge {
   int digest_target_calls = 0;
   int copy_error_after = -1;
   int64_t last_rate = 0;
+  std::set<std::string> staging_dirs;  // CopyRange::hfile_staging_dir of every chunk
+  std::set<int> chunk_sizes;           // max_rows of every chunk
   int copies_into_a_missing_target = 0;
   const FakeAdmin* admin = nullptr;  // set: a copy into a target it does not hold is counted
   std::function<void(int calls)> after_chunk;
@@ -367,6 +371,32 @@ TEST_F(MigratorTest, RunsToTheEndAndSwitchesTheStatusInOneWrite) {
   EXPECT_EQ(status["generation"], 2);
   EXPECT_EQ(status["migration"]["phase"], "done") << "the summary is carried over";
   EXPECT_EQ(admin_.creates, 2) << "nothing re-created under the logical name";
+}
+
+TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
+  options_.chunk_rows = 7;
+  options_.hfile_chunk_rows = 40;
+  options_.bulk_staging_dir = "/staging/";
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.Prepare().ok());
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ExpectEveryRowCopiedOnce();
+  EXPECT_EQ(bridge_.staging_dirs, std::set<std::string>{"/staging/tinawang_check__g2"});
+  EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{40}) << "hfile_chunk_rows, not chunk_rows";
+  EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+}
+
+TEST_F(MigratorTest, ThePutEngineNamesNoStagingDirectory) {
+  options_.chunk_rows = 7;
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "put"})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.Prepare().ok());
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ExpectEveryRowCopiedOnce();
+  EXPECT_EQ(bridge_.staging_dirs, std::set<std::string>{""});
+  EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{7});
 }
 
 TEST_F(MigratorTest, ANewLeaderResumesFromTheCheckpoints) {

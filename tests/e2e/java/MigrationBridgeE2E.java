@@ -146,7 +146,7 @@ public final class MigrationBridgeE2E {
         while (true) {
           JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
               target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0, startTs,
-              150, 0));
+              150, 0, null));
           chunks++;
           regionRows[r] += chunk.get("rows").getAsLong();
           regionCells[r] += chunk.get("cells").getAsLong();
@@ -217,12 +217,66 @@ public final class MigrationBridgeE2E {
             + sourceCells + ", copied " + copiedCells + ", target " + targetCells);
       }
 
+      // The "hfile" engine: the same copy written as HFiles and bulk-loaded into a second
+      // target. Regions 0-4 in chunks of 150 rows; regions 5-9 in one chunk that crosses four
+      // old-bucket boundaries (so the writer must start new sorted files as the old salt moves
+      // on). Every source region's cells must be in the target; the staging dir is left empty.
+      TableName hfileTarget = TableName.valueOf(ns, "dst_hfiles");
+      create(admin, hfileTarget, newLayout);
+      java.nio.file.Path staging = java.nio.file.Files.createTempDirectory("presplit-hfiles");
+      long hfileRows = 0;
+      for (int r = 0; r < 5; r++) {
+        byte[] from = starts.get(r);
+        while (true) {
+          JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+              hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0,
+              startTs, 150, 0, staging.toString()));
+          hfileRows += chunk.get("rows").getAsLong();
+          if (chunk.get("next_row").isJsonNull()) {
+            break;
+          }
+          from = Base64.getDecoder().decode(chunk.get("next_row").getAsString());
+        }
+      }
+      JsonObject crossing = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(5), null, 0, startTs,
+          1_000_000, 0, staging.toString()));
+      check(crossing.get("next_row").isJsonNull(), "the crossing chunk did not finish");
+      hfileRows += crossing.get("rows").getAsLong();
+      check(hfileRows == copiedRows, "hfile engine copied " + hfileRows + " rows, the put path "
+          + copiedRows);
+      JsonArray hfileByRegion = JsonParser.parseString(
+          MigrationBridge.digestTargetBySourceRegion(hfileTarget.getNameAsString(), NEW_LAYOUT,
+              OLD_LAYOUT, starts.toArray(new byte[0][]), 0, startTs)).getAsJsonArray();
+      for (int r = 0; r < starts.size(); r++) {
+        JsonObject src = obj(MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT,
+            starts.get(r), ends.get(r), 0, startTs));
+        check(src.equals(hfileByRegion.get(r).getAsJsonObject()), "hfile engine, region " + r
+            + ": source " + src + " vs target " + hfileByRegion.get(r));
+      }
+      try (var left = java.nio.file.Files.list(staging)) {
+        check(left.findAny().isEmpty(), "the hfile engine left files in " + staging);
+      }
+      long hfileStoreFiles = 0;
+      for (var region : admin.getRegions(hfileTarget)) {
+        for (var metrics : admin.getRegionMetrics(
+            conn.getRegionLocator(hfileTarget).getRegionLocation(region.getStartKey())
+                .getServerName(), hfileTarget)) {
+          if (Bytes.equals(metrics.getRegionName(), region.getRegionName())) {
+            hfileStoreFiles += metrics.getStoreFileCount();
+          }
+        }
+      }
+      check(hfileStoreFiles > 0, "the hfile engine's target has no store file");
+      evidence.addProperty("hfile_rows", hfileRows);
+      evidence.addProperty("hfile_store_files", hfileStoreFiles);
+
       // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
       String before = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
           null, 0, ALL);
       JsonObject again = obj(MigrationBridge.copyChunk(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0), 0,
-          startTs, 1_000_000, 0));
+          startTs, 1_000_000, 0, null));
       check(again.get("next_row").isJsonNull() && again.get("rows").getAsLong() == regionRows[0],
           "copying region 0 again: " + again);
       String after = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
@@ -233,7 +287,7 @@ public final class MigrationBridgeE2E {
       long t0 = System.nanoTime();
       JsonObject throttled = obj(MigrationBridge.copyChunk(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), ends.get(1), 0,
-          startTs, 150, 2000));
+          startTs, 150, 2000, null));
       double seconds = (System.nanoTime() - t0) / 1e9;
       long cells = throttled.get("cells").getAsLong();
       check(seconds >= cells / 2000.0 * 0.8, "throttled chunk of " + cells + " cells took "
@@ -306,7 +360,7 @@ public final class MigrationBridgeE2E {
       evidence.addProperty("throttled_seconds", seconds);
       evidence.add("replay", replay);
       evidence.add("missing", missing);
-      for (TableName tn : List.of(source, target)) {
+      for (TableName tn : List.of(source, target, hfileTarget)) {
         admin.disableTable(tn);
         admin.deleteTable(tn);
       }

@@ -9,12 +9,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellBuilder;
 import org.apache.hadoop.hbase.CellBuilderFactory;
@@ -23,6 +26,7 @@ import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.Connection;
@@ -36,6 +40,8 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -161,8 +167,16 @@ public final class MigrationBridge {
   /**
    * Copies the source rows [fromRow, endRow) (live cells, every version, timestamps in [minTs,
    * maxTs)) to the target, each row re-keyed from the old layout to the new, timestamps kept;
-   * stops after maxRows rows; durable (flushed) before returning. Throttled to
-   * maxCellsPerSecond (0 = unlimited).
+   * stops after maxRows rows; durable before returning. Throttled to maxCellsPerSecond (0 =
+   * unlimited).
+   *
+   * <p>Two ways to write, the same cells either way: puts through one {@link BufferedMutator}
+   * (hfileStagingDir null or empty: the "put" engine), or HFiles written here under
+   * hfileStagingDir (a fresh directory per call, on a file system the RegionServers read: the
+   * "hfile" engine) by {@link RekeyedHFiles} and bulk-loaded into the target before returning (no
+   * WAL, no memstore, no flush of the copied cells on the RegionServer); the directory is removed
+   * afterwards, loaded or not. A bulk load repeated after a crash writes the same cells again,
+   * which HBase reads as one.
    *
    * @return {@code {"rows":N,"cells":N,"bytes":N,"digest":"<16 hex>","next_row":"<base64>"|null}}:
    *     next_row is the first row not copied (where the next chunk starts), null when the range
@@ -170,7 +184,7 @@ public final class MigrationBridge {
    */
   public static String copyChunk(String sourceTable, String targetTable, String oldLayoutJson,
       String newLayoutJson, byte[] fromRow, byte[] endRow, long minTs, long maxTs, int maxRows,
-      long maxCellsPerSecond) throws IOException {
+      long maxCellsPerSecond, String hfileStagingDir) throws IOException {
     TableName source = tableName(sourceTable, "source table");
     TableName target = tableName(targetTable, "target table");
     MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
@@ -188,9 +202,14 @@ public final class MigrationBridge {
     CellDigest digest = new CellDigest();
     byte[] nextRow = null;
     Connection c = connection();
+    boolean hfiles = hfileStagingDir != null && !hfileStagingDir.isEmpty();
+    Path staging = hfiles ? new Path(hfileStagingDir, "chunk-" + UUID.randomUUID()) : null;
     try (Table table = c.getTable(source); ResultScanner scanner = table.getScanner(scan);
-        BufferedMutator mutator = c.getBufferedMutator(
-            new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES))) {
+        BufferedMutator mutator = hfiles ? null : c.getBufferedMutator(
+            new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES));
+        RekeyedHFiles files = hfiles ? new RekeyedHFiles(c.getConfiguration(), staging,
+            descriptor(c, target), startKeys(c, target),
+            newLayout.saltWidth()) : null) {
       List<Result> batch = new ArrayList<>(BATCH_ROWS);
       long rows = 0;
       Result r;
@@ -201,10 +220,10 @@ public final class MigrationBridge {
         batch.add(r);
         rows++;
         if (batch.size() == BATCH_ROWS) {
-          copyBatch(batch, oldLayout, newLayout, mutator, digest, limiter);
+          copyBatch(batch, oldLayout, newLayout, mutator, files, digest, limiter);
         }
       }
-      copyBatch(batch, oldLayout, newLayout, mutator, digest, limiter);
+      copyBatch(batch, oldLayout, newLayout, mutator, files, digest, limiter);
       if (rows == maxRows) {
         while ((r = scanner.next()) != null) {
           if (!r.isEmpty()) {
@@ -213,7 +232,18 @@ public final class MigrationBridge {
           }
         }
       }
-      mutator.flush();
+      if (mutator != null) {
+        mutator.flush();
+      } else {
+        Map<byte[], List<Path>> written = files.finish();
+        if (!written.isEmpty()) {
+          BulkLoadHFiles.create(new Configuration(c.getConfiguration())).bulkLoad(target, written);
+        }
+      }
+    } finally {
+      if (staging != null) {
+        staging.getFileSystem(c.getConfiguration()).delete(staging, true);
+      }
     }
     StringBuilder json = new StringBuilder(160);
     json.append("{\"rows\":").append(digest.rows()).append(",\"cells\":").append(digest.cells())
@@ -229,31 +259,40 @@ public final class MigrationBridge {
 
   /** Re-keys and writes one batch of source rows, digesting the source cells; clears it. */
   private static void copyBatch(List<Result> batch, MigrationLayout oldLayout,
-      MigrationLayout newLayout, BufferedMutator mutator, CellDigest digest, RateLimiter limiter)
-      throws IOException {
+      MigrationLayout newLayout, BufferedMutator mutator, RekeyedHFiles files, CellDigest digest,
+      RateLimiter limiter) throws IOException {
     if (batch.isEmpty()) {
       return;
     }
     byte[][] newKeys = rekey(batch, oldLayout, newLayout);
     int oldWidth = oldLayout.saltWidth();
     CellBuilder builder = CellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
-    List<Mutation> puts = new ArrayList<>(batch.size());
+    List<Mutation> puts = new ArrayList<>(files == null ? batch.size() : 0);
     long cells = 0;
     for (int i = 0; i < batch.size(); i++) {
       Result r = batch.get(i);
       byte[] row = r.getRow();
       byte[] newRow = newKeys[i];
-      Put put = new Put(newRow, true);
-      for (Cell cell : r.rawCells()) {
+      Cell[] rowCells = r.rawCells();
+      for (Cell cell : rowCells) {
         digest.addCell(row, oldWidth, row.length - oldWidth, cell);
-        put.add(copyOf(builder, newRow, cell, Cell.Type.Put));
+      }
+      if (files != null) {
+        files.add(newRow, rowCells);
+      } else {
+        Put put = new Put(newRow, true);
+        for (Cell cell : rowCells) {
+          put.add(copyOf(builder, newRow, cell, Cell.Type.Put));
+        }
+        puts.add(put);
       }
       digest.addRow();
-      cells += r.rawCells().length;
-      puts.add(put);
+      cells += rowCells.length;
     }
     batch.clear();
-    mutator.mutate(puts);
+    if (mutator != null) {
+      mutator.mutate(puts);
+    }
     limiter.acquire(cells);
   }
 
@@ -439,6 +478,19 @@ public final class MigrationBridge {
       } while (r != null);
     }
     return digests;
+  }
+
+  private static TableDescriptor descriptor(Connection c, TableName table) throws IOException {
+    try (Admin admin = c.getAdmin()) {
+      return admin.getDescriptor(table);
+    }
+  }
+
+  /** A table's region start keys, ascending (the first is empty). */
+  private static byte[][] startKeys(Connection c, TableName table) throws IOException {
+    try (RegionLocator locator = c.getRegionLocator(table)) {
+      return locator.getStartKeys();
+    }
   }
 
   /** The index of the last start <= key, or -1 when the key is before every start. */
