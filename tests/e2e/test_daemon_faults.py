@@ -25,7 +25,7 @@ ALMOST_ONE_MIB = 1024 * 1024 - 4096
 
 
 def zk_raw(*args, data=b""):
-    proc = subprocess.run([*h.java_command(ZK_RAW), h.ZK_QUORUM, *args], input=data,
+    proc = subprocess.run([*h.java_command(ZK_RAW, short_lived=True), h.ZK_QUORUM, *args], input=data,
                           capture_output=True, timeout=120)
     if proc.returncode != 0:
         raise AssertionError(f"ZkRaw {args} failed: {proc.stderr.decode(errors='replace')}")

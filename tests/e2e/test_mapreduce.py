@@ -36,15 +36,8 @@ def layout(buckets):
 
 
 def helper_command():
-    """javac once per build; the helper with the SDK jar on the classpath."""
-    classes = os.path.join(h.BUILD_DIR, "e2e", "classes", "mr-MapReduceE2E")
-    stamp = os.path.join(classes, "MapReduceE2E.class")
-    cp = h.PRESPLIT_JAR + ":" + h.hbase_classpath()
-    newest = max(os.path.getmtime(HELPER), os.path.getmtime(h.PRESPLIT_JAR))
-    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
-        os.makedirs(classes, exist_ok=True)
-        h.run(["javac", "-nowarn", "-cp", cp, "-d", classes, HELPER], timeout=300)
-    return ["java", *JVM_FLAGS, "-cp", classes + ":" + cp, "MapReduceE2E", "--zk", h.ZK_QUORUM]
+    """MapReduceE2E with the SDK jar on the classpath (compiled once; runs the jobs too)."""
+    return [*h.java_command(HELPER, JVM_FLAGS, sdk=True), "--zk", h.ZK_QUORUM]
 
 
 def helper(*args, check=True, timeout=900):

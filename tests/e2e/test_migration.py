@@ -28,16 +28,8 @@ VERSIONS = 3
 
 
 def java_program():
-    """javac once per build (and per jar); the command running it with the SDK on the classpath."""
-    name = os.path.splitext(os.path.basename(PROGRAM))[0]
-    classes = os.path.join(h.BUILD_DIR, "e2e", "classes", "migration-" + name)
-    stamp = os.path.join(classes, name + ".class")
-    cp = h.PRESPLIT_JAR + ":" + h.hbase_classpath()
-    newest = max(os.path.getmtime(PROGRAM), os.path.getmtime(h.PRESPLIT_JAR))
-    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
-        os.makedirs(classes, exist_ok=True)
-        h.run(["javac", "-nowarn", "-cp", cp, "-d", classes, PROGRAM], timeout=300)
-    return ["java", "-cp", classes + ":" + cp, name]
+    """The command running MigrationE2E with the SDK on the classpath (compiled once)."""
+    return h.java_command(PROGRAM, sdk=True)
 
 
 def helper(root, *args, timeout=600):

@@ -22,20 +22,9 @@ ROWS = 3000
 
 
 def compiled(source):
-    """javac once per build (and per jar); the command running it with the jar's classes."""
-    name = os.path.splitext(os.path.basename(source))[0]
-    classes = os.path.join(h.BUILD_DIR, "e2e", "classes", "migrate-" + name)
-    stamp = os.path.join(classes, name + ".class")
-    cp = h.PRESPLIT_JAR + ":" + h.hbase_classpath()
-    newest = max(os.path.getmtime(source), os.path.getmtime(h.PRESPLIT_JAR))
-    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
-        os.makedirs(classes, exist_ok=True)
-        h.run(["javac", "-nowarn", "-cp", cp, "-d", classes, source], timeout=300)
-    return ["java", "-Djava.library.path=" + os.path.join(h.BUILD_DIR, "jni"),
-            "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
-            "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-            "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-            "-cp", classes + ":" + cp, name]
+    """The command running a test program with the SDK and libpresplit_jni (compiled once)."""
+    return h.java_command(source, ["-Djava.library.path=" + os.path.join(h.BUILD_DIR, "jni"),
+                                   *h.HBASE_CLIENT_JVM], sdk=True, short_lived=True)
 
 
 class MigrationBridgeTest(unittest.TestCase):

@@ -25,19 +25,8 @@ NS = f"sdk{RUN}"
 
 
 def compiled(source):
-    """javac once per build; the command that runs the program with the SDK on the classpath."""
-    name = os.path.splitext(os.path.basename(source))[0]
-    classes = os.path.join(h.BUILD_DIR, "e2e", "classes", "sdk-" + name)
-    stamp = os.path.join(classes, name + ".class")
-    cp = h.PRESPLIT_JAR + ":" + h.hbase_classpath()
-    newest = max(os.path.getmtime(source), os.path.getmtime(h.PRESPLIT_JAR))
-    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
-        os.makedirs(classes, exist_ok=True)
-        h.run(["javac", "-nowarn", "-cp", cp, "-d", classes, source], timeout=300)
-    return ["java", "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
-            "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-            "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-            "-cp", classes + ":" + cp, name]
+    """The command running a test program with the SDK on the classpath (compiled once)."""
+    return h.java_command(source, h.HBASE_CLIENT_JVM, sdk=True, short_lived=True)
 
 
 def sdk(root, *args, input=None, timeout=300):
@@ -80,11 +69,22 @@ class SdkWithDaemonTest(unittest.TestCase):
         if cls.daemon.alive():
             cls.daemon.stop()
 
+    def setUp(self):
+        # The suite's one RegionServer has a small heap: each test's tables are dropped when it
+        # is done, all in one SDK call (each call is a JVM start), their documents removed first.
+        self.documents, self.tables = [], []
+        self.addCleanup(self.drop_tables)
+
+    def drop_tables(self):
+        for table in self.documents:
+            h.ctl(self.root, "rm", table, check=False)
+        if self.tables:
+            sdk(self.root, "drop", *self.tables)
+
     def ready(self, doc):
         put_doc(self.root, doc)
-        # The suite's one RegionServer has a small heap: drop each table when its test is done.
-        self.addCleanup(lambda: (h.ctl(self.root, "rm", doc["table"], check=False),
-                                 sdk(self.root, "drop", doc["table"])))
+        self.documents.append(doc["table"])
+        self.tables.append(doc["table"])
         status = h.wait_status(self.root, doc["table"], ["ready", "error", "invalid", "drift"])
         self.assertEqual(status["phase"], "ready", status)
         return status
@@ -119,7 +119,7 @@ class SdkWithDaemonTest(unittest.TestCase):
                 self.ready(doc)
                 plain = f"{NS}:plain{buckets}"
                 sdk(self.root, "create-plain", plain)
-                self.addCleanup(sdk, self.root, "drop", plain)
+                self.tables.append(plain)
                 result = sdk(self.root, "compare", doc["table"], plain, "3000", "42")
                 print(f"merged scans, {buckets} buckets: {json.dumps(result)}")
                 self.assertEqual(result["rows"], 3000)
@@ -127,7 +127,7 @@ class SdkWithDaemonTest(unittest.TestCase):
 
     def test_3_adoption_of_the_published_layout(self):
         table = f"{NS}:check_adopt"
-        self.addCleanup(sdk, self.root, "drop", table)
+        self.tables.append(table)
         written = sdk(self.root, "adopt-write", table, "500")
         self.assertEqual(written["written"], 500)
         # The document describes the existing table as it is; presplitd finds it matching.
