@@ -650,6 +650,7 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
       "migration {}: copy finished: {} rows, {} cells from {} regions ({:.0f} rows/s in "
       "this run)",
       plan.table, rows, cells, total, elapsed > 0 ? rows_this_run / elapsed : 0.0);
+  CleanupHfileStaging(plan, "copy finished");
   auto fresh = ReadPlan(plan.table);
   if (!fresh.ok()) return Step::kWaiting;
   node = std::move(fresh).value();
@@ -1003,6 +1004,7 @@ Migrator::Step Migrator::Abort(PlanNode& node) {
   spdlog::info("migration {}: aborting in phase {}: dropping the target {}; {} stays as it is",
                plan.table, PhaseName(plan.phase), plan.target, plan.source);
   AbortBulkCopy(plan);
+  CleanupHfileStaging(plan, "abort");
   Status deleted = admin_.DeleteTable(plan.target);
   if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
     plan.request = "abort";  // try again on the next run

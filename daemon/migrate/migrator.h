@@ -203,6 +203,9 @@ class Migrator {
   Step LoadBulk(PlanNode& node, const std::string& spec);
   Step FinishBulkCopy(PlanNode& node, const std::string& spec);
   void AbortBulkCopy(const MigrationPlan& plan);
+  // Engine "hfile": removes the chunks' staging directory (a chunk removes its own files, but a
+  // daemon killed in the middle of one leaves them). `when` is for the log.
+  void CleanupHfileStaging(const MigrationPlan& plan, const char* when);
   std::string BulkSpecOf(const MigrationPlan& plan) const;
   void SnapshotBulk(const MigrationPlan& plan);
   Step Replay(PlanNode& node);

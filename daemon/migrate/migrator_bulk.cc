@@ -259,6 +259,27 @@ Migrator::Step Migrator::FinishBulkCopy(PlanNode& node, const std::string& spec)
   return Step::kAdvanced;
 }
 
+void Migrator::CleanupHfileStaging(const MigrationPlan& plan, const char* when) {
+  if (plan.engine != "hfile") return;
+  // The bulk job's cleanup with a table input (no snapshot): it removes the directory only.
+  json spec{{"source", plan.source},
+            {"target", plan.target},
+            {"old_layout", json::parse(plan.old_layout, nullptr, false)},
+            {"new_layout", json::parse(plan.new_layout, nullptr, false)},
+            {"staging_dir", StagingDirOf(options_.bulk_staging_dir, plan.target)},
+            {"input", "table"},
+            {"hbase_conf", options_.hbase_settings}};
+  if (!options_.hadoop_conf_dir.empty()) spec["hadoop_conf_dir"] = options_.hadoop_conf_dir;
+  if (!options_.hbase_conf_dir.empty()) spec["hbase_conf_dir"] = options_.hbase_conf_dir;
+  Status cleaned =
+      bridge_.CleanupBulkCopy(spec.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (!cleaned.ok()) {
+    spdlog::warn(
+        "migration {}: {}: could not remove the staging directory {} (remove it by hand): {}",
+        plan.table, when, StagingDirOf(options_.bulk_staging_dir, plan.target), cleaned.message());
+  }
+}
+
 void Migrator::AbortBulkCopy(const MigrationPlan& plan) {
   if (!plan.bulk) return;
   const std::string spec = BulkSpecOf(plan);

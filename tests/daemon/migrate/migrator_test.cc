@@ -106,6 +106,11 @@ class FakeBridge : public MigrationBridge {
     }
     return out;
   }
+  Status CleanupBulkCopy(const std::string& spec) override {
+    std::lock_guard<std::mutex> lock(mu);
+    cleanups.push_back(json::parse(spec));
+    return Status::Ok();
+  }
   Result<CellDigest> DigestRange(const std::string& table, const std::string& /*layout*/,
                                  const std::string& from_row, const std::string& end_row,
                                  int64_t /*min_ts*/, int64_t max_ts) override {
@@ -189,6 +194,7 @@ class FakeBridge : public MigrationBridge {
   int64_t last_rate = 0;
   std::set<std::string> staging_dirs;  // CopyRange::hfile_staging_dir of every chunk
   std::set<int> chunk_sizes;           // max_rows of every chunk
+  std::vector<json> cleanups;          // CleanupBulkCopy's specs
   int copies_into_a_missing_target = 0;
   const FakeAdmin* admin = nullptr;  // set: a copy into a target it does not hold is counted
   std::function<void(int calls)> after_chunk;
@@ -384,6 +390,10 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   ExpectEveryRowCopiedOnce();
   EXPECT_EQ(bridge_.staging_dirs, std::set<std::string>{"/staging/tinawang_check__g2"});
   EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{40}) << "hfile_chunk_rows, not chunk_rows";
+  // What a daemon killed in the middle of a chunk left in the staging directory goes with it.
+  ASSERT_EQ(bridge_.cleanups.size(), 1u);
+  EXPECT_EQ(bridge_.cleanups[0]["staging_dir"], "/staging/tinawang_check__g2");
+  EXPECT_EQ(bridge_.cleanups[0]["input"], "table") << "no snapshot to remove";
   EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
   EXPECT_EQ(Status()["migration"]["phase"], "done");
 }
@@ -397,6 +407,7 @@ TEST_F(MigratorTest, ThePutEngineNamesNoStagingDirectory) {
   ExpectEveryRowCopiedOnce();
   EXPECT_EQ(bridge_.staging_dirs, std::set<std::string>{""});
   EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{7});
+  EXPECT_TRUE(bridge_.cleanups.empty());
 }
 
 TEST_F(MigratorTest, ANewLeaderResumesFromTheCheckpoints) {
