@@ -35,6 +35,9 @@ struct CommandSpec {
   std::set<std::string> switches;     // --flag
   std::string help;                   // lines for --help, already indented
   int (*run)(const Args&);
+  // The words after the command go to `run` as they are (Args::positional, --help included):
+  // for a command that hands them on to another program (import).
+  bool passes_arguments_through = false;
 };
 
 // Every command, in the order --help lists them.
@@ -47,6 +50,7 @@ std::vector<CommandSpec> KeyCommands();
 std::vector<CommandSpec> AuthCommands();
 std::vector<CommandSpec> TopCommands();
 std::vector<CommandSpec> MigrationCommands();
+std::vector<CommandSpec> ImportCommands();
 
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);

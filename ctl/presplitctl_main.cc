@@ -18,8 +18,8 @@ using presplit::ctl::UsageError;
 void PrintHelp() {
   std::cout << R"(usage: presplitctl [--zk QUORUM] [--root PATH] [--auth-file FILE] COMMAND [ARGS]
 
-Writes presplit table documents to ZooKeeper (the daemon presplitd creates the tables) and plans
-split keys offline.
+Writes presplit table documents to ZooKeeper (the daemon presplitd creates the tables), plans
+split keys offline, and bulk-imports row files into the tables presplitd created.
 
 commands:
 )";
@@ -102,6 +102,10 @@ int main(int argc, char** argv) {
       command = FindCommand(arg);
       if (command == nullptr) return UsageError("unknown command '" + arg + "'");
       args.command = arg;
+      if (command->passes_arguments_through) {
+        for (++i; i < argc; ++i) args.positional.push_back(argv[i]);
+        break;
+      }
     } else {
       args.positional.push_back(arg);
     }

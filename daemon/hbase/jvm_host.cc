@@ -10,16 +10,6 @@ namespace {
 // Local references one Java call may create before its frame is popped.
 constexpr jint kLocalFrameCapacity = 64;
 
-std::string JoinClasspath(const std::vector<std::string>& entries) {
-  std::string out;
-  for (const auto& e : entries) {
-    if (e.empty()) continue;
-    if (!out.empty()) out += ':';
-    out += e;
-  }
-  return out;
-}
-
 // Calls a no-argument method returning a String; empty on any failure (never leaves an
 // exception pending: this runs while an exception is being reported).
 std::string CallStringMethod(JNIEnv* env, jobject obj, const char* cls_name, const char* method) {
@@ -83,25 +73,6 @@ jthrowable RootCause(JNIEnv* env, jthrowable t) {
 }
 
 }  // namespace
-
-std::vector<std::string> HBaseJdk17Options() {
-  return {
-      "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
-      "--add-modules=jdk.unsupported",
-      "--add-opens=java.base/java.io=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-      "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-      "--add-exports=java.base/sun.net.dns=ALL-UNNAMED",
-      "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
-  };
-}
 
 Result<std::unique_ptr<JvmHost>> JvmHost::Start(const JvmOptions& options) {
   std::vector<std::string> vm_options;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/hbase/jdk_options.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon {
@@ -26,9 +27,6 @@ struct JvmOptions {
   std::vector<std::string> options;    // extra -X / -D / --add-opens options
   std::string max_heap = "256m";
 };
-
-// The flags HBase's own launcher passes on JDK 11+ (module opens for Netty and friends).
-std::vector<std::string> HBaseJdk17Options();
 
 class JvmHost {
  public:

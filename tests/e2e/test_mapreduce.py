@@ -3,8 +3,10 @@
 Both jobs run on Hadoop's local job runner inside the helper's JVM, with HBase's own MapReduce
 classes: the re-salting copy (ResaltBulkJob: snapshot input, re-keyed cells, HFiles per target
 region, bulk load) and the import of row files into a salted table that the real presplitd
-created from a document (SaltedImport). What they did is checked with the plain HBase client
-(tests/e2e/java/MapReduceE2E.java), the table's directory under the HBase root, and the SDK.
+created from a document (SaltedImport, run the operator's way: `presplitctl import` with a
+presplitd config file naming the jar and the classpath). What they did is checked with the plain
+HBase client (tests/e2e/java/MapReduceE2E.java), the table's directory under the HBase root, and
+the SDK.
 """
 import json
 import os
@@ -183,8 +185,18 @@ class ResaltBulkJobTest(unittest.TestCase):
         self.assertIn("no finished job output", proc.stderr)
 
 
+def presplitctl_import(root, config, *args, check=True, timeout=900):
+    """`presplitctl import` as an operator runs it: presplitctl finds java and the classpath in
+    presplitd's config file and execs SaltedImport; its JSON line comes back on stdout."""
+    proc = h.run([h.PRESPLITCTL, "--zk", h.ZK_QUORUM, "--root", root, "import", "--config", config,
+                  *args], check=check, timeout=timeout)
+    lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    return proc, (json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None)
+
+
 class SaltedImportTest(unittest.TestCase):
-    """A generated row file into a salted table that presplitd pre-split from its document."""
+    """A generated row file into a salted table that presplitd pre-split from its document,
+    imported through `presplitctl import`."""
 
     ROWS = 100_000
     BUCKETS = 8
@@ -205,6 +217,14 @@ class SaltedImportTest(unittest.TestCase):
             json.dump(doc, f)
         h.ctl(cls.root, "put", path)
         h.wait_status(cls.root, cls.table, ["ready"])
+        # presplitd's config file as a package installs it: the jar, the HBase runtime, the
+        # cluster's hbase-site.xml (on the classpath, as for the daemon's JVM) and the heap.
+        cls.config = os.path.join(cls.work, "presplitd.conf")
+        with open(cls.config, "w") as f:
+            f.write(f"presplit_jar = {h.PRESPLIT_JAR}\n"
+                    f"jvm_classpath_file = {h.CLASSPATH_FILE}\n"
+                    f"hbase_conf_dir = {HBASE_CONF_DIR}\n"
+                    "jvm_max_heap = 768m\n")
         cls.rows_file = os.path.join(cls.work, "history.tsv")
         helper("write-file", cls.rows_file, str(cls.ROWS), "tab")
 
@@ -214,10 +234,28 @@ class SaltedImportTest(unittest.TestCase):
         helper("drop", cls.table, check=False)
         shutil.rmtree(cls.work, ignore_errors=True)
 
-    def import_args(self, *extra):
-        return ["--zk", h.ZK_QUORUM, "--root", self.root, "--table", self.table,
-                "--columns", "HBASE_ROW_KEY,f:a,f:b", "--hbase-conf-dir", HBASE_CONF_DIR,
-                "--staging", os.path.join(self.work, "staging"), *extra]
+    def run_import(self, *extra, check=True):
+        return presplitctl_import(self.root, self.config, self.table,
+                                  "--columns", "HBASE_ROW_KEY,f:a,f:b",
+                                  "--staging", os.path.join(self.work, "staging"), *extra,
+                                  check=check)
+
+    def test_0_missing_pieces_are_named_and_nothing_runs(self):
+        proc, _ = presplitctl_import(self.root, os.path.join(self.work, "none.conf"), self.table,
+                                     "--columns", "HBASE_ROW_KEY,f:a,f:b", self.rows_file,
+                                     check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("cannot read presplitd's config file", proc.stderr)
+        no_jar = os.path.join(self.work, "no-jar.conf")
+        with open(no_jar, "w") as f:
+            f.write(f"presplit_jar = {os.path.join(self.work, 'none.jar')}\n"
+                    f"jvm_classpath_file = {h.CLASSPATH_FILE}\n")
+        proc, _ = presplitctl_import(self.root, no_jar, self.table,
+                                     "--columns", "HBASE_ROW_KEY,f:a,f:b", self.rows_file,
+                                     check=False)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("cannot read presplit_jar", proc.stderr)
+        # Nothing ran: test_1 finds the table's regions still without a store file.
 
     def test_1_bad_lines_are_counted_and_nothing_is_loaded(self):
         bad_file = os.path.join(self.work, "bad.tsv")
@@ -226,8 +264,7 @@ class SaltedImportTest(unittest.TestCase):
             f.write("k0000002|x\tv2\n")              # a field short
             f.write("nogroup\tv3\t21\n")             # no group delimiter: does not fit the layout
             f.write("\tv4\t28\n")                    # empty row key
-        proc, dry = presplit_java("io.presplit.mapreduce.SaltedImport",
-                                  *self.import_args("--dry-run", bad_file), check=False)
+        proc, dry = self.run_import("--dry-run", bad_file, check=False)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertEqual(dry["rows"], 1)
         self.assertEqual(dry["bad_lines"], 3)
@@ -235,23 +272,20 @@ class SaltedImportTest(unittest.TestCase):
         self.assertIn("no group delimiter", dry["errors"][1])
         self.assertIn("empty row key", dry["errors"][2])
 
-        proc, _ = presplit_java("io.presplit.mapreduce.SaltedImport",
-                                *self.import_args("--max-bad-lines", "2", bad_file), check=False)
+        proc, _ = self.run_import("--max-bad-lines", "2", bad_file, check=False)
         self.assertEqual(proc.returncode, 1)
         self.assertIn("nothing was loaded", proc.stderr)
         _, files = helper("store-files", self.table, HBASE_ROOT_DIR)
         self.assertEqual(files["files_per_region"], [0] * self.BUCKETS)
 
     def test_2_import_lands_one_hfile_per_region(self):
-        proc, dry = presplit_java("io.presplit.mapreduce.SaltedImport",
-                                  *self.import_args("--dry-run", self.rows_file))
+        proc, dry = self.run_import("--dry-run", self.rows_file)
         self.assertEqual(dry["rows"], self.ROWS)
         self.assertEqual(dry["bad_lines"], 0)
         self.assertEqual(sum(dry["rows_per_bucket"]), self.ROWS)
         self.assertTrue(all(n > 0 for n in dry["rows_per_bucket"]))
 
-        _, result = presplit_java("io.presplit.mapreduce.SaltedImport",
-                                  *self.import_args(self.rows_file))
+        _, result = self.run_import(self.rows_file)
         sys.stderr.write(f"SaltedImport: {result}\n")
         self.assertEqual(result["rows"], self.ROWS)
         self.assertEqual(result["cells"], 2 * self.ROWS)
