@@ -365,6 +365,7 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node) {
   if (request == "pause") {
     plan.paused = true;
     spdlog::info("migration {}: paused in phase {}", plan.table, PhaseName(plan.phase));
+    PauseBulkCopy(plan);
   } else if (request == "resume") {
     plan.paused = false;
     plan.error.clear();

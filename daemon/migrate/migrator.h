@@ -203,6 +203,11 @@ class Migrator {
   Step LoadBulk(PlanNode& node, const std::string& spec);
   Step FinishBulkCopy(PlanNode& node, const std::string& spec);
   void AbortBulkCopy(const MigrationPlan& plan);
+  // A pause stops a running bulk job too (an operator pauses to give the cluster its capacity
+  // back): the job is killed and its id forgotten, so that resume submits it again (not counted
+  // as a failure; a job that finished meanwhile is loaded, not run again). If the kill fails the
+  // job runs on and is only no longer polled until resume.
+  void PauseBulkCopy(MigrationPlan& plan);
   // Engine "hfile": removes the chunks' staging directory (a chunk removes its own files, but a
   // daemon killed in the middle of one leaves them). `when` is for the log.
   void CleanupHfileStaging(const MigrationPlan& plan, const char* when);

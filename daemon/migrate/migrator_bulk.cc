@@ -280,6 +280,23 @@ void Migrator::CleanupHfileStaging(const MigrationPlan& plan, const char* when) 
   }
 }
 
+void Migrator::PauseBulkCopy(MigrationPlan& plan) {
+  if (!plan.bulk || plan.bulk->job_id.empty() || plan.bulk->loaded) return;
+  const std::string job_id = plan.bulk->job_id;
+  Status killed = bridge_.KillBulkCopy(job_id, BulkSpecOf(plan));
+  if (!killed.ok()) {
+    spdlog::warn(
+        "migration {}: pause: could not kill bulk copy job {} (it runs on; the daemon looks at "
+        "it again on resume): {}",
+        plan.table, job_id, killed.message());
+    return;
+  }
+  plan.bulk->job_id.clear();
+  plan.bulk->state = "KILLED";
+  spdlog::info("migration {}: pause: bulk copy job {} killed; resume submits it again", plan.table,
+               job_id);
+}
+
 void Migrator::AbortBulkCopy(const MigrationPlan& plan) {
   if (!plan.bulk) return;
   const std::string spec = BulkSpecOf(plan);

@@ -308,6 +308,30 @@ TEST_F(MigratorBulkTest, AbortKillsTheJobCleansUpAndDropsTheTarget) {
   EXPECT_TRUE(bridge_.target.empty());
 }
 
+TEST_F(MigratorBulkTest, PauseKillsTheRunningJobAndResumeSubmitsItAgain) {
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_EQ(JobId(), "job_fake_1");
+  Request("pause");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.kills, 1) << "a paused migration leaves no job using the cluster";
+  EXPECT_TRUE(bridge_.jobs.empty());
+  EXPECT_TRUE(Plan()["paused"].get<bool>());
+  EXPECT_EQ(Plan()["bulk"]["job_id"], "");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 1) << "nothing is submitted while paused";
+  Request("resume");
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(bridge_.submits, 2);
+  EXPECT_EQ(JobId(), "job_fake_2");
+  EXPECT_EQ(Plan()["bulk"]["failures"], 0) << "a pause is not a failure";
+  bridge_.Succeed("job_fake_2");
+  for (int i = 0; i < 5 && Plan().is_object(); ++i) ASSERT_TRUE(migrator.RunOnce().ok());
+  ExpectSwitchedWithEveryRowOnce();
+  EXPECT_EQ(bridge_.loads, 1);
+}
+
 TEST_F(MigratorBulkTest, AFailedJobIsRetriedThenReportedUntilResumed) {
   StartMigration();
   Migrator migrator(zk_, admin_, bridge_, options_);
