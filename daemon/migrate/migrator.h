@@ -212,6 +212,9 @@ class Migrator {
   // daemon killed in the middle of one leaves them). `when` is for the log.
   void CleanupHfileStaging(const MigrationPlan& plan, const char* when);
   std::string BulkSpecOf(const MigrationPlan& plan) const;
+  // The JSON spec ResaltBulkJob's static methods take (snapshot "" = none named).
+  std::string SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
+                     const std::string& input, const std::string& snapshot) const;
   void SnapshotBulk(const MigrationPlan& plan);
   Step Replay(PlanNode& node);
   Step Verify(PlanNode& node);

@@ -62,18 +62,23 @@ Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
 
 std::string Migrator::BulkSpecOf(const MigrationPlan& plan) const {
   const BulkCopyState& bulk = *plan.bulk;
+  return SpecOf(plan, bulk.staging_dir, bulk.input, bulk.snapshot);
+}
+
+std::string Migrator::SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
+                             const std::string& input, const std::string& snapshot) const {
   json spec{{"source", plan.source},
             {"target", plan.target},
-            {"old_layout", json::parse(plan.old_layout)},
-            {"new_layout", json::parse(plan.new_layout)},
+            {"old_layout", json::parse(plan.old_layout, nullptr, false)},
+            {"new_layout", json::parse(plan.new_layout, nullptr, false)},
             {"min_ts", 0},
             {"max_ts", plan.start_ts},
-            {"staging_dir", bulk.staging_dir},
-            {"input", bulk.input},
-            {"snapshot", bulk.snapshot},
+            {"staging_dir", staging_dir},
+            {"input", input},
             {"hbase_conf", options_.hbase_settings},
             {"local_tasks", options_.bulk_local_tasks > 0 ? options_.bulk_local_tasks
                                                           : std::max(1, plan.workers)}};
+  if (!snapshot.empty()) spec["snapshot"] = snapshot;
   if (!options_.hadoop_conf_dir.empty()) spec["hadoop_conf_dir"] = options_.hadoop_conf_dir;
   if (!options_.hbase_conf_dir.empty()) spec["hbase_conf_dir"] = options_.hbase_conf_dir;
   return spec.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -262,21 +267,12 @@ Migrator::Step Migrator::FinishBulkCopy(PlanNode& node, const std::string& spec)
 void Migrator::CleanupHfileStaging(const MigrationPlan& plan, const char* when) {
   if (plan.engine != "hfile") return;
   // The bulk job's cleanup with a table input (no snapshot): it removes the directory only.
-  json spec{{"source", plan.source},
-            {"target", plan.target},
-            {"old_layout", json::parse(plan.old_layout, nullptr, false)},
-            {"new_layout", json::parse(plan.new_layout, nullptr, false)},
-            {"staging_dir", StagingDirOf(options_.bulk_staging_dir, plan.target)},
-            {"input", "table"},
-            {"hbase_conf", options_.hbase_settings}};
-  if (!options_.hadoop_conf_dir.empty()) spec["hadoop_conf_dir"] = options_.hadoop_conf_dir;
-  if (!options_.hbase_conf_dir.empty()) spec["hbase_conf_dir"] = options_.hbase_conf_dir;
-  Status cleaned =
-      bridge_.CleanupBulkCopy(spec.dump(-1, ' ', false, json::error_handler_t::replace));
+  const std::string staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
+  Status cleaned = bridge_.CleanupBulkCopy(SpecOf(plan, staging_dir, "table", ""));
   if (!cleaned.ok()) {
     spdlog::warn(
         "migration {}: {}: could not remove the staging directory {} (remove it by hand): {}",
-        plan.table, when, StagingDirOf(options_.bulk_staging_dir, plan.target), cleaned.message());
+        plan.table, when, staging_dir, cleaned.message());
   }
 }
 
