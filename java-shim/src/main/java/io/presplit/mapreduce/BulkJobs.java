@@ -119,6 +119,53 @@ final class BulkJobs {
     return id;
   }
 
+  /**
+   * The jobs among {@code statuses} named {@code jobName} that have not finished. Job names are
+   * deterministic per migration, so these are what an earlier submit left running when its
+   * submitter died before it recorded the job's id.
+   */
+  static List<JobID> unfinishedNamed(JobStatus[] statuses, String jobName) {
+    List<JobID> unfinished = new ArrayList<>();
+    if (statuses == null) {
+      return unfinished;
+    }
+    for (JobStatus status : statuses) {
+      if (status != null && jobName.equals(status.getJobName()) && !status.isJobComplete()) {
+        unfinished.add(status.getJobID());
+      }
+    }
+    return unfinished;
+  }
+
+  /**
+   * Kills every unfinished job named {@code jobName} on the cluster of {@code conf} and returns
+   * their ids. Called before a job is submitted again: on YARN a job outlives a submitter that
+   * died between its submit and writing down the id, and two copies would race on the same
+   * output directory. The local runner's jobs die with their JVM, so there it does nothing.
+   */
+  static List<String> killUnfinishedNamed(String jobName, Configuration conf) throws IOException {
+    List<String> killed = new ArrayList<>();
+    if (isLocal(conf)) {
+      return killed;
+    }
+    Cluster cluster = new Cluster(conf);
+    try {
+      for (JobID id : unfinishedNamed(cluster.getAllJobStatuses(), jobName)) {
+        Job job = cluster.getJob(id);
+        if (job != null && !job.isComplete()) {
+          job.killJob();
+          killed.add(id.toString());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while looking for unfinished jobs named " + jobName, e);
+    } finally {
+      cluster.close();
+    }
+    return killed;
+  }
+
   /** A job this JVM submitted, or null. */
   static Job known(String jobId) {
     return JOBS.get(jobId);

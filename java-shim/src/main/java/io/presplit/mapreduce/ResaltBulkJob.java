@@ -183,7 +183,9 @@ public final class ResaltBulkJob {
   /**
    * Takes the snapshot (or reuses the one a previous submit of this spec took), configures and
    * submits the job, and returns its id at once. A previous, unfinished output of this spec is
-   * deleted first (it is derived from the source, which stays untouched).
+   * deleted first (it is derived from the source, which stays untouched), and on YARN an
+   * unfinished job of the same name (an earlier submit whose id was lost with its submitter) is
+   * killed first.
    *
    * @throws IOException when the tables cannot be read, the snapshot not taken or the job not
    *     submitted
@@ -196,7 +198,12 @@ public final class ResaltBulkJob {
     fs.delete(spec.hfiles(), true);
     fs.delete(spec.restoreDir(), true);
 
-    Job job = Job.getInstance(conf, "presplit re-salt " + spec.source + " -> " + spec.target);
+    String jobName = "presplit re-salt " + spec.source + " -> " + spec.target;
+    for (String orphan : BulkJobs.killUnfinishedNamed(jobName, conf)) {
+      System.err.println("ResaltBulkJob: killed " + orphan + ", an unfinished earlier submit of "
+          + "this migration whose id was never recorded");
+    }
+    Job job = Job.getInstance(conf, jobName);
     job.setJarByClass(ResaltBulkJob.class);
     Configuration jobConf = job.getConfiguration();
     jobConf.set(OLD_LAYOUT_KEY, spec.oldLayoutJson);
