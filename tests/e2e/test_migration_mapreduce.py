@@ -8,8 +8,9 @@ output once, replays what arrived since the start, verifies, switches and retire
 generation. Afterwards every row written before, during and after is read back once at its new
 key with the same cells and timestamps (tests/e2e/java/MigrationE2E.java, plain HBase client).
 
-The put path keeps its 200,000-row test (test_migration.py) and the job itself its 200,000-row
-test (test_mapreduce.py); this one moves ROWS rows to keep the suite short.
+ROWS (200,000 by default, as the put path's test_migration.py) rows with 3 versions each; the
+job's own corner cases (a second load, the TableInputFormat path, bad specs) are in
+test_mapreduce.py on a smaller table.
 """
 import os
 import signal
@@ -23,7 +24,7 @@ import harness as h
 from test_migration import (VERSIONS, document, helper, java_program, migration_phase,
                             migration_status, put_doc, stop_writer_and_verify)
 
-ROWS = int(os.environ.get("PRESPLIT_E2E_MAPREDUCE_MIGRATION_ROWS", "20000"))
+ROWS = int(os.environ.get("PRESPLIT_E2E_MAPREDUCE_MIGRATION_ROWS", "200000"))
 CLUSTER_DIR = os.environ["PRESPLIT_CLUSTER_DIR"]
 
 
