@@ -3,14 +3,16 @@
 # local job runner: Hadoop's single-process YARN (MiniMRYarnCluster: ResourceManager, one
 # NodeManager, every map and reduce task in its own container JVM) beside a local HBase, 10 -> 16
 # salt buckets, then every cell compared with the source. Opt-in, not part of the suite: on a
-# 2-core machine the job alone takes minutes (see README, "Where it runs").
+# 2-core machine the job alone takes minutes (README: "Bulk jobs on MapReduce").
 #
 #   tests/yarn/run_resalt_on_mini_yarn.sh [--rows N]      (default 50,000 rows, 3 versions)
 #
 # Needs scripts/build's artifacts; resolves hadoop-minicluster with Maven (tests/yarn/pom.xml).
 # Its HBase: ZooKeeper 22810, master 17210, RegionServer 17230, data in <build>/mini-yarn-check
-# (PRESPLIT_YARN_CHECK_* variables choose others). Exits non-zero unless the job ran on YARN,
-# succeeded and the target holds every source cell once at its new key.
+# (PRESPLIT_YARN_CHECK_* variables choose others). Exits non-zero unless a second submit of the
+# migration killed the first, still running job (an orphan whose id its submitter never recorded),
+# the second job ran on YARN and succeeded, and the target holds every source cell once at its new
+# key.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -20,7 +22,7 @@ rows=50000
 while (($#)); do
   case $1 in
     --rows) rows=$2; shift ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "run_resalt_on_mini_yarn: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -87,7 +89,7 @@ started=$(date +%s)
   MiniYarn "$WORK_DIR/yarn-conf" "$WORK_DIR/stop" "$WORK_DIR/container-classpath.jar" \
   "$PRESPLIT_HBASE_JVM_FLAGS") >"$WORK_DIR/yarn.log" 2>&1 &
 yarn_pid=$!
-until [[ -f $WORK_DIR/yarn-conf/mapred-site.xml ]]; do
+until grep -q "MiniYarn: up" "$WORK_DIR/yarn.log"; do  # printed after mapred-site.xml is in place
   kill -0 "$yarn_pid" 2>/dev/null || { tail -30 "$WORK_DIR/yarn.log" >&2; exit 1; }
   (($(date +%s) - started < 180)) || { echo "YARN not up after 180 s" >&2; exit 1; }
   sleep 0.5
@@ -99,10 +101,37 @@ cat >"$WORK_DIR/spec.json" <<JSON
  "staging_dir": "file://$WORK_DIR/staging", "hbase_conf_dir": "$PRESPLIT_HBASE_CONF_DIR",
  "hadoop_conf_dir": "$WORK_DIR/yarn-conf"}
 JSON
+job() { java_run io.presplit.mapreduce.ResaltBulkJob "$@" "$WORK_DIR/spec.json" 2>>"$WORK_DIR/job.log"; }
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ""))' "$@"; }
+state_of() { field "$(java_run io.presplit.mapreduce.ResaltBulkJob progress "$WORK_DIR/spec.json" "$1" 2>>"$WORK_DIR/job.log")" state; }
+wait_state() {  # JOB_ID STATE DEADLINE_S: polls the job's state on YARN until it is STATE
+  local deadline=$(($(date +%s) + $3)) state
+  while state=$(state_of "$1"); [[ $state != "$2" ]]; do
+    case $state in SUCCEEDED | FAILED | KILLED)
+      echo "job $1 is $state, waited for $2; see $WORK_DIR/job.log" >&2; exit 1 ;;
+    esac
+    (($(date +%s) < deadline)) || { echo "job $1 still $state after $3 s" >&2; exit 1; }
+    sleep 1
+  done
+}
+
+# A daemon that died between submit and recording the job id: its job runs on, unknown. The
+# next submit of the same migration kills it before it starts its own.
 started=$(date +%s)
-result=$(java_run io.presplit.mapreduce.ResaltBulkJob run "$WORK_DIR/spec.json" \
-  2>"$WORK_DIR/job.log") || { tail -20 "$WORK_DIR/job.log" >&2; exit 1; }
-echo "job: $result, $(($(date +%s) - started)) s with the load"
+orphan=$(job submit)
+wait_state "$orphan" RUNNING 300
+echo "submitted $orphan, running after $(($(date +%s) - started)) s; submitting again"
+: >"$WORK_DIR/job.log"
+second=$(job submit)
+grep -q "killed $orphan" "$WORK_DIR/job.log" ||
+  { echo "the second submit did not kill $orphan" >&2; cat "$WORK_DIR/job.log" >&2; exit 1; }
+[[ $(state_of "$orphan") == KILLED ]] || { echo "$orphan is not KILLED" >&2; exit 1; }
+echo "the second submit killed $orphan and submitted $second"
+wait_state "$second" SUCCEEDED 1800
+loaded=$(job load)
+echo "job $second: $(java_run io.presplit.mapreduce.ResaltBulkJob progress "$WORK_DIR/spec.json" "$second" 2>/dev/null), loaded $loaded, $(($(date +%s) - started)) s"
+job cleanup
+result="{\"job_id\": \"$second\", \"state\": \"$(state_of "$second")\"}"
 compared=$(java_run MapReduceE2E --zk "$quorum" compare yarn:source "$old" yarn:target "$new")
 echo "compare: $compared"
 python3 - "$result" "$compared" "$rows" <<'PY'

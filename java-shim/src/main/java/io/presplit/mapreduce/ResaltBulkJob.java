@@ -30,6 +30,7 @@ import org.apache.hadoop.hbase.util.MapReduceExtendedCell;
 import org.apache.hadoop.mapreduce.Counter;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
+import org.apache.hadoop.mapreduce.lib.partition.TotalOrderPartitioner;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
@@ -194,15 +195,16 @@ public final class ResaltBulkJob {
   public static String submit(String specJson) throws IOException {
     Spec spec = new Spec(specJson);
     Configuration conf = spec.configuration();
-    FileSystem fs = spec.staging.getFileSystem(conf);
-    fs.delete(spec.hfiles(), true);
-    fs.delete(spec.restoreDir(), true);
-
+    // First the orphan, then its output: a job still running would write into the new one's.
     String jobName = "presplit re-salt " + spec.source + " -> " + spec.target;
     for (String orphan : BulkJobs.killUnfinishedNamed(jobName, conf)) {
       System.err.println("ResaltBulkJob: killed " + orphan + ", an unfinished earlier submit of "
           + "this migration whose id was never recorded");
     }
+    FileSystem fs = spec.staging.getFileSystem(conf);
+    fs.delete(spec.hfiles(), true);
+    fs.delete(spec.restoreDir(), true);
+
     Job job = Job.getInstance(conf, jobName);
     job.setJarByClass(ResaltBulkJob.class);
     Configuration jobConf = job.getConfiguration();
@@ -233,6 +235,12 @@ public final class ResaltBulkJob {
       }
       HFileOutputFormat2.configureIncrementalLoad(job, target.getDescriptor(), targetRegions);
     }
+    // configureIncrementalLoad marks its partition file delete-on-exit, but on YARN the job
+    // outlives this JVM (`submit`, a daemon restarted while the job runs) and every map task
+    // reads the file: seen failing with "Can't read partitions file". It lies in the staging
+    // directory (hbase.fs.tmp.dir), which cleanup() removes.
+    Path partitions = new Path(TotalOrderPartitioner.getPartitionFile(jobConf));
+    partitions.getFileSystem(jobConf).cancelDeleteOnExit(partitions);
     org.apache.hadoop.mapreduce.lib.output.FileOutputFormat.setOutputPath(job, spec.hfiles());
     return BulkJobs.submit(job);
   }
