@@ -8,7 +8,7 @@
 #   tests/yarn/run_resalt_on_mini_yarn.sh [--rows N]      (default 50,000 rows, 3 versions)
 #
 # Needs scripts/build's artifacts; resolves hadoop-minicluster with Maven (tests/yarn/pom.xml).
-# Its HBase: ZooKeeper 22810, master 17210, RegionServer 17230, data in <build>/mini-yarn-check
+# Its HBase: ZooKeeper 23460, master 18460, RegionServer 18480, data in <build>/mini-yarn-check
 # (PRESPLIT_YARN_CHECK_* variables choose others). Exits non-zero unless a second submit of the
 # migration killed the first, still running job (an orphan whose id its submitter never recorded),
 # the second job ran on YARN and succeeded, and the target holds every source cell once at its new
@@ -30,9 +30,9 @@ done
 
 export PRESPLIT_BUILD_DIR=$BUILD_DIR
 export PRESPLIT_CLUSTER_DIR=${PRESPLIT_YARN_CHECK_CLUSTER_DIR:-$WORK_DIR/hbase}
-export PRESPLIT_ZK_PORT=${PRESPLIT_YARN_CHECK_ZK_PORT:-22810}
-export PRESPLIT_MASTER_PORT=${PRESPLIT_YARN_CHECK_MASTER_PORT:-17210}
-export PRESPLIT_RS_PORT=${PRESPLIT_YARN_CHECK_RS_PORT:-17230}
+export PRESPLIT_ZK_PORT=${PRESPLIT_YARN_CHECK_ZK_PORT:-23460}
+export PRESPLIT_MASTER_PORT=${PRESPLIT_YARN_CHECK_MASTER_PORT:-18460}
+export PRESPLIT_RS_PORT=${PRESPLIT_YARN_CHECK_RS_PORT:-18480}
 
 # shellcheck source=../../bench/lib/artifacts.sh
 source "$REPO/bench/lib/artifacts.sh"
