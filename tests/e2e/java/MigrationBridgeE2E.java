@@ -14,6 +14,8 @@
  *  - every source cell is read back from the target at its new key (computed by the SDK's
  *    KeyLayout, independently of libpresplit) with the same timestamp and value, and the target
  *    holds nothing else (cell counts equal);
+ *  - the "hfile" engine (chunks written as HFiles under a staging spec, bulk-loaded) copies the
+ *    same cells and leaves no file behind;
  *  - copying a region again changes no digest (idempotence);
  *  - a throttled chunk takes at least its cells / rate;
  *  - writes and deletes after a start timestamp are replayed (puts and markers counted), after
@@ -224,13 +226,24 @@ public final class MigrationBridgeE2E {
       TableName hfileTarget = TableName.valueOf(ns, "dst_hfiles");
       create(admin, hfileTarget, newLayout);
       java.nio.file.Path staging = java.nio.file.Files.createTempDirectory("presplit-hfiles");
+      // The staging spec as presplitd passes it (a bulk job's spec; the copy reads staging_dir,
+      // hbase_conf_dir, hadoop_conf_dir and hbase_conf): a bare local path.
+      JsonObject stagingSpec = new JsonObject();
+      stagingSpec.addProperty("staging_dir", staging.toString());
+      JsonObject hbaseConf = new JsonObject();
+      hbaseConf.addProperty(conf[0], conf[1]);
+      hbaseConf.addProperty(conf[2], conf[3]);
+      stagingSpec.add("hbase_conf", hbaseConf);
+      String spec = stagingSpec.toString();
       long hfileRows = 0;
+      int hfileChunks = 0;
       for (int r = 0; r < 5; r++) {
         byte[] from = starts.get(r);
         while (true) {
           JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
               hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0,
-              startTs, 150, 0, staging.toString()));
+              startTs, 150, 0, spec));
+          hfileChunks++;
           hfileRows += chunk.get("rows").getAsLong();
           if (chunk.get("next_row").isJsonNull()) {
             break;
@@ -240,7 +253,8 @@ public final class MigrationBridgeE2E {
       }
       JsonObject crossing = obj(MigrationBridge.copyChunk(source.getNameAsString(),
           hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(5), null, 0, startTs,
-          1_000_000, 0, staging.toString()));
+          1_000_000, 0, spec));
+      hfileChunks++;
       check(crossing.get("next_row").isJsonNull(), "the crossing chunk did not finish");
       hfileRows += crossing.get("rows").getAsLong();
       check(hfileRows == copiedRows, "hfile engine copied " + hfileRows + " rows, the put path "
@@ -270,6 +284,7 @@ public final class MigrationBridgeE2E {
       check(hfileStoreFiles > 0, "the hfile engine's target has no store file");
       evidence.addProperty("hfile_rows", hfileRows);
       evidence.addProperty("hfile_store_files", hfileStoreFiles);
+      evidence.addProperty("hfile_chunks", hfileChunks);
 
       // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
       String before = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
