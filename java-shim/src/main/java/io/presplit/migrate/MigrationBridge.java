@@ -43,7 +43,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
-import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.hbase.tool.BulkLoadHFilesTool;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -71,8 +71,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       as writing it once, so every call is idempotent and a chunk may be copied again.
  *   <li>One HBase {@link Connection} per JVM, opened on first use: from {@link #configure}'s
  *       settings when called, else from the configuration of the last
- *       {@link AdminBridge#connect}, else from {@code hbase-site.xml} on the classpath. Every
- *       method is thread-safe; the daemon runs one region per thread.
+ *       {@link AdminBridge#connect}, else from {@code hbase-site.xml} on the classpath; the
+ *       "hfile" engine's bulk loads go through it as well. Every method is thread-safe; the
+ *       daemon runs one region per thread.
  * </ul>
  *
  * <h2>Digest</h2>
@@ -135,7 +136,10 @@ public final class MigrationBridge {
     }
   }
 
-  /** Closes the shared connection (the next call opens a new one). */
+  /**
+   * Closes the shared connection, which the "hfile" engine's bulk loads use too (the next call
+   * opens a new one).
+   */
   public static void closeConnection() throws IOException {
     synchronized (CONNECTION_LOCK) {
       Connection c = connection;
@@ -187,7 +191,8 @@ public final class MigrationBridge {
    * bulk job's cleanup removes the staging directory from, and which the RegionServers must
    * read), and are handed to the RegionServers as full URIs; the HFile writers and the bulk load
    * use that configuration too. The chunk's directory is removed afterwards, loaded or not. A
-   * bulk load repeated after a crash writes the same cells again, which HBase reads as one.
+   * bulk load repeated after a crash writes the same cells again, which HBase reads as one. The
+   * load goes through this JVM's shared connection (see {@link #bulkLoad}).
    *
    * @return {@code {"rows":N,"cells":N,"bytes":N,"digest":"<16 hex>","next_row":"<base64>"|null}}:
    *     next_row is the first row not copied (where the next chunk starts), null when the range
@@ -249,7 +254,7 @@ public final class MigrationBridge {
       } else {
         Map<byte[], List<Path>> written = files.finish();
         if (!written.isEmpty()) {
-          BulkLoadHFiles.create(staging.conf()).bulkLoad(target, written);
+          bulkLoad(c, staging.conf(), target, written);
         }
       }
     } finally {
@@ -300,6 +305,31 @@ public final class MigrationBridge {
       lastStaging = cached;
     }
     return new Configuration(cached.conf());
+  }
+
+  /**
+   * Bulk-loads a chunk's HFiles into the target through the shared connection. HBase's
+   * {@code BulkLoadHFiles.create(conf).bulkLoad(table, files)} opens a cluster connection of its
+   * own on every call (and closes it): a ZooKeeper session, the cluster id and region lookups per
+   * chunk. {@code doBulkLoad} (inherited from LoadIncrementalHFiles, HBase 2.x's public API)
+   * takes the Admin, Table and RegionLocator of a connection instead. The tool is made per call:
+   * it keeps per-load state (bulk token, retry count), so it is not shared between the copy
+   * threads; making it opens nothing (it copies the configuration). Its configuration is the
+   * staging one, whose file system the files are read from (and split on, when a region split
+   * meanwhile).
+   *
+   * @throws IOException when a file is not loaded (HBase gives up on files it could not load
+   *     with a RuntimeException, rethrown as an IOException): the chunk fails and is copied again
+   */
+  static void bulkLoad(Connection c, Configuration stagingConf, TableName target,
+      Map<byte[], List<Path>> files) throws IOException {
+    BulkLoadHFilesTool loader = new BulkLoadHFilesTool(stagingConf);
+    try (Admin admin = c.getAdmin(); Table table = c.getTable(target);
+        RegionLocator locator = c.getRegionLocator(target)) {
+      loader.doBulkLoad(files, admin, table, locator, false, false);
+    } catch (RuntimeException e) {
+      throw new IOException("bulk load into " + target + " failed: " + e.getMessage(), e);
+    }
   }
 
   /** Re-keys and writes one batch of source rows, digesting the source cells; clears it. */
