@@ -115,7 +115,7 @@ Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
         jstring new_layout = NewJavaString(env, range.new_layout);
         jbyteArray from = NewBytes(env, from_row);
         jbyteArray end = NewBytes(env, end_row);
-        jstring staging = NewJavaString(env, range.hfile_staging_dir);
+        jstring staging = NewJavaString(env, range.hfile_staging_spec);
         if (env->ExceptionCheck()) return nullptr;
         return env->CallStaticObjectMethod(cls, copy_chunk_, source, target, old_layout, new_layout,
                                            from, end, jlong{min_ts}, jlong{max_ts}, jint{max_rows},

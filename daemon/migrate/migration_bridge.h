@@ -48,9 +48,12 @@ struct CopyRange {
   std::string target_table;
   std::string old_layout;  // JSON
   std::string new_layout;  // JSON
-  // The "hfile" engine: CopyChunk writes HFiles under this directory (on a file system the
-  // RegionServers read) and bulk-loads them. "" = the "put" engine (a BufferedMutator).
-  std::string hfile_staging_dir;
+  // The "hfile" engine: the JSON of the bulk job's spec (below) whose staging_dir, hbase_conf_dir,
+  // hadoop_conf_dir and hbase_conf say where CopyChunk writes its HFiles (a directory per chunk
+  // under staging_dir, on a file system the RegionServers read) before bulk-loading them: the
+  // same spec the staging directory's cleanup (CleanupBulkCopy) gets, so that both resolve the
+  // directory on the same file system. "" = the "put" engine (a BufferedMutator).
+  std::string hfile_staging_spec;
 };
 
 // The bulk copy (the "mapreduce" engine): io.presplit.mapreduce.ResaltBulkJob. Its spec is JSON

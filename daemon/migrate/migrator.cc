@@ -115,7 +115,7 @@ int64_t Migrator::NowMs() const {
 CopyRange Migrator::RangeOf(const MigrationPlan& plan) const {
   CopyRange range{plan.source, plan.target, plan.old_layout, plan.new_layout, ""};
   if (plan.engine == "hfile") {
-    range.hfile_staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
+    range.hfile_staging_spec = HfileStagingSpecOf(plan);
   }
   return range;
 }

@@ -212,6 +212,9 @@ class Migrator {
   // daemon killed in the middle of one leaves them). `when` is for the log.
   void CleanupHfileStaging(const MigrationPlan& plan, const char* when);
   std::string BulkSpecOf(const MigrationPlan& plan) const;
+  // Engine "hfile": the spec of every chunk's CopyRange and of the staging directory's cleanup
+  // (one spec, so copy and cleanup resolve the directory with the same configuration).
+  std::string HfileStagingSpecOf(const MigrationPlan& plan) const;
   // The JSON spec ResaltBulkJob's static methods take (snapshot "" = none named).
   std::string SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
                      const std::string& input, const std::string& snapshot) const;

@@ -65,6 +65,10 @@ std::string Migrator::BulkSpecOf(const MigrationPlan& plan) const {
   return SpecOf(plan, bulk.staging_dir, bulk.input, bulk.snapshot);
 }
 
+std::string Migrator::HfileStagingSpecOf(const MigrationPlan& plan) const {
+  return SpecOf(plan, StagingDirOf(options_.bulk_staging_dir, plan.target), "table", "");
+}
+
 std::string Migrator::SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
                              const std::string& input, const std::string& snapshot) const {
   json spec{{"source", plan.source},
@@ -266,9 +270,10 @@ Migrator::Step Migrator::FinishBulkCopy(PlanNode& node, const std::string& spec)
 
 void Migrator::CleanupHfileStaging(const MigrationPlan& plan, const char* when) {
   if (plan.engine != "hfile") return;
-  // The bulk job's cleanup with a table input (no snapshot): it removes the directory only.
+  // The bulk job's cleanup with the chunks' own spec (a table input, no snapshot: it removes the
+  // directory only).
   const std::string staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
-  Status cleaned = bridge_.CleanupBulkCopy(SpecOf(plan, staging_dir, "table", ""));
+  Status cleaned = bridge_.CleanupBulkCopy(HfileStagingSpecOf(plan));
   if (!cleaned.ok()) {
     spdlog::warn(
         "migration {}: {}: could not remove the staging directory {} (remove it by hand): {}",

@@ -48,9 +48,11 @@ struct DaemonOptions {
   int migration_hfile_chunk_rows = 100000;  // engine "hfile": rows per chunk (one bulk load)
   // The "mapreduce" migration engine (a ResaltBulkJob): a document's engine "auto" (its default)
   // takes it for a source table of at least this many bytes (store files and memstores), the
-  // put engine below; the job stages its HFiles under migration_staging_dir on the cluster's
-  // default file system; hadoop_conf_dir (empty: Hadoop's local job runner in the daemon's JVM)
-  // names core-, hdfs-, mapred- and yarn-site.xml, YARN when mapreduce.framework.name = yarn.
+  // put engine below; the job (and the "hfile" engine's chunks) stage HFiles under
+  // migration_staging_dir, a path without a scheme being on the fs.defaultFS of hadoop_conf_dir,
+  // else of hbase_conf_dir, else local; hadoop_conf_dir (empty: Hadoop's local job runner in the
+  // daemon's JVM) names core-, hdfs-, mapred- and yarn-site.xml, YARN when
+  // mapreduce.framework.name = yarn.
   int64_t migration_mapreduce_threshold_bytes = int64_t{10} << 30;
   std::string migration_staging_dir = "/tmp/presplit-resalt";
   std::string hadoop_conf_dir;

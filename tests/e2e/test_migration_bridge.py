@@ -4,7 +4,8 @@ the SDK's reading of both generations during a migration, on the real cluster.
 tests/e2e/java/MigrationBridgeE2E.java does the work and checks every step (chunked copy that
 resumes, per-region digests of source, copy and target equal, every cell at its new key read back
 with the plain HBase client, idempotence, throttling, replay of puts and delete markers,
-checkPresent excusing a delete and finding a removed cell). It loads libpresplit_jni from the
+checkPresent excusing a delete and finding a removed cell; the "hfile" engine's chunks through a
+staging spec, bulk-loaded over the bridge's one connection). It loads libpresplit_jni from the
 build directory through -Djava.library.path, as presplitd's JVM does with jvm_options.
 tests/e2e/java/SdkGenerationsE2E.java checks the SDK option readBothGenerationsDuringMigration on
 two real tables and a status written as presplitd writes it during the catch-up.
@@ -32,6 +33,7 @@ class MigrationBridgeTest(unittest.TestCase):
         ns = "mig" + uuid.uuid4().hex[:8]
         proc = h.run([*compiled(PROGRAM), "--zk", h.ZK_QUORUM, ns, str(ROWS)], timeout=600)
         evidence = json.loads(proc.stdout.strip().splitlines()[-1])
+        print("evidence:", json.dumps(evidence, sort_keys=True), flush=True)
         # The Java side checked each step; the evidence must show the steps really ran.
         self.assertEqual(evidence["regions"], 10)
         self.assertGreater(evidence["chunks"], 10)
@@ -40,6 +42,9 @@ class MigrationBridgeTest(unittest.TestCase):
         # The hfile engine copied the same rows as HFiles (checked region by region in Java).
         self.assertEqual(evidence["hfile_rows"], evidence["rows"])
         self.assertGreater(evidence["hfile_store_files"], 0)
+        # Its bulk loads reuse the bridge's connection: no ZooKeeper session per chunk.
+        self.assertGreaterEqual(evidence["hfile_chunks"], 8)
+        self.assertLess(evidence["hfile_zk_sessions"], evidence["hfile_chunks"] // 2)
         self.assertEqual(evidence["replay"], {"cells": 51, "deletes": 2})
         self.assertGreaterEqual(evidence["missing"]["missing"], 1)
         self.assertIn("g010|row-000010", evidence["missing"]["first_missing"])

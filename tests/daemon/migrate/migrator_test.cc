@@ -77,7 +77,7 @@ class FakeBridge : public MigrationBridge {
     std::lock_guard<std::mutex> lock(mu);
     copy_calls++;
     last_rate = max_cells_per_s;
-    staging_dirs.insert(range.hfile_staging_dir);
+    staging_specs.insert(range.hfile_staging_spec);
     chunk_sizes.insert(max_rows);
     if (copy_error_after >= 0 && copy_calls > copy_error_after) {
       return Status::Unavailable("region server went away");
@@ -192,9 +192,9 @@ class FakeBridge : public MigrationBridge {
   int digest_target_calls = 0;
   int copy_error_after = -1;
   int64_t last_rate = 0;
-  std::set<std::string> staging_dirs;  // CopyRange::hfile_staging_dir of every chunk
-  std::set<int> chunk_sizes;           // max_rows of every chunk
-  std::vector<json> cleanups;          // CleanupBulkCopy's specs
+  std::set<std::string> staging_specs;  // CopyRange::hfile_staging_spec of every chunk
+  std::set<int> chunk_sizes;            // max_rows of every chunk
+  std::vector<json> cleanups;           // CleanupBulkCopy's specs
   int copies_into_a_missing_target = 0;
   const FakeAdmin* admin = nullptr;  // set: a copy into a target it does not hold is counted
   std::function<void(int calls)> after_chunk;
@@ -383,16 +383,27 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   options_.chunk_rows = 7;
   options_.hfile_chunk_rows = 40;
   options_.bulk_staging_dir = "/staging/";
+  options_.hbase_conf_dir = "/etc/hbase/conf";
+  options_.hadoop_conf_dir = "/etc/hadoop/conf";
+  options_.hbase_settings = {{"hbase.zookeeper.quorum", "zk1"}};
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.Prepare().ok());
   ASSERT_TRUE(migrator.RunOnce().ok());
   ExpectEveryRowCopiedOnce();
-  EXPECT_EQ(bridge_.staging_dirs, std::set<std::string>{"/staging/tinawang_check__g2"});
   EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{40}) << "hfile_chunk_rows, not chunk_rows";
-  // What a daemon killed in the middle of a chunk left in the staging directory goes with it.
+  // Every chunk stages its HFiles with one spec: the directory and the configuration that
+  // resolves it (the daemon's conf dirs and HBase settings, as the bulk job's).
+  ASSERT_EQ(bridge_.staging_specs.size(), 1u);
+  const json staging = json::parse(*bridge_.staging_specs.begin());
+  EXPECT_EQ(staging["staging_dir"], "/staging/tinawang_check__g2");
+  EXPECT_EQ(staging["hbase_conf_dir"], "/etc/hbase/conf");
+  EXPECT_EQ(staging["hadoop_conf_dir"], "/etc/hadoop/conf");
+  EXPECT_EQ(staging["hbase_conf"], json({{"hbase.zookeeper.quorum", "zk1"}}));
+  // What a daemon killed in the middle of a chunk left in the staging directory goes with it,
+  // removed with the very spec the chunks were written with (so on the same file system).
   ASSERT_EQ(bridge_.cleanups.size(), 1u);
-  EXPECT_EQ(bridge_.cleanups[0]["staging_dir"], "/staging/tinawang_check__g2");
+  EXPECT_EQ(bridge_.cleanups[0], staging);
   EXPECT_EQ(bridge_.cleanups[0]["input"], "table") << "no snapshot to remove";
   EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
   EXPECT_EQ(Status()["migration"]["phase"], "done");
@@ -405,7 +416,7 @@ TEST_F(MigratorTest, ThePutEngineNamesNoStagingDirectory) {
   ASSERT_TRUE(migrator.Prepare().ok());
   ASSERT_TRUE(migrator.RunOnce().ok());
   ExpectEveryRowCopiedOnce();
-  EXPECT_EQ(bridge_.staging_dirs, std::set<std::string>{""});
+  EXPECT_EQ(bridge_.staging_specs, std::set<std::string>{""});
   EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{7});
   EXPECT_TRUE(bridge_.cleanups.empty());
 }

@@ -14,6 +14,9 @@
  *  - every source cell is read back from the target at its new key (computed by the SDK's
  *    KeyLayout, independently of libpresplit) with the same timestamp and value, and the target
  *    holds nothing else (cell counts equal);
+ *  - the "hfile" engine (chunks written as HFiles under a staging spec, bulk-loaded) copies the
+ *    same cells, leaves no file behind and opens no cluster connection per chunk (its loads go
+ *    through the shared connection: counted as ZooKeeper sessions, one per HBase connection);
  *  - copying a region again changes no digest (idempotence);
  *  - a throttled chunk takes at least its cells / rate;
  *  - writes and deletes after a start timestamp are replayed (puts and markers counted), after
@@ -29,6 +32,8 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -52,6 +57,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 
 public final class MigrationBridgeE2E {
   static final String OLD_LAYOUT = "{\"salt\":{\"buckets\":10,\"encoding\":\"decimal\","
@@ -70,6 +77,26 @@ public final class MigrationBridgeE2E {
 
   static JsonObject obj(String json) {
     return JsonParser.parseString(json).getAsJsonObject();
+  }
+
+  /**
+   * The id of a fresh ZooKeeper session. ZooKeeper numbers the sessions it creates one after
+   * another, so two ids tell how many sessions were opened in between; every HBase connection
+   * (with the default ZooKeeper connection registry) opens one.
+   */
+  static long zkSessionId(String quorum) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(quorum, 30_000, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    try {
+      check(connected.await(30, TimeUnit.SECONDS), "no ZooKeeper session within 30 s");
+      return zk.getSessionId();
+    } finally {
+      zk.close();
+    }
   }
 
   public static void main(String[] args) throws Exception {
@@ -224,13 +251,26 @@ public final class MigrationBridgeE2E {
       TableName hfileTarget = TableName.valueOf(ns, "dst_hfiles");
       create(admin, hfileTarget, newLayout);
       java.nio.file.Path staging = java.nio.file.Files.createTempDirectory("presplit-hfiles");
+      // The staging spec as presplitd passes it (a bulk job's spec; the copy reads staging_dir,
+      // hbase_conf_dir, hadoop_conf_dir and hbase_conf): a bare local path.
+      JsonObject stagingSpec = new JsonObject();
+      stagingSpec.addProperty("staging_dir", staging.toString());
+      JsonObject hbaseConf = new JsonObject();
+      hbaseConf.addProperty(conf[0], conf[1]);
+      hbaseConf.addProperty(conf[2], conf[3]);
+      stagingSpec.add("hbase_conf", hbaseConf);
+      String spec = stagingSpec.toString();
       long hfileRows = 0;
+      int hfileChunks = 0;
+      long sessionBefore = zkSessionId(zk);
+      long hfileStartNs = System.nanoTime();
       for (int r = 0; r < 5; r++) {
         byte[] from = starts.get(r);
         while (true) {
           JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
               hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0,
-              startTs, 150, 0, staging.toString()));
+              startTs, 150, 0, spec));
+          hfileChunks++;
           hfileRows += chunk.get("rows").getAsLong();
           if (chunk.get("next_row").isJsonNull()) {
             break;
@@ -240,7 +280,14 @@ public final class MigrationBridgeE2E {
       }
       JsonObject crossing = obj(MigrationBridge.copyChunk(source.getNameAsString(),
           hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(5), null, 0, startTs,
-          1_000_000, 0, staging.toString()));
+          1_000_000, 0, spec));
+      hfileChunks++;
+      long hfileMsPerChunk = (System.nanoTime() - hfileStartNs) / 1_000_000 / hfileChunks;
+      // Sessions opened by anyone between the two probes (nothing else runs on this cluster
+      // meanwhile): a connection per bulk load would be one per chunk.
+      long hfileZkSessions = zkSessionId(zk) - sessionBefore - 1;
+      check(hfileZkSessions < hfileChunks / 2, "the hfile engine's " + hfileChunks
+          + " chunks opened " + hfileZkSessions + " ZooKeeper sessions (a connection per load?)");
       check(crossing.get("next_row").isJsonNull(), "the crossing chunk did not finish");
       hfileRows += crossing.get("rows").getAsLong();
       check(hfileRows == copiedRows, "hfile engine copied " + hfileRows + " rows, the put path "
@@ -270,6 +317,9 @@ public final class MigrationBridgeE2E {
       check(hfileStoreFiles > 0, "the hfile engine's target has no store file");
       evidence.addProperty("hfile_rows", hfileRows);
       evidence.addProperty("hfile_store_files", hfileStoreFiles);
+      evidence.addProperty("hfile_chunks", hfileChunks);
+      evidence.addProperty("hfile_zk_sessions", hfileZkSessions);
+      evidence.addProperty("hfile_ms_per_chunk", hfileMsPerChunk);
 
       // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
       String before = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,

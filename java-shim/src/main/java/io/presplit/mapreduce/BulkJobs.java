@@ -1,6 +1,5 @@
 package io.presplit.mapreduce;
 
-import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +10,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
 import org.apache.hadoop.mapreduce.Cluster;
@@ -48,26 +46,17 @@ final class BulkJobs {
   private BulkJobs() {}
 
   /**
-   * The configuration of a bulk job: HBase's defaults, then the files of {@code hbaseConfDir}
-   * (hbase-site.xml) and {@code hadoopConfDir} (core-, hdfs-, mapred-, yarn-site.xml) when given,
-   * then {@code overrides}. Unless the Hadoop configuration names another framework
-   * ({@code mapreduce.framework.name = yarn}), the job runs on Hadoop's local job runner in this
-   * JVM, with {@code localTasks} map and reduce tasks at a time and a sort buffer small enough for
-   * the daemon's heap; its temporary files go under {@code staging}.
+   * The configuration of a bulk job: {@link StagingSpec#clusterConfiguration} (HBase's defaults,
+   * then the files of {@code hbaseConfDir} (hbase-site.xml) and {@code hadoopConfDir} (core-,
+   * hdfs-, mapred-, yarn-site.xml) when given, then {@code overrides}). Unless the Hadoop
+   * configuration names another framework ({@code mapreduce.framework.name = yarn}), the job
+   * runs on Hadoop's local job runner in this JVM, with {@code localTasks} map and reduce tasks
+   * at a time and a sort buffer small enough for the daemon's heap; its temporary files go under
+   * {@code staging}.
    */
   static Configuration configuration(String hbaseConfDir, String hadoopConfDir,
       Map<String, String> overrides, Path staging, int localTasks) throws IOException {
-    Configuration conf = HBaseConfiguration.create();
-    if (hbaseConfDir != null) {
-      addResources(conf, hbaseConfDir, "hbase-site.xml");
-    }
-    if (hadoopConfDir != null) {
-      addResources(conf, hadoopConfDir, "core-site.xml", "hdfs-site.xml", "mapred-site.xml",
-          "yarn-site.xml");
-    }
-    for (Map.Entry<String, String> e : overrides.entrySet()) {
-      conf.set(e.getKey(), e.getValue());
-    }
+    Configuration conf = StagingSpec.clusterConfiguration(hbaseConfDir, hadoopConfDir, overrides);
     // HFileOutputFormat2 writes its partition file under hbase.fs.tmp.dir: keep it with the job.
     conf.set("hbase.fs.tmp.dir", new Path(staging, "tmp").toString());
     if (isLocal(conf)) {
@@ -83,20 +72,6 @@ final class BulkJobs {
       conf.set("mapreduce.cluster.local.dir", new Path(staging, "mapred-local").toString());
     }
     return conf;
-  }
-
-  private static void addResources(Configuration conf, String dir, String... names)
-      throws IOException {
-    File directory = new File(dir);
-    if (!directory.isDirectory()) {
-      throw new IOException("configuration directory " + dir + " does not exist");
-    }
-    for (String name : names) {
-      File f = new File(directory, name);
-      if (f.isFile()) {
-        conf.addResource(new Path(f.getAbsolutePath()));
-      }
-    }
   }
 
   /** True when jobs of this configuration run on the local job runner. */

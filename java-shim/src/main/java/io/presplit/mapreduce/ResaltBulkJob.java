@@ -133,7 +133,6 @@ public final class ResaltBulkJob {
         throw new IllegalArgumentException(
             "the time range [" + minTs + ", " + maxTs + ") is empty or negative");
       }
-      staging = new Path(BulkJobs.requiredText(o, "staging_dir"));
       String input = BulkJobs.text(o, "input", "snapshot");
       if (!input.equals("snapshot") && !input.equals("table")) {
         throw new IllegalArgumentException(
@@ -142,17 +141,12 @@ public final class ResaltBulkJob {
       snapshotInput = input.equals("snapshot");
       snapshot = BulkJobs.text(o, "snapshot",
           "presplit_resalt_" + target.getNameAsString().replaceAll("[^A-Za-z0-9_.-]", "_"));
-      hadoopConfDir = BulkJobs.text(o, "hadoop_conf_dir", null);
-      hbaseConfDir = BulkJobs.text(o, "hbase_conf_dir", null);
-      JsonElement overrides = o.get("hbase_conf");
-      if (overrides != null && !overrides.isJsonNull()) {
-        if (!overrides.isJsonObject()) {
-          throw new IllegalArgumentException("field 'hbase_conf' must be an object");
-        }
-        for (Map.Entry<String, JsonElement> e : overrides.getAsJsonObject().entrySet()) {
-          hbaseConf.put(e.getKey(), e.getValue().getAsString());
-        }
-      }
+      // The staging fields as the hfile engine's chunk copy reads them (one parser for both).
+      StagingSpec staged = StagingSpec.of(o);
+      hadoopConfDir = staged.hadoopConfDir;
+      hbaseConfDir = staged.hbaseConfDir;
+      staging = staged.dir;
+      hbaseConf.putAll(staged.hbaseConf);
       localTasks = (int) BulkJobs.number(o, "local_tasks", 2);
       if (localTasks < 1) {
         throw new IllegalArgumentException("field 'local_tasks' must be at least 1");

@@ -3,6 +3,7 @@ package io.presplit.migrate;
 import io.presplit.hbase.admin.AdminBridge;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
+import io.presplit.mapreduce.StagingSpec;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellBuilder;
@@ -41,7 +43,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
-import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.hbase.tool.BulkLoadHFilesTool;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -69,8 +71,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       as writing it once, so every call is idempotent and a chunk may be copied again.
  *   <li>One HBase {@link Connection} per JVM, opened on first use: from {@link #configure}'s
  *       settings when called, else from the configuration of the last
- *       {@link AdminBridge#connect}, else from {@code hbase-site.xml} on the classpath. Every
- *       method is thread-safe; the daemon runs one region per thread.
+ *       {@link AdminBridge#connect}, else from {@code hbase-site.xml} on the classpath; the
+ *       "hfile" engine's bulk loads go through it as well. Every method is thread-safe; the
+ *       daemon runs one region per thread.
  * </ul>
  *
  * <h2>Digest</h2>
@@ -100,6 +103,11 @@ public final class MigrationBridge {
   private static volatile Connection connection;
   private static volatile Configuration explicitConfiguration;
 
+  /** The configuration of the last staging spec, by its key (see stagingConfiguration). */
+  private static volatile StagingConfiguration lastStaging;
+
+  private record StagingConfiguration(String key, Configuration conf) {}
+
   private MigrationBridge() {
   }
 
@@ -128,7 +136,10 @@ public final class MigrationBridge {
     }
   }
 
-  /** Closes the shared connection (the next call opens a new one). */
+  /**
+   * Closes the shared connection, which the "hfile" engine's bulk loads use too (the next call
+   * opens a new one).
+   */
   public static void closeConnection() throws IOException {
     synchronized (CONNECTION_LOCK) {
       Connection c = connection;
@@ -171,12 +182,17 @@ public final class MigrationBridge {
    * unlimited).
    *
    * <p>Two ways to write, the same cells either way: puts through one {@link BufferedMutator}
-   * (hfileStagingDir null or empty: the "put" engine), or HFiles written here under
-   * hfileStagingDir (a fresh directory per call, on a file system the RegionServers read: the
-   * "hfile" engine) by {@link RekeyedHFiles} and bulk-loaded into the target before returning (no
-   * WAL, no memstore, no flush of the copied cells on the RegionServer); the directory is removed
-   * afterwards, loaded or not. A bulk load repeated after a crash writes the same cells again,
-   * which HBase reads as one.
+   * (hfileStagingSpec null or empty: the "put" engine), or HFiles written here by {@link
+   * RekeyedHFiles} (the "hfile" engine) and bulk-loaded into the target before returning (no WAL,
+   * no memstore, no flush of the copied cells on the RegionServer). hfileStagingSpec is then the
+   * JSON of a bulk job's spec, of which {@link StagingSpec} reads {@code staging_dir},
+   * {@code hbase_conf_dir}, {@code hadoop_conf_dir} and {@code hbase_conf}: the files go to a
+   * fresh directory under staging_dir, on the file system that configuration names (the one the
+   * bulk job's cleanup removes the staging directory from, and which the RegionServers must
+   * read), and are handed to the RegionServers as full URIs; the HFile writers and the bulk load
+   * use that configuration too. The chunk's directory is removed afterwards, loaded or not. A
+   * bulk load repeated after a crash writes the same cells again, which HBase reads as one. The
+   * load goes through this JVM's shared connection (see {@link #bulkLoad}).
    *
    * @return {@code {"rows":N,"cells":N,"bytes":N,"digest":"<16 hex>","next_row":"<base64>"|null}}:
    *     next_row is the first row not copied (where the next chunk starts), null when the range
@@ -184,7 +200,7 @@ public final class MigrationBridge {
    */
   public static String copyChunk(String sourceTable, String targetTable, String oldLayoutJson,
       String newLayoutJson, byte[] fromRow, byte[] endRow, long minTs, long maxTs, int maxRows,
-      long maxCellsPerSecond, String hfileStagingDir) throws IOException {
+      long maxCellsPerSecond, String hfileStagingSpec) throws IOException {
     TableName source = tableName(sourceTable, "source table");
     TableName target = tableName(targetTable, "target table");
     MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
@@ -193,6 +209,8 @@ public final class MigrationBridge {
     if (maxRows < 1) {
       throw new IllegalArgumentException("maxRows must be at least 1 (got " + maxRows + ")");
     }
+    boolean hfiles = hfileStagingSpec != null && !hfileStagingSpec.isEmpty();
+    StagingSpec stagingSpec = hfiles ? StagingSpec.parse(hfileStagingSpec) : null;
     RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
     if (minTs == maxTs) {
       return "{\"rows\":0,\"cells\":0,\"bytes\":0,\"digest\":\"" + CellDigest.hex(0)
@@ -202,12 +220,11 @@ public final class MigrationBridge {
     CellDigest digest = new CellDigest();
     byte[] nextRow = null;
     Connection c = connection();
-    boolean hfiles = hfileStagingDir != null && !hfileStagingDir.isEmpty();
-    Path staging = hfiles ? new Path(hfileStagingDir, "chunk-" + UUID.randomUUID()) : null;
+    ChunkStaging staging = hfiles ? chunkStaging(stagingSpec) : null;
     try (Table table = c.getTable(source); ResultScanner scanner = table.getScanner(scan);
         BufferedMutator mutator = hfiles ? null : c.getBufferedMutator(
             new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES));
-        RekeyedHFiles files = hfiles ? new RekeyedHFiles(c.getConfiguration(), staging,
+        RekeyedHFiles files = hfiles ? new RekeyedHFiles(staging.conf(), staging.dir(),
             descriptor(c, target), startKeys(c, target),
             newLayout.saltWidth()) : null) {
       List<Result> batch = new ArrayList<>(BATCH_ROWS);
@@ -237,12 +254,12 @@ public final class MigrationBridge {
       } else {
         Map<byte[], List<Path>> written = files.finish();
         if (!written.isEmpty()) {
-          BulkLoadHFiles.create(new Configuration(c.getConfiguration())).bulkLoad(target, written);
+          bulkLoad(c, staging.conf(), target, written);
         }
       }
     } finally {
       if (staging != null) {
-        staging.getFileSystem(c.getConfiguration()).delete(staging, true);
+        staging.fs().delete(staging.dir(), true);
       }
     }
     StringBuilder json = new StringBuilder(160);
@@ -255,6 +272,64 @@ public final class MigrationBridge {
       json.append('"').append(Base64.getEncoder().encodeToString(nextRow)).append('"');
     }
     return json.append('}').toString();
+  }
+
+  /**
+   * Where one chunk's HFiles go: a fresh directory under the spec's staging_dir, qualified (a full
+   * URI: the RegionServers resolve nothing against their own default file system), on the file
+   * system of {@link #stagingConfiguration}, with that configuration (the HFile writers' and the
+   * bulk load's).
+   */
+  record ChunkStaging(Configuration conf, FileSystem fs, Path dir) {}
+
+  static ChunkStaging chunkStaging(StagingSpec spec) throws IOException {
+    Configuration conf = stagingConfiguration(spec);
+    FileSystem fs = spec.dir.getFileSystem(conf);
+    return new ChunkStaging(conf, fs,
+        fs.makeQualified(new Path(spec.dir, "chunk-" + UUID.randomUUID())));
+  }
+
+  /**
+   * The configuration of a staging spec ({@link StagingSpec#configuration()}), a private copy per
+   * call. Built once and kept while the specs name the same configuration directories and
+   * settings (a daemon's do not change while it runs), so a chunk does not parse the XML files
+   * again.
+   */
+  static Configuration stagingConfiguration(StagingSpec spec) throws IOException {
+    String key = spec.configurationKey();
+    StagingConfiguration cached = lastStaging;
+    if (cached == null || !cached.key().equals(key)) {
+      Configuration conf = spec.configuration();
+      conf.size(); // loads the resources now: a copy of a loaded configuration parses nothing
+      cached = new StagingConfiguration(key, conf);
+      lastStaging = cached;
+    }
+    return new Configuration(cached.conf());
+  }
+
+  /**
+   * Bulk-loads a chunk's HFiles into the target through the shared connection. HBase's
+   * {@code BulkLoadHFiles.create(conf).bulkLoad(table, files)} opens a cluster connection of its
+   * own on every call (and closes it): a ZooKeeper session, the cluster id and region lookups per
+   * chunk. {@code doBulkLoad} (inherited from LoadIncrementalHFiles, HBase 2.x's public API)
+   * takes the Admin, Table and RegionLocator of a connection instead. The tool is made per call:
+   * it keeps per-load state (bulk token, retry count), so it is not shared between the copy
+   * threads; making it opens nothing (it copies the configuration). Its configuration is the
+   * staging one, whose file system the files are read from (and split on, when a region split
+   * meanwhile).
+   *
+   * @throws IOException when a file is not loaded (HBase gives up on files it could not load
+   *     with a RuntimeException, rethrown as an IOException): the chunk fails and is copied again
+   */
+  static void bulkLoad(Connection c, Configuration stagingConf, TableName target,
+      Map<byte[], List<Path>> files) throws IOException {
+    BulkLoadHFilesTool loader = new BulkLoadHFilesTool(stagingConf);
+    try (Admin admin = c.getAdmin(); Table table = c.getTable(target);
+        RegionLocator locator = c.getRegionLocator(target)) {
+      loader.doBulkLoad(files, admin, table, locator, false, false);
+    } catch (RuntimeException e) {
+      throw new IOException("bulk load into " + target + " failed: " + e.getMessage(), e);
+    }
   }
 
   /** Re-keys and writes one batch of source rows, digesting the source cells; clears it. */
