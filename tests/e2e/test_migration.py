@@ -7,9 +7,11 @@ Scenarios (combined to keep the running time small):
   every row written before, during and after is read back at its new key with the same cells and
   timestamps, none twice (tests/e2e/java/MigrationE2E.java, plain HBase client). Then a second,
   standby daemon takes over when the leader is killed during the grace period and finishes.
-- test_2: a target damaged behind presplit's back while the migration is paused fails
-  verification and nothing switches; an abort then drops only the target and the status stays at
-  generation 1 (an abort after the switch is refused: unit-tested in tests/daemon/migrate).
+- test_2 (the "hfile" engine: presplitd writes each chunk as HFiles and bulk-loads them): a
+  target damaged behind presplit's back while the migration is paused fails verification and
+  nothing switches; an abort then drops only the target, removes the engine's staging directory,
+  and the status stays at generation 1 (an abort after the switch is refused: unit-tested in
+  tests/daemon/migrate).
 """
 import json
 import os
@@ -141,16 +143,22 @@ class MigrationTest(unittest.TestCase):
         print(f"test_1: killed at {killed_at}, writer {written}, verified {evidence}", flush=True)
 
     def test_2_corrupted_target_fails_verification_then_abort(self):
+        # With the "hfile" engine: each 200-row chunk is written by presplitd as HFiles under
+        # migration_staging_dir and bulk-loaded (test_1 covers the put engine).
         root = "/presplit-mig-" + uuid.uuid4().hex[:8]
         table = "mig" + uuid.uuid4().hex[:6] + ":small"
-        d = self.daemon(root, 19503, migration_chunk_rows=200).start()
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
+        staging = tempfile.mkdtemp(prefix="hfile-staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
+        d = self.daemon(root, 19503, migration_hfile_chunk_rows=200,
+                        migration_staging_dir=staging).start()
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])
         helper(root, "load", table, "4000", str(VERSIONS))
         # Slow enough to be paused in the middle of the copy.
-        put_doc(root, document(table, 16, {"allowed": True, "workers": 1,
+        put_doc(root, document(table, 16, {"allowed": True, "workers": 1, "engine": "hfile",
                                            "max_cells_per_s": 2000}))
         h.wait_for(lambda: checkpoints_written(root, table), 120, "the first checkpoints")
+        self.assertEqual(migration_status(root, table)["engine"], "hfile")
         h.ctl(root, "migration", "pause", table)
         h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 60, "the pause")
         deleted = helper(root, "delete-first-row", table + "__g2")
@@ -168,6 +176,8 @@ class MigrationTest(unittest.TestCase):
         h.wait_for(lambda: migration_phase(root, table) == "aborted", 120, "the abort")
         gone = h.probe("exists", table + "__g2", check=False)
         self.assertIn("false", gone.stdout.lower())
+        # the abort removed the engine's staging directory (every chunk's HFiles with it)
+        self.assertEqual(os.listdir(staging), [])
         status = h.status(root, table)
         self.assertEqual(status["generation"], 1)
         self.assertEqual(status["layout"]["salt"]["buckets"], 10)
