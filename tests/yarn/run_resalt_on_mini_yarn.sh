@@ -10,7 +10,7 @@
 # Needs scripts/build's artifacts; resolves hadoop-minicluster with Maven (tests/yarn/pom.xml).
 # Its HBase: ZooKeeper 23460, master 18460, RegionServer 18480, data in <build>/mini-yarn-check
 # (PRESPLIT_YARN_CHECK_* variables choose others). Exits non-zero unless a second submit of the
-# migration killed the first, still running job (an orphan whose id its submitter never recorded),
+# migration killed the first, unfinished job (an orphan whose id its submitter never recorded),
 # the second job ran on YARN and succeeded, and the target holds every source cell once at its new
 # key.
 set -euo pipefail
@@ -44,7 +44,7 @@ read -r -a JVM_FLAGS <<<"$PRESPLIT_HBASE_JVM_FLAGS"
 "$REPO/scripts/local-cluster" status >/dev/null 2>&1 &&
   { echo "run_resalt_on_mini_yarn: a cluster already runs in $PRESPLIT_CLUSTER_DIR" >&2; exit 1; }
 rm -rf "$WORK_DIR/classes" "$WORK_DIR/staging" "$WORK_DIR/yarn-conf" "$WORK_DIR/yarn" \
-  "$WORK_DIR/stop" "$WORK_DIR/yarn.log"
+  "$WORK_DIR/up" "$WORK_DIR/yarn.log"
 mkdir -p "$WORK_DIR/classes" "$WORK_DIR/yarn"
 
 echo "resolving hadoop-minicluster"
@@ -72,8 +72,10 @@ PY
 
 yarn_pid=
 cleanup() {
-  touch "$WORK_DIR/stop"
-  [[ -n $yarn_pid ]] && { wait "$yarn_pid" 2>/dev/null || true; }
+  if [[ -n $yarn_pid ]]; then  # SIGTERM: MiniYarn's shutdown hook stops YARN
+    kill "$yarn_pid" 2>/dev/null || true
+    wait "$yarn_pid" 2>/dev/null || true
+  fi
   "$REPO/scripts/local-cluster" stop >&2 || true
 }
 trap cleanup EXIT
@@ -84,54 +86,46 @@ new='{"salt":{"buckets":16,"encoding":"decimal","hash":"murmur3"},"group":{"deli
 echo "source: $(java_run MapReduceE2E --zk "$quorum" fill yarn:source "$old" "$rows" 3)"
 java_run MapReduceE2E --zk "$quorum" create yarn:target "$new" 3 >/dev/null
 
-started=$(date +%s)
+# MiniYarn writes one line into this named pipe once YARN is up: reading it waits for that event.
+mkfifo "$WORK_DIR/up"
 (cd "$WORK_DIR/yarn" && exec "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" -Xmx1g -cp "$WORK_DIR/classes:$YARN_CP" \
-  MiniYarn "$WORK_DIR/yarn-conf" "$WORK_DIR/stop" "$WORK_DIR/container-classpath.jar" \
+  MiniYarn "$WORK_DIR/yarn-conf" "$WORK_DIR/up" "$WORK_DIR/container-classpath.jar" \
   "$PRESPLIT_HBASE_JVM_FLAGS") >"$WORK_DIR/yarn.log" 2>&1 &
 yarn_pid=$!
-until grep -q "MiniYarn: up" "$WORK_DIR/yarn.log"; do  # printed after mapred-site.xml is in place
-  kill -0 "$yarn_pid" 2>/dev/null || { tail -30 "$WORK_DIR/yarn.log" >&2; exit 1; }
-  (($(date +%s) - started < 180)) || { echo "YARN not up after 180 s" >&2; exit 1; }
-  sleep 0.5
-done
-grep "MiniYarn: up" "$WORK_DIR/yarn.log"
+exec 3<>"$WORK_DIR/up"  # read-write: opening does not block, and a dead MiniYarn is no EOF
+read -r -t 180 -u 3 up ||
+  { echo "YARN not up after 180 s; see $WORK_DIR/yarn.log" >&2; tail -30 "$WORK_DIR/yarn.log" >&2; exit 1; }
+exec 3<&-
+echo "$up"
 
 cat >"$WORK_DIR/spec.json" <<JSON
 {"source": "yarn:source", "target": "yarn:target", "old_layout": $old, "new_layout": $new,
  "staging_dir": "file://$WORK_DIR/staging", "hbase_conf_dir": "$PRESPLIT_HBASE_CONF_DIR",
  "hadoop_conf_dir": "$WORK_DIR/yarn-conf"}
 JSON
-job() { java_run io.presplit.mapreduce.ResaltBulkJob "$@" "$WORK_DIR/spec.json" 2>>"$WORK_DIR/job.log"; }
+job() { java_run io.presplit.mapreduce.ResaltBulkJob "$1" "$WORK_DIR/spec.json" "${@:2}" 2>>"$WORK_DIR/job.log"; }
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ""))' "$@"; }
-state_of() { field "$(java_run io.presplit.mapreduce.ResaltBulkJob progress "$WORK_DIR/spec.json" "$1" 2>>"$WORK_DIR/job.log")" state; }
-wait_state() {  # JOB_ID STATE DEADLINE_S: polls the job's state on YARN until it is STATE
-  local deadline=$(($(date +%s) + $3)) state
-  while state=$(state_of "$1"); [[ $state != "$2" ]]; do
-    case $state in SUCCEEDED | FAILED | KILLED)
-      echo "job $1 is $state, waited for $2; see $WORK_DIR/job.log" >&2; exit 1 ;;
-    esac
-    (($(date +%s) < deadline)) || { echo "job $1 still $state after $3 s" >&2; exit 1; }
-    sleep 1
-  done
-}
 
-# A daemon that died between submit and recording the job id: its job runs on, unknown. The
-# next submit of the same migration kills it before it starts its own.
+# A daemon that died between submit and recording the job id: its job goes on, unknown to
+# anyone. The next submit of the same migration kills it before it submits its own.
 started=$(date +%s)
 orphan=$(job submit)
-wait_state "$orphan" RUNNING 300
-echo "submitted $orphan, running after $(($(date +%s) - started)) s; submitting again"
+echo "submitted $orphan from a JVM that exited; submitting again"
 : >"$WORK_DIR/job.log"
 second=$(job submit)
 grep -q "killed $orphan" "$WORK_DIR/job.log" ||
   { echo "the second submit did not kill $orphan" >&2; cat "$WORK_DIR/job.log" >&2; exit 1; }
-[[ $(state_of "$orphan") == KILLED ]] || { echo "$orphan is not KILLED" >&2; exit 1; }
+killed=$(field "$(job progress "$orphan")" state)
+[[ $killed == KILLED ]] || { echo "$orphan is $killed, not KILLED" >&2; exit 1; }
 echo "the second submit killed $orphan and submitted $second"
-wait_state "$second" SUCCEEDED 1800
+# wait: Hadoop's job monitor follows the job to its end (exit 1 unless it succeeded)
+ended=$(timeout 1800 "$JAVA_HOME/bin/java" "${JVM_FLAGS[@]}" -Xmx768m -cp "$CP" \
+  io.presplit.mapreduce.ResaltBulkJob wait "$WORK_DIR/spec.json" "$second" 2>>"$WORK_DIR/job.log") ||
+  { echo "job $second did not succeed: $ended; see $WORK_DIR/job.log" >&2; exit 1; }
 loaded=$(job load)
-echo "job $second: $(java_run io.presplit.mapreduce.ResaltBulkJob progress "$WORK_DIR/spec.json" "$second" 2>/dev/null), loaded $loaded, $(($(date +%s) - started)) s"
+echo "job $second: $ended, loaded $loaded, $(($(date +%s) - started)) s"
 job cleanup
-result="{\"job_id\": \"$second\", \"state\": \"$(state_of "$second")\"}"
+result="{\"job_id\": \"$second\", \"state\": \"$(field "$ended" state)\"}"
 compared=$(java_run MapReduceE2E --zk "$quorum" compare yarn:source "$old" yarn:target "$new")
 echo "compare: $compared"
 python3 - "$result" "$compared" "$rows" <<'PY'

@@ -285,6 +285,37 @@ final class BulkJobs {
     }
   }
 
+  /**
+   * Blocks until a job ends (a job of this JVM, or, not on the local runner, any job the cluster
+   * of {@code conf} knows), following it with Hadoop's own job monitor.
+   *
+   * @throws IOException when the job is unknown (a local-runner job of a JVM that is gone)
+   */
+  static void await(String jobId, Configuration conf) throws IOException {
+    Cluster cluster = null;
+    try {
+      Job job = JOBS.get(jobId);
+      if (job == null && !isLocal(conf)) {
+        cluster = new Cluster(conf);
+        job = cluster.getJob(JobID.forName(jobId));
+      }
+      if (job == null) {
+        throw new IOException("job " + jobId + " is unknown (a local-runner job of a JVM that is "
+            + "gone, or a job the cluster no longer lists)");
+      }
+      job.monitorAndPrintJob();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for " + jobId, e);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("'" + jobId + "' is not a MapReduce job id", e);
+    } finally {
+      if (cluster != null) {
+        cluster.close();
+      }
+    }
+  }
+
   private static String loadResult(long files, long bytes) {
     JsonObject out = new JsonObject();
     out.addProperty("files", files);

@@ -266,6 +266,16 @@ public final class ResaltBulkJob {
     return BulkJobs.progress(jobId, conf);
   }
 
+  /**
+   * Waits until the job ends (on YARN: a job any process submitted, e.g. with {@code submit})
+   * and returns its progress as {@link #progress(String, String)}.
+   */
+  public static String await(String jobId, String specJson) throws IOException {
+    Spec spec = new Spec(specJson);
+    BulkJobs.await(jobId, spec.configuration());
+    return BulkJobs.progress(jobId, spec.configuration());
+  }
+
   /** As {@link #progress(String)}, looking a job up on the cluster the spec names. */
   public static String progress(String jobId, String specJson) throws IOException {
     Spec spec = new Spec(specJson);
@@ -372,6 +382,8 @@ public final class ResaltBulkJob {
       "  run SPEC              submit, wait (progress on stderr), bulk-load, print the result",
       "  submit SPEC           submit and print the job id (YARN: the job outlives this process)",
       "  progress SPEC JOB_ID  print the progress of a YARN job",
+      "  wait SPEC JOB_ID      wait until a YARN job ends, print its progress; exit 1 unless it"
+          + " succeeded",
       "  load SPEC             bulk-load a finished job's HFiles (safe to repeat)",
       "  cleanup SPEC          delete the job's snapshot and staging directory",
       "The spec is JSON; see the class documentation or README.md (bulk re-salting).");
@@ -382,7 +394,8 @@ public final class ResaltBulkJob {
    * on success, 1 on failure, 2 on a usage error.
    */
   public static void main(String[] args) throws Exception {
-    if (args.length < 2 || (args[0].equals("progress") && args.length < 3)) {
+    if (args.length < 2
+        || ((args[0].equals("progress") || args[0].equals("wait")) && args.length < 3)) {
       System.err.println(USAGE);
       System.exit(2);
     }
@@ -398,6 +411,14 @@ public final class ResaltBulkJob {
         case "progress":
           System.out.println(progress(args[2], spec));
           break;
+        case "wait": {
+          String ended = await(args[2], spec);
+          System.out.println(ended);
+          if (!ended.contains("\"state\":\"SUCCEEDED\"")) {
+            System.exit(1);
+          }
+          break;
+        }
         case "load":
           System.out.println(load(spec));
           break;
