@@ -271,9 +271,9 @@ public final class ResaltBulkJob {
    * and returns its progress as {@link #progress(String, String)}.
    */
   public static String await(String jobId, String specJson) throws IOException {
-    Spec spec = new Spec(specJson);
-    BulkJobs.await(jobId, spec.configuration());
-    return BulkJobs.progress(jobId, spec.configuration());
+    Configuration conf = new Spec(specJson).configuration();
+    BulkJobs.await(jobId, conf);
+    return BulkJobs.progress(jobId, conf);
   }
 
   /** As {@link #progress(String)}, looking a job up on the cluster the spec names. */
@@ -414,7 +414,8 @@ public final class ResaltBulkJob {
         case "wait": {
           String ended = await(args[2], spec);
           System.out.println(ended);
-          if (!ended.contains("\"state\":\"SUCCEEDED\"")) {
+          if (!"SUCCEEDED".equals(BulkJobs.text(JsonParser.parseString(ended).getAsJsonObject(),
+              "state", ""))) {
             System.exit(1);
           }
           break;
