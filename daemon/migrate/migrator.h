@@ -9,6 +9,9 @@
 //                  [0, start_ts) chunk by chunk; after each chunk a checkpoint znode (next_row,
 //                  rows, cells, digest); pause/abort requests and the lease are checked between
 //                  chunks.
+//                  engine "hfile": the same chunks, each written as HFiles and bulk-loaded; with
+//                  hbase.rootdir known, read from one snapshot of the source (taken by the first
+//                  chunk, deleted with the staging directory) instead of a RegionServer scan.
 //                  engine "mapreduce": one ResaltBulkJob (snapshot of the source, re-keying
 //                  mappers, HFiles per target region) copies [0, start_ts); the plan's `bulk`
 //                  record keeps its job id, snapshot and staging dir; each run polls the job
@@ -213,8 +216,14 @@ class Migrator {
   void CleanupHfileStaging(const MigrationPlan& plan, const char* when);
   std::string BulkSpecOf(const MigrationPlan& plan) const;
   // Engine "hfile": the spec of every chunk's CopyRange and of the staging directory's cleanup
-  // (one spec, so copy and cleanup resolve the directory with the same configuration).
+  // (one spec, so copy and cleanup resolve the directory with the same configuration). When the
+  // daemon knows hbase.rootdir (KnowsHBaseRootDir) it names the source snapshot the chunks read
+  // (input "snapshot"), which the cleanup deletes with the staging directory.
   std::string HfileStagingSpecOf(const MigrationPlan& plan) const;
+  // hbase_conf_dir or an hbase.rootdir setting: the daemon can read a snapshot's files.
+  bool KnowsHBaseRootDir() const;
+  // The one snapshot of the source that a migration's copy reads (both engines).
+  static std::string SourceSnapshotOf(const MigrationPlan& plan);
   // The JSON spec ResaltBulkJob's static methods take (snapshot "" = none named).
   std::string SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
                      const std::string& input, const std::string& snapshot) const;

@@ -65,8 +65,20 @@ std::string Migrator::BulkSpecOf(const MigrationPlan& plan) const {
   return SpecOf(plan, bulk.staging_dir, bulk.input, bulk.snapshot);
 }
 
+bool Migrator::KnowsHBaseRootDir() const {
+  return !options_.hbase_conf_dir.empty() || options_.hbase_settings.count("hbase.rootdir") > 0;
+}
+
+std::string Migrator::SourceSnapshotOf(const MigrationPlan& plan) {
+  return "presplit_resalt_" + PlainName(plan.target);
+}
+
 std::string Migrator::HfileStagingSpecOf(const MigrationPlan& plan) const {
-  return SpecOf(plan, StagingDirOf(options_.bulk_staging_dir, plan.target), "table", "");
+  // With hbase.rootdir known the chunks read the source from one snapshot's files in the daemon
+  // (no RegionServer scan); the cleanup of the same spec deletes that snapshot.
+  const bool snapshot = KnowsHBaseRootDir();
+  return SpecOf(plan, StagingDirOf(options_.bulk_staging_dir, plan.target),
+                snapshot ? "snapshot" : "table", snapshot ? SourceSnapshotOf(plan) : "");
 }
 
 std::string Migrator::SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
@@ -108,11 +120,9 @@ Migrator::Step Migrator::CopyBulk(PlanNode& node) {
   if (!plan.bulk) {
     BulkCopyState bulk;
     bulk.staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
-    bulk.snapshot = "presplit_resalt_" + PlainName(plan.target);
+    bulk.snapshot = SourceSnapshotOf(plan);
     // A snapshot is read from the files under hbase.rootdir: without it, the live table.
-    const bool knows_root_dir =
-        !options_.hbase_conf_dir.empty() || options_.hbase_settings.count("hbase.rootdir") > 0;
-    bulk.input = knows_root_dir ? "snapshot" : "table";
+    bulk.input = KnowsHBaseRootDir() ? "snapshot" : "table";
     plan.bulk = bulk;
     if (!WritePlan(node).ok()) return MayAct() ? Step::kWaiting : Step::kStopped;
   }
@@ -270,8 +280,8 @@ Migrator::Step Migrator::FinishBulkCopy(PlanNode& node, const std::string& spec)
 
 void Migrator::CleanupHfileStaging(const MigrationPlan& plan, const char* when) {
   if (plan.engine != "hfile") return;
-  // The bulk job's cleanup with the chunks' own spec (a table input, no snapshot: it removes the
-  // directory only).
+  // The bulk job's cleanup with the chunks' own spec: it removes the directory and, when the
+  // chunks read the source from a snapshot, that snapshot.
   const std::string staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
   Status cleaned = bridge_.CleanupBulkCopy(HfileStagingSpecOf(plan));
   if (!cleaned.ok()) {

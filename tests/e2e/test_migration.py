@@ -7,9 +7,11 @@ Scenarios (combined to keep the running time small):
   every row written before, during and after is read back at its new key with the same cells and
   timestamps, none twice (tests/e2e/java/MigrationE2E.java, plain HBase client). Then a second,
   standby daemon takes over when the leader is killed during the grace period and finishes.
-- test_2 (the "hfile" engine: presplitd writes each chunk as HFiles and bulk-loads them): a
+- test_2 (the "hfile" engine: presplitd reads the source from a snapshot's files, writes each
+  chunk as HFiles and bulk-loads them): a
   target damaged behind presplit's back while the migration is paused fails verification and
-  nothing switches; an abort then drops only the target, removes the engine's staging directory,
+  nothing switches; an abort then drops only the target, removes the engine's staging directory
+  and the snapshot,
   and the status stays at generation 1 (an abort after the switch is refused: unit-tested in
   tests/daemon/migrate).
 """
@@ -149,8 +151,13 @@ class MigrationTest(unittest.TestCase):
         table = "mig" + uuid.uuid4().hex[:6] + ":small"
         os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
         staging = tempfile.mkdtemp(prefix="hfile-staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
+        # hbase-site.xml names hbase.rootdir: the chunks read one snapshot of the source.
+        cluster_dir = os.environ["PRESPLIT_CLUSTER_DIR"]
         d = self.daemon(root, 19503, migration_hfile_chunk_rows=200,
-                        migration_staging_dir=staging).start()
+                        migration_staging_dir=staging,
+                        hbase_conf_dir=os.path.join(cluster_dir, "conf")).start()
+        snapshot = os.path.join(cluster_dir, "hbase", ".hbase-snapshot",
+                                "presplit_resalt_" + table.replace(":", "_") + "__g2")
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])
         helper(root, "load", table, "4000", str(VERSIONS))
@@ -161,6 +168,11 @@ class MigrationTest(unittest.TestCase):
         self.assertEqual(migration_status(root, table)["engine"], "hfile")
         h.ctl(root, "migration", "pause", table)
         h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 60, "the pause")
+        self.assertTrue(os.path.isdir(snapshot), "the hfile engine reads a snapshot of the source")
+        migration_staging = os.path.join(staging, table.replace(":", "_") + "__g2")
+        self.assertTrue(any(name.startswith("restore-")
+                            for name in os.listdir(migration_staging)),
+                        "the snapshot is restored under the migration's staging directory")
         deleted = helper(root, "delete-first-row", table + "__g2")
         self.assertTrue(deleted["deleted"])
         h.ctl(root, "migration", "resume", table)
@@ -176,8 +188,10 @@ class MigrationTest(unittest.TestCase):
         h.wait_for(lambda: migration_phase(root, table) == "aborted", 120, "the abort")
         gone = h.probe("exists", table + "__g2", check=False)
         self.assertIn("false", gone.stdout.lower())
-        # the abort removed the engine's staging directory (every chunk's HFiles with it)
+        # the abort removed the engine's staging directory (every chunk's HFiles and the
+        # snapshot's restore with it) and the snapshot
         self.assertEqual(os.listdir(staging), [])
+        self.assertFalse(os.path.exists(snapshot))
         status = h.status(root, table)
         self.assertEqual(status["generation"], 1)
         self.assertEqual(status["layout"]["salt"]["buckets"], 10)

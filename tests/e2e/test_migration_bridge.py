@@ -5,7 +5,8 @@ tests/e2e/java/MigrationBridgeE2E.java does the work and checks every step (chun
 resumes, per-region digests of source, copy and target equal, every cell at its new key read back
 with the plain HBase client, idempotence, throttling, replay of puts and delete markers,
 checkPresent excusing a delete and finding a removed cell; the "hfile" engine's chunks through a
-staging spec, bulk-loaded over the bridge's one connection). It loads libpresplit_jni from the
+staging spec, bulk-loaded over the bridge's one connection, and again reading the source from
+a snapshot's files: a cell written after the snapshot must stay out of the target). It loads libpresplit_jni from the
 build directory through -Djava.library.path, as presplitd's JVM does with jvm_options.
 tests/e2e/java/SdkGenerationsE2E.java checks the SDK option readBothGenerationsDuringMigration on
 two real tables and a status written as presplitd writes it during the catch-up.
@@ -45,6 +46,9 @@ class MigrationBridgeTest(unittest.TestCase):
         # Its bulk loads reuse the bridge's connection: no ZooKeeper session per chunk.
         self.assertGreaterEqual(evidence["hfile_chunks"], 8)
         self.assertLess(evidence["hfile_zk_sessions"], evidence["hfile_chunks"] // 2)
+        # ... and again reading the source from a snapshot's files (checked region by region,
+        # and that a cell written after the snapshot stayed out).
+        self.assertEqual(evidence["snapshot_rows"], evidence["rows"])
         self.assertEqual(evidence["replay"], {"cells": 51, "deletes": 2})
         self.assertGreaterEqual(evidence["missing"]["missing"], 1)
         self.assertIn("g010|row-000010", evidence["missing"]["first_missing"])

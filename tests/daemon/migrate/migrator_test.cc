@@ -404,9 +404,27 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   // removed with the very spec the chunks were written with (so on the same file system).
   ASSERT_EQ(bridge_.cleanups.size(), 1u);
   EXPECT_EQ(bridge_.cleanups[0], staging);
-  EXPECT_EQ(bridge_.cleanups[0]["input"], "table") << "no snapshot to remove";
+  // hbase_conf_dir names hbase.rootdir: the chunks read one snapshot of the source, which the
+  // cleanup deletes.
+  EXPECT_EQ(staging["input"], "snapshot");
+  EXPECT_EQ(staging["snapshot"], "presplit_resalt_tinawang_check__g2");
   EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
   EXPECT_EQ(Status()["migration"]["phase"], "done");
+}
+
+TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWithoutHBaseRootDir) {
+  options_.hfile_chunk_rows = 40;
+  options_.bulk_staging_dir = "/staging/";
+  options_.hbase_settings = {{"hbase.zookeeper.quorum", "zk1"}};
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.Prepare().ok());
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ExpectEveryRowCopiedOnce();
+  ASSERT_EQ(bridge_.staging_specs.size(), 1u);
+  const json staging = json::parse(*bridge_.staging_specs.begin());
+  EXPECT_EQ(staging["input"], "table") << "no snapshot's files to read without hbase.rootdir";
+  EXPECT_FALSE(staging.contains("snapshot"));
 }
 
 TEST_F(MigratorTest, ThePutEngineNamesNoStagingDirectory) {

@@ -321,6 +321,91 @@ public final class MigrationBridgeE2E {
       evidence.addProperty("hfile_zk_sessions", hfileZkSessions);
       evidence.addProperty("hfile_ms_per_chunk", hfileMsPerChunk);
 
+      // The "hfile" engine reading the source from a snapshot's files ("input": "snapshot",
+      // as presplitd passes it when it knows hbase.rootdir). The first chunk takes the
+      // snapshot; a cell written to the source after it, with a timestamp inside the copied
+      // range, must not reach the target (the chunks read the snapshot, not the live table),
+      // while every source region's cells as they were when it was taken must, delete markers
+      // applied. The bulk job's cleanup with the same spec removes snapshot and restore.
+      String clusterDir = System.getenv("PRESPLIT_CLUSTER_DIR");
+      check(clusterDir != null, "PRESPLIT_CLUSTER_DIR is not set");
+      TableName snapTarget = TableName.valueOf(ns, "dst_snapshot");
+      create(admin, snapTarget, newLayout);
+      java.nio.file.Path snapStaging = java.nio.file.Files.createTempDirectory("presplit-snap");
+      String snapshotName = "presplit_e2e_" + ns + "_src";
+      JsonObject snapSpecJson = JsonParser.parseString(spec).getAsJsonObject();
+      snapSpecJson.addProperty("staging_dir", snapStaging.toString());
+      snapSpecJson.addProperty("hbase_conf_dir", clusterDir + "/conf");
+      snapSpecJson.addProperty("input", "snapshot");
+      snapSpecJson.addProperty("snapshot", snapshotName);
+      snapSpecJson.addProperty("source", source.getNameAsString());
+      snapSpecJson.addProperty("target", snapTarget.getNameAsString());
+      snapSpecJson.add("old_layout", obj(OLD_LAYOUT));
+      snapSpecJson.add("new_layout", obj(NEW_LAYOUT));
+      snapSpecJson.addProperty("max_ts", startTs);
+      String snapSpec = snapSpecJson.toString();
+      List<JsonObject> sourceBefore = new ArrayList<>();
+      for (int r = 0; r < starts.size(); r++) {
+        sourceBefore.add(obj(MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT,
+            starts.get(r), ends.get(r), 0, startTs)));
+      }
+      JsonObject firstSnapChunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0), 0,
+          startTs, 150, 0, snapSpec));
+      check(!admin.listSnapshots(java.util.regex.Pattern.compile(snapshotName)).isEmpty(),
+          "the first chunk took no snapshot " + snapshotName);
+      byte[] lateLogical = null;
+      for (int i = 0; lateLogical == null; i++) {
+        byte[] candidate = Bytes.toBytes(String.format("g%03d|after-snapshot-%d", i % 500, i));
+        if (Bytes.compareTo(oldLayout.encode(candidate), ends.get(0)) < 0) {
+          lateLogical = candidate; // in source region 0, whose copy goes on below
+        }
+      }
+      long lateTs = startTs - 1;
+      try (Table t = conn.getTable(source)) {
+        t.put(new Put(oldLayout.encode(lateLogical)).addColumn(F, Bytes.toBytes("q0"), lateTs,
+            Bytes.toBytes("written after the snapshot")));
+      }
+      long snapRows = firstSnapChunk.get("rows").getAsLong();
+      byte[] resume = Base64.getDecoder().decode(firstSnapChunk.get("next_row").getAsString());
+      snapRows += obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, resume, ends.get(0), 0, startTs,
+          1_000_000, 0, snapSpec)).get("rows").getAsLong();
+      JsonObject restOfSource = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), null, 0, startTs,
+          1_000_000, 0, snapSpec));
+      check(restOfSource.get("next_row").isJsonNull(), "the snapshot copy did not finish");
+      snapRows += restOfSource.get("rows").getAsLong();
+      check(snapRows == copiedRows, "the snapshot copy read " + snapRows + " rows, the live "
+          + "copy " + copiedRows);
+      JsonArray snapByRegion = JsonParser.parseString(
+          MigrationBridge.digestTargetBySourceRegion(snapTarget.getNameAsString(), NEW_LAYOUT,
+              OLD_LAYOUT, starts.toArray(new byte[0][]), 0, startTs)).getAsJsonArray();
+      for (int r = 0; r < starts.size(); r++) {
+        check(sourceBefore.get(r).equals(snapByRegion.get(r).getAsJsonObject()),
+            "snapshot copy, region " + r + ": source when the snapshot was taken "
+                + sourceBefore.get(r) + " vs target " + snapByRegion.get(r));
+      }
+      try (Table t = conn.getTable(snapTarget)) {
+        check(t.get(new Get(newLayout.encode(lateLogical))).isEmpty(),
+            "a cell written to the source after the snapshot reached the target: the chunks "
+                + "read the live table");
+      }
+      JsonObject liveRegion0 = obj(MigrationBridge.digestRange(source.getNameAsString(),
+          OLD_LAYOUT, starts.get(0), ends.get(0), 0, startTs));
+      check(liveRegion0.get("cells").getAsLong()
+          == sourceBefore.get(0).get("cells").getAsLong() + 1,
+          "the live source's region 0 should hold the late cell: " + liveRegion0);
+      try (Table t = conn.getTable(source)) {
+        t.delete(new Delete(oldLayout.encode(lateLogical)).addColumn(F, Bytes.toBytes("q0"),
+            lateTs));
+      }
+      io.presplit.mapreduce.ResaltBulkJob.cleanup(snapSpec);
+      check(admin.listSnapshots(java.util.regex.Pattern.compile(snapshotName)).isEmpty(),
+          "cleanup left the snapshot " + snapshotName);
+      check(!java.nio.file.Files.exists(snapStaging), "cleanup left " + snapStaging);
+      evidence.addProperty("snapshot_rows", snapRows);
+
       // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
       String before = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
           null, 0, ALL);
@@ -410,7 +495,7 @@ public final class MigrationBridgeE2E {
       evidence.addProperty("throttled_seconds", seconds);
       evidence.add("replay", replay);
       evidence.add("missing", missing);
-      for (TableName tn : List.of(source, target, hfileTarget)) {
+      for (TableName tn : List.of(source, target, hfileTarget, snapTarget)) {
         admin.disableTable(tn);
         admin.deleteTable(tn);
       }

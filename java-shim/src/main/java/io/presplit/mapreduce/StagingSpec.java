@@ -22,6 +22,11 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
  * system whichever of them writes or removes it (the {@code fs.defaultFS} of the Hadoop
  * configuration directory, else of hbase-site.xml, else the local disk).
  *
+ * <p>The chunk copy reads its source rows from a snapshot of the source table instead of through
+ * the RegionServers when the spec says {@code "input": "snapshot"} and names the snapshot
+ * ({@code "snapshot": "name"}); both must be given ({@link #sourceSnapshot}). The bulk job reads
+ * the same two fields with defaults of its own.
+ *
  * <p>Deliberately free of MapReduce classes (and of {@link BulkJobs}, which uses them): the
  * chunk copy loads it on a classpath without Hadoop's MapReduce jars.
  */
@@ -39,12 +44,20 @@ public final class StagingSpec {
   /** Settings applied last (the daemon's own HBase settings), in their order. */
   public final Map<String, String> hbaseConf;
 
+  /**
+   * The snapshot the chunk copy reads the source from: the {@code snapshot} field when
+   * {@code input} is {@code "snapshot"} and both are given explicitly; null otherwise (the copy
+   * scans the live source through the RegionServers).
+   */
+  public final String sourceSnapshot;
+
   private StagingSpec(Path dir, String hbaseConfDir, String hadoopConfDir,
-      Map<String, String> hbaseConf) {
+      Map<String, String> hbaseConf, String sourceSnapshot) {
     this.dir = dir;
     this.hbaseConfDir = hbaseConfDir;
     this.hadoopConfDir = hadoopConfDir;
     this.hbaseConf = Collections.unmodifiableMap(hbaseConf);
+    this.sourceSnapshot = sourceSnapshot;
   }
 
   /**
@@ -92,7 +105,14 @@ public final class StagingSpec {
         hbaseConf.put(e.getKey(), e.getValue().getAsString());
       }
     }
-    return new StagingSpec(dir, hbaseConfDir, hadoopConfDir, hbaseConf);
+    String input = text(o, "input");
+    if (input != null && !input.equals("snapshot") && !input.equals("table")) {
+      throw new IllegalArgumentException(
+          "field 'input': '" + input + "' (expected snapshot or table)");
+    }
+    String snapshot = text(o, "snapshot");
+    return new StagingSpec(dir, hbaseConfDir, hadoopConfDir, hbaseConf,
+        "snapshot".equals(input) ? snapshot : null);
   }
 
   /**

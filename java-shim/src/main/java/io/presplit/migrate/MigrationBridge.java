@@ -190,7 +190,10 @@ public final class MigrationBridge {
    * fresh directory under staging_dir, on the file system that configuration names (the one the
    * bulk job's cleanup removes the staging directory from, and which the RegionServers must
    * read), and are handed to the RegionServers as full URIs; the HFile writers and the bulk load
-   * use that configuration too. The chunk's directory is removed afterwards, loaded or not. A
+   * use that configuration too. When the spec says {@code "input": "snapshot"} and names a
+   * snapshot, the source rows are read from that snapshot's files in this JVM ({@link
+   * SourceSnapshot}: taken on the first chunk, the same for every chunk of the migration) instead
+   * of through the RegionServers. The chunk's directory is removed afterwards, loaded or not. A
    * bulk load repeated after a crash writes the same cells again, which HBase reads as one. The
    * load goes through this JVM's shared connection (see {@link #bulkLoad}).
    *
@@ -221,7 +224,11 @@ public final class MigrationBridge {
     byte[] nextRow = null;
     Connection c = connection();
     ChunkStaging staging = hfiles ? chunkStaging(stagingSpec) : null;
-    try (Table table = c.getTable(source); ResultScanner scanner = table.getScanner(scan);
+    try (Table table = c.getTable(source); ResultScanner scanner = staging != null
+            && stagingSpec.sourceSnapshot != null
+            ? SourceSnapshot.scanner(c, new Configuration(staging.conf()),
+                staging.dir().getParent(), stagingSpec.sourceSnapshot, source, scan)
+            : table.getScanner(scan);
         BufferedMutator mutator = hfiles ? null : c.getBufferedMutator(
             new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES));
         RekeyedHFiles files = hfiles ? new RekeyedHFiles(staging.conf(), staging.dir(),

@@ -3,6 +3,7 @@ package io.presplit.migrate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -145,10 +146,24 @@ class ChunkStagingTest {
   }
 
   @Test
+  void theSourceIsReadFromASnapshotOnlyWhenTheSpecSaysSoAndNamesIt() {
+    String dir = new File(temp, "staging").getPath();
+    JsonObject o = spec(dir);
+    assertNull(StagingSpec.parse(o.toString()).sourceSnapshot, "input table: the live source");
+    o.addProperty("input", "snapshot");
+    assertNull(StagingSpec.parse(o.toString()).sourceSnapshot, "no snapshot named");
+    o.addProperty("snapshot", "presplit_resalt_ns_t__g2");
+    assertEquals("presplit_resalt_ns_t__g2", StagingSpec.parse(o.toString()).sourceSnapshot);
+    o.addProperty("input", "table");
+    assertNull(StagingSpec.parse(o.toString()).sourceSnapshot, "a name alone reads nothing");
+  }
+
+  @Test
   void aBadStagingSpecIsRefusedBeforeAnythingIsRead() {
     for (String bad : new String[] {"/tmp/staging", "[]", "{}", "{\"staging_dir\": \"\"}",
         "{\"staging_dir\": \"/s\", \"hbase_conf\": [1]}",
-        "{\"staging_dir\": \"/s\", \"hbase_conf\": {\"k\": {}}}"}) {
+        "{\"staging_dir\": \"/s\", \"hbase_conf\": {\"k\": {}}}",
+        "{\"staging_dir\": \"/s\", \"input\": \"hfiles\"}"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> MigrationBridge.copyChunk("ns:t", "ns:t__g2", "{}", "{}", null, null, 0, 10, 10,
               0, bad), bad);
