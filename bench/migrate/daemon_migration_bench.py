@@ -81,6 +81,13 @@ def main():
                         "migration_hfile_chunk_rows, engine hfile, default 100000)")
     parser.add_argument("--engine", choices=["put", "hfile"], default="hfile",
                         help="the migration's copy engine (default hfile)")
+    parser.add_argument("--source", choices=["snapshot", "live"], default="snapshot",
+                        help="engine hfile: read the source from a snapshot's files in presplitd "
+                        "(hbase_conf_dir names hbase.rootdir; the default) or scan it live "
+                        "through the RegionServer")
+    parser.add_argument("--jfr", metavar="FILE", default=None,
+                        help="record a Java Flight Recording (profile settings) of presplitd's "
+                        "embedded JVM into FILE")
     parser.add_argument("--http-port", type=int, default=19790)
     args = parser.parse_args()
 
@@ -91,6 +98,13 @@ def main():
                 "migration_staging_dir": os.path.join(h.BUILD_DIR, "bench-migration", "staging")}
     settings["migration_hfile_chunk_rows" if args.engine == "hfile" else "migration_chunk_rows"] = \
         args.chunk
+    if args.jfr:
+        settings["jvm_options"] = (f"-Djava.library.path={os.path.join(h.BUILD_DIR, 'jni')} "
+                                   "-XX:+StartAttachListener "
+                                   "-XX:StartFlightRecording=name=bench,settings=profile")
+    if args.source == "snapshot":
+        # hbase-site.xml of the cluster names hbase.rootdir: the copy reads a snapshot's files.
+        settings["hbase_conf_dir"] = os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "conf")
     daemon = h.Daemon(root, args.http_port, name="presplitd-migration-bench", settings=settings)
     work = daemon.dir
     daemon.start()
@@ -131,12 +145,18 @@ def main():
                                             (created, copied, replayed, verified))
         total = end - start
         rate = rows / total
-        print(f"presplitd migration (engine {args.engine}, {args.workers} workers, chunks of "
+        print(f"presplitd migration (engine {args.engine}, source {args.source}, "
+              f"{args.workers} workers, chunks of "
               f"{args.chunk} rows, "
               f"checkpoints in ZooKeeper): {rows} rows verified in {total:.1f} s = {rate:.0f} "
               f"rows/s (copy {copy_end - start:.1f} s, replay {replay_end - copy_end:.1f} s, "
               f"verification {end - replay_end:.1f} s)")
         print(f"ratio presplitd (copy + verification) / plain copy: {rate / plain_rate:.2f}x")
+        if args.jfr:
+            # The embedded JVM does not dump its recording on exit: ask it now.
+            h.run(["jcmd", str(daemon.proc.pid), "JFR.dump", "name=bench",
+                   f"filename={os.path.abspath(args.jfr)}"], timeout=120)
+            print(f"flight recording of presplitd's JVM: {args.jfr}")
     finally:
         daemon.stop()
 
