@@ -8,7 +8,7 @@
 #   bench/run_migration_daemon_bench.sh [--no-build] [--rows N (200000)] [--workers W (4)]
 #                                       [--engine put|hfile (hfile)]
 #                                       [--chunk C (put 5000, hfile 100000)]
-#                                       [--source snapshot|live (snapshot; engine hfile)]
+#                                       [--source live|snapshot (live; engine hfile)]
 #                                       [--jfr FILE (a flight recording of presplitd's JVM)]
 #
 # Starts a fresh local cluster of its own (ZooKeeper 22910, master 17110, RegionServer 17130,

@@ -30,7 +30,8 @@ settings (see conf/presplitd.conf): zk_quorum, zk_root, zk_session_timeout_ms, p
 hbase_conf_dir, jvm_classpath, jvm_classpath_file, hbase_command, jvm_max_heap, jvm_options,
 resync_interval_s, load_watch_interval_s, load_split_max_per_window, load_split_window_s,
 migration_interval_s, migration_chunk_rows, migration_mapreduce_threshold_bytes,
-migration_staging_dir, hadoop_conf_dir, http_listen, log_level, and hbase.* client settings.
+migration_staging_dir, migration_hfile_source, hadoop_conf_dir, http_listen, log_level, and
+hbase.* client settings.
 
 signals: SIGTERM/SIGINT stop cleanly (within 20 s: an HBase call still running then is
 abandoned); SIGHUP re-reads the config file (log_level and resync_interval_s apply at once,
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
       if (!s.ok()) break;
       s = presplit::daemon::ApplyOption(k, v, loaded).WithContext("--set " + k);
     }
+    if (s.ok()) s = presplit::daemon::CheckOptions(loaded);
     if (!s.ok()) return s;
     return loaded;
   };

@@ -81,10 +81,10 @@ def main():
                         "migration_hfile_chunk_rows, engine hfile, default 100000)")
     parser.add_argument("--engine", choices=["put", "hfile"], default="hfile",
                         help="the migration's copy engine (default hfile)")
-    parser.add_argument("--source", choices=["snapshot", "live"], default="snapshot",
-                        help="engine hfile: read the source from a snapshot's files in presplitd "
-                        "(hbase_conf_dir names hbase.rootdir; the default) or scan it live "
-                        "through the RegionServer")
+    parser.add_argument("--source", choices=["live", "snapshot"], default="live",
+                        help="engine hfile: scan the source through the RegionServer (the "
+                        "default) or read a snapshot's files in presplitd "
+                        "(migration_hfile_source = snapshot)")
     parser.add_argument("--jfr", metavar="FILE", default=None,
                         help="record a Java Flight Recording (profile settings) of presplitd's "
                         "embedded JVM into FILE")
@@ -105,6 +105,7 @@ def main():
     if args.source == "snapshot":
         # hbase-site.xml of the cluster names hbase.rootdir: the copy reads a snapshot's files.
         settings["hbase_conf_dir"] = os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "conf")
+        settings["migration_hfile_source"] = "snapshot"
     daemon = h.Daemon(root, args.http_port, name="presplitd-migration-bench", settings=settings)
     work = daemon.dir
     daemon.start()

@@ -10,8 +10,9 @@
 //                  rows, cells, digest); pause/abort requests and the lease are checked between
 //                  chunks.
 //                  engine "hfile": the same chunks, each written as HFiles and bulk-loaded; with
-//                  hbase.rootdir known, read from one snapshot of the source (taken by the first
-//                  chunk, deleted with the staging directory) instead of a RegionServer scan.
+//                  hfile_source_snapshot, read from one snapshot of the source (taken by the
+//                  first chunk, deleted with the staging directory) instead of a RegionServer
+//                  scan.
 //                  engine "mapreduce": one ResaltBulkJob (snapshot of the source, re-keying
 //                  mappers, HFiles per target region) copies [0, start_ts); the plan's `bulk`
 //                  record keeps its job id, snapshot and staging dir; each run polls the job
@@ -100,6 +101,10 @@ struct MigratorOptions {
   // Engine "hfile": rows per copyChunk call, each one bulk load of up to one HFile per target
   // region and family; larger than chunk_rows, as every chunk adds files to the target's stores.
   int hfile_chunk_rows = 100000;
+  // Engine "hfile": the chunks read one snapshot of the source in the daemon's JVM instead of
+  // scanning it through the RegionServers (migration_hfile_source = snapshot). Only taken when
+  // the daemon knows hbase.rootdir (KnowsHBaseRootDir); the daemon refuses the setting without.
+  bool hfile_source_snapshot = false;
   int max_catchup_rounds = 20;  // replays after the switch before giving up on "quiet"
   int min_catchup_rounds = 2;   // writers need a moment to follow the switch
   std::chrono::milliseconds catchup_interval{2000};  // between two catch-up replays
@@ -216,8 +221,8 @@ class Migrator {
   void CleanupHfileStaging(const MigrationPlan& plan, const char* when);
   std::string BulkSpecOf(const MigrationPlan& plan) const;
   // Engine "hfile": the spec of every chunk's CopyRange and of the staging directory's cleanup
-  // (one spec, so copy and cleanup resolve the directory with the same configuration). When the
-  // daemon knows hbase.rootdir (KnowsHBaseRootDir) it names the source snapshot the chunks read
+  // (one spec, so copy and cleanup resolve the directory with the same configuration). With
+  // hfile_source_snapshot (and hbase.rootdir known) it names the source snapshot the chunks read
   // (input "snapshot"), which the cleanup deletes with the staging directory.
   std::string HfileStagingSpecOf(const MigrationPlan& plan) const;
   // hbase_conf_dir or an hbase.rootdir setting: the daemon can read a snapshot's files.

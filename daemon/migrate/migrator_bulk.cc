@@ -74,9 +74,9 @@ std::string Migrator::SourceSnapshotOf(const MigrationPlan& plan) {
 }
 
 std::string Migrator::HfileStagingSpecOf(const MigrationPlan& plan) const {
-  // With hbase.rootdir known the chunks read the source from one snapshot's files in the daemon
-  // (no RegionServer scan); the cleanup of the same spec deletes that snapshot.
-  const bool snapshot = KnowsHBaseRootDir();
+  // Asked for and with hbase.rootdir known, the chunks read the source from one snapshot's files
+  // in the daemon (no RegionServer scan); the cleanup of the same spec deletes that snapshot.
+  const bool snapshot = options_.hfile_source_snapshot && KnowsHBaseRootDir();
   return SpecOf(plan, StagingDirOf(options_.bulk_staging_dir, plan.target),
                 snapshot ? "snapshot" : "table", snapshot ? SourceSnapshotOf(plan) : "");
 }

@@ -127,6 +127,12 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
   } else if (key == "migration_staging_dir") {
     if (value.empty()) return Status::InvalidArgument("migration_staging_dir: must not be empty");
     o.migration_staging_dir = value;
+  } else if (key == "migration_hfile_source") {
+    if (value != "live" && value != "snapshot") {
+      return Status::InvalidArgument("migration_hfile_source: expected live or snapshot, got '" +
+                                     value + "'");
+    }
+    o.migration_hfile_source = value;
   } else if (key == "hadoop_conf_dir") {
     o.hadoop_conf_dir = value;
   } else if (key == "resync_interval_s") {
@@ -210,6 +216,16 @@ Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& o) {
   return cp;
 }
 
+Status CheckOptions(const DaemonOptions& o) {
+  if (o.migration_hfile_source == "snapshot" && o.hbase_conf_dir.empty() &&
+      o.hbase_settings.count("hbase.rootdir") == 0) {
+    return Status::InvalidArgument(
+        "migration_hfile_source = snapshot reads the snapshot's files under hbase.rootdir: set "
+        "hbase_conf_dir (its hbase-site.xml names it) or hbase.rootdir");
+  }
+  return Status::Ok();
+}
+
 std::vector<std::string> ChangedSettings(const DaemonOptions& before, const DaemonOptions& after) {
   std::vector<std::string> changed;
   auto check = [&changed](const char* name, const auto& a, const auto& b) {
@@ -233,6 +249,7 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("migration_mapreduce_threshold_bytes", before.migration_mapreduce_threshold_bytes,
         after.migration_mapreduce_threshold_bytes);
   check("migration_staging_dir", before.migration_staging_dir, after.migration_staging_dir);
+  check("migration_hfile_source", before.migration_hfile_source, after.migration_hfile_source);
   check("hadoop_conf_dir", before.hadoop_conf_dir, after.hadoop_conf_dir);
   check("http_listen", before.http_listen, after.http_listen);
   check("log_level", before.log_level, after.log_level);

@@ -55,6 +55,12 @@ struct DaemonOptions {
   // mapreduce.framework.name = yarn.
   int64_t migration_mapreduce_threshold_bytes = int64_t{10} << 30;
   std::string migration_staging_dir = "/tmp/presplit-resalt";
+  // Engine "hfile": where the chunks read the source. "live": a scan through the RegionServers.
+  // "snapshot": one snapshot's HFiles read in the daemon's JVM (needs hbase.rootdir, from
+  // hbase_conf_dir or an hbase.rootdir setting): the RegionServers serve no scan for the copy,
+  // the daemon does the reading instead (more CPU in the daemon than the RegionServers save,
+  // bench/RESULTS.md).
+  std::string migration_hfile_source = "live";
   std::string hadoop_conf_dir;
   // host:port for /, /status, /healthz and /metrics; empty disables the endpoint.
   std::string http_listen = "127.0.0.1:9464";
@@ -64,6 +70,10 @@ struct DaemonOptions {
   // SIGHUP calls it. Empty: SIGHUP only runs a full pass. Not a config-file key.
   std::function<Result<DaemonOptions>()> reload;
 };
+
+// Checks that need several settings (each ApplyOption checks its own value): a snapshot source
+// for the hfile engine needs hbase.rootdir. Call once every setting is applied.
+Status CheckOptions(const DaemonOptions& o);
 
 // The names of the settings that differ between two option sets ("zk_quorum",
 // "hbase.client.retries.number"...), in a stable order. SIGHUP applies log_level and

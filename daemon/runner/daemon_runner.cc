@@ -341,6 +341,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   migrator_options.chunk_rows = options.migration_chunk_rows;
   migrator_options.hfile_chunk_rows = options.migration_hfile_chunk_rows;
   migrator_options.bulk_staging_dir = options.migration_staging_dir;
+  migrator_options.hfile_source_snapshot = options.migration_hfile_source == "snapshot";
   migrator_options.hadoop_conf_dir = options.hadoop_conf_dir;
   migrator_options.hbase_conf_dir = options.hbase_conf_dir;
   migrator_options.hbase_settings = hbase_settings;

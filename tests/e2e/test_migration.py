@@ -151,10 +151,10 @@ class MigrationTest(unittest.TestCase):
         table = "mig" + uuid.uuid4().hex[:6] + ":small"
         os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
         staging = tempfile.mkdtemp(prefix="hfile-staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
-        # hbase-site.xml names hbase.rootdir: the chunks read one snapshot of the source.
+        # The chunks read one snapshot of the source (hbase-site.xml names hbase.rootdir).
         cluster_dir = os.environ["PRESPLIT_CLUSTER_DIR"]
         d = self.daemon(root, 19503, migration_hfile_chunk_rows=200,
-                        migration_staging_dir=staging,
+                        migration_staging_dir=staging, migration_hfile_source="snapshot",
                         hbase_conf_dir=os.path.join(cluster_dir, "conf")).start()
         snapshot = os.path.join(cluster_dir, "hbase", ".hbase-snapshot",
                                 "presplit_resalt_" + table.replace(":", "_") + "__g2")

@@ -238,6 +238,7 @@ class MigratorTest : public MigrationZnodesTest {
     PutDoc(Document(16, migration));
     ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   }
+  json MigrateWithTheHfileEngine();
   void ExpectEveryRowCopiedOnce() {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     ASSERT_EQ(bridge_.target.size(), bridge_.source.size());
@@ -379,6 +380,19 @@ TEST_F(MigratorTest, RunsToTheEndAndSwitchesTheStatusInOneWrite) {
   EXPECT_EQ(admin_.creates, 2) << "nothing re-created under the logical name";
 }
 
+// Runs a whole migration with the "hfile" engine under options_ and returns the one staging
+// spec every chunk was given (null when they were given none or several).
+json MigratorTest::MigrateWithTheHfileEngine() {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  EXPECT_TRUE(migrator.Prepare().ok());
+  EXPECT_TRUE(migrator.RunOnce().ok());
+  ExpectEveryRowCopiedOnce();
+  EXPECT_EQ(bridge_.staging_specs.size(), 1u);
+  if (bridge_.staging_specs.size() != 1u) return json();
+  return json::parse(*bridge_.staging_specs.begin());
+}
+
 TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   options_.chunk_rows = 7;
   options_.hfile_chunk_rows = 40;
@@ -386,16 +400,11 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   options_.hbase_conf_dir = "/etc/hbase/conf";
   options_.hadoop_conf_dir = "/etc/hadoop/conf";
   options_.hbase_settings = {{"hbase.zookeeper.quorum", "zk1"}};
-  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
-  Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.Prepare().ok());
-  ASSERT_TRUE(migrator.RunOnce().ok());
-  ExpectEveryRowCopiedOnce();
+  options_.hfile_source_snapshot = true;
+  const json staging = MigrateWithTheHfileEngine();
   EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{40}) << "hfile_chunk_rows, not chunk_rows";
   // Every chunk stages its HFiles with one spec: the directory and the configuration that
   // resolves it (the daemon's conf dirs and HBase settings, as the bulk job's).
-  ASSERT_EQ(bridge_.staging_specs.size(), 1u);
-  const json staging = json::parse(*bridge_.staging_specs.begin());
   EXPECT_EQ(staging["staging_dir"], "/staging/tinawang_check__g2");
   EXPECT_EQ(staging["hbase_conf_dir"], "/etc/hbase/conf");
   EXPECT_EQ(staging["hadoop_conf_dir"], "/etc/hadoop/conf");
@@ -404,25 +413,30 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   // removed with the very spec the chunks were written with (so on the same file system).
   ASSERT_EQ(bridge_.cleanups.size(), 1u);
   EXPECT_EQ(bridge_.cleanups[0], staging);
-  // hbase_conf_dir names hbase.rootdir: the chunks read one snapshot of the source, which the
-  // cleanup deletes.
+  // A snapshot source asked for and hbase_conf_dir naming hbase.rootdir: the chunks read one
+  // snapshot of the source, which the cleanup deletes.
   EXPECT_EQ(staging["input"], "snapshot");
   EXPECT_EQ(staging["snapshot"], "presplit_resalt_tinawang_check__g2");
   EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
   EXPECT_EQ(Status()["migration"]["phase"], "done");
 }
 
+TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceUnlessASnapshotIsAskedFor) {
+  options_.hfile_chunk_rows = 40;
+  options_.bulk_staging_dir = "/staging/";
+  options_.hbase_conf_dir = "/etc/hbase/conf";
+  options_.hbase_settings = {{"hbase.zookeeper.quorum", "zk1"}};
+  const json staging = MigrateWithTheHfileEngine();
+  EXPECT_EQ(staging["input"], "table") << "the default: a scan through the RegionServers";
+  EXPECT_FALSE(staging.contains("snapshot"));
+}
+
 TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWithoutHBaseRootDir) {
   options_.hfile_chunk_rows = 40;
   options_.bulk_staging_dir = "/staging/";
   options_.hbase_settings = {{"hbase.zookeeper.quorum", "zk1"}};
-  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
-  Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.Prepare().ok());
-  ASSERT_TRUE(migrator.RunOnce().ok());
-  ExpectEveryRowCopiedOnce();
-  ASSERT_EQ(bridge_.staging_specs.size(), 1u);
-  const json staging = json::parse(*bridge_.staging_specs.begin());
+  options_.hfile_source_snapshot = true;
+  const json staging = MigrateWithTheHfileEngine();
   EXPECT_EQ(staging["input"], "table") << "no snapshot's files to read without hbase.rootdir";
   EXPECT_FALSE(staging.contains("snapshot"));
 }

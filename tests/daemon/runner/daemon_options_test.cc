@@ -58,6 +58,23 @@ TEST(DaemonOptionsTest, TheMapReduceEngineSettings) {
   EXPECT_EQ(o.jvm_max_heap, "1g");
 }
 
+TEST(DaemonOptionsTest, TheHfileEnginesSnapshotSourceNeedsHBaseRootDir) {
+  DaemonOptions o;
+  EXPECT_EQ(o.migration_hfile_source, "live");
+  EXPECT_TRUE(CheckOptions(o).ok());
+  Status s = ApplyOption("migration_hfile_source", "hfiles", o);
+  EXPECT_NE(s.message().find("expected live or snapshot"), std::string::npos) << s.message();
+  EXPECT_EQ(o.migration_hfile_source, "live") << "a refused value changes nothing";
+  ASSERT_TRUE(ApplyOption("migration_hfile_source", "snapshot", o).ok());
+  s = CheckOptions(o);
+  EXPECT_NE(s.message().find("hbase.rootdir"), std::string::npos) << s.message();
+  DaemonOptions with_conf_dir = o;
+  with_conf_dir.hbase_conf_dir = "/etc/hbase/conf";
+  EXPECT_TRUE(CheckOptions(with_conf_dir).ok());
+  ASSERT_TRUE(ApplyOption("hbase.rootdir", "hdfs://nn/hbase", o).ok());
+  EXPECT_TRUE(CheckOptions(o).ok());
+}
+
 TEST(DaemonOptionsTest, ErrorsNameTheLineAndTheKey) {
   DaemonOptions o;
   Status s = ApplyConfigText("zk_quorum = a:1\nzk_qourum = b:2\n", "x.conf", o);
