@@ -42,7 +42,11 @@ final class SourceSnapshot {
 
   private static final Object LOCK = new Object();
 
-  /** Restore directories of this JVM, by snapshot name and staging directory. */
+  /**
+   * Restore directories of this JVM, by snapshot name, creation time and staging directory: a
+   * snapshot of the same name taken again (a migration aborted and started anew) is restored
+   * anew, never read through links to the files of the one before.
+   */
   private static final Map<String, Path> RESTORED = new HashMap<>();
 
   private SourceSnapshot() {
@@ -50,7 +54,8 @@ final class SourceSnapshot {
 
   /**
    * A scanner over the snapshot for the scan's range; the snapshot is taken first when it does not
-   * exist yet (it must be of the source table) and restored when this JVM has not restored it.
+   * exist yet (it must be of the source table) and restored when this JVM has not restored that
+   * very snapshot (one master RPC a chunk finds out).
    *
    * @param conf a configuration of its own (the region scanners change it), naming hbase.rootdir
    * @param stagingDir the migration's staging directory, qualified (the restore goes below it)
@@ -64,14 +69,14 @@ final class SourceSnapshot {
 
   private static Path restored(Connection c, Configuration conf, Path rootDir, Path stagingDir,
       String snapshot, TableName source) throws IOException {
-    String key = snapshot + "\u0000" + stagingDir;
     FileSystem rootFs = rootDir.getFileSystem(conf);
     synchronized (LOCK) {
+      long created = ensureTaken(c, snapshot, source);
+      String key = snapshot + "\u0000" + created + "\u0000" + stagingDir;
       Path dir = RESTORED.get(key);
       if (dir != null && rootFs.exists(dir)) {
         return dir;
       }
-      ensureTaken(c, snapshot, source);
       FileSystem stagingFs = stagingDir.getFileSystem(conf);
       if (!stagingFs.getUri().equals(rootFs.getUri())) {
         throw new IllegalArgumentException("the staging directory " + stagingDir + " is on "
@@ -88,21 +93,37 @@ final class SourceSnapshot {
     }
   }
 
-  /** Takes a flush-type snapshot of the source unless one of that name exists. */
-  static void ensureTaken(Connection c, String snapshot, TableName source) throws IOException {
+  /**
+   * Takes a flush-type snapshot of the source unless one of that name exists; returns its
+   * creation time.
+   */
+  static long ensureTaken(Connection c, String snapshot, TableName source) throws IOException {
     try (Admin admin = c.getAdmin()) {
-      List<SnapshotDescription> existing =
-          admin.listSnapshots(Pattern.compile(Pattern.quote(snapshot)));
-      for (SnapshotDescription d : existing) {
-        if (d.getName().equals(snapshot)) {
-          if (!d.getTableName().equals(source)) {
-            throw new IOException("snapshot " + snapshot + " exists but is of table "
-                + d.getTableName() + ", not of the source " + source);
-          }
-          return;
+      SnapshotDescription found = find(admin, snapshot);
+      if (found == null) {
+        admin.snapshot(snapshot, source);
+        found = find(admin, snapshot);
+        if (found == null) {
+          throw new IOException("snapshot " + snapshot + " of " + source
+              + " was taken but is not listed");
         }
       }
-      admin.snapshot(snapshot, source);
+      if (!found.getTableName().equals(source)) {
+        throw new IOException("snapshot " + snapshot + " exists but is of table "
+            + found.getTableName() + ", not of the source " + source);
+      }
+      return found.getCreationTime();
     }
+  }
+
+  private static SnapshotDescription find(Admin admin, String snapshot) throws IOException {
+    List<SnapshotDescription> listed =
+        admin.listSnapshots(Pattern.compile(Pattern.quote(snapshot)));
+    for (SnapshotDescription d : listed) {
+      if (d.getName().equals(snapshot)) {
+        return d;
+      }
+    }
+    return null;
   }
 }
