@@ -38,6 +38,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 import io.presplit.client.KeyLayout;
 import io.presplit.client.KeyLayoutException;
+import io.presplit.migrate.SourceSnapshot;
 
 /**
  * The re-salting copy of a big table as a MapReduce job on HBase's own machinery: every cell of
@@ -219,7 +220,9 @@ public final class ResaltBulkJob {
         throw new IOException("target table " + spec.target + " does not exist");
       }
       if (spec.snapshotInput) {
-        takeSnapshot(admin, spec);
+        // A flush-type snapshot (every cell), or the one an earlier submit of this migration
+        // took: it holds every cell older than max_ts that the source had then.
+        SourceSnapshot.ensureTaken(connection, spec.snapshot, spec.source);
         TableMapReduceUtil.initTableSnapshotMapperJob(spec.snapshot, scan, ResaltMapper.class,
             ImmutableBytesWritable.class, MapReduceExtendedCell.class, job, shipJars,
             spec.restoreDir());
@@ -237,22 +240,6 @@ public final class ResaltBulkJob {
     partitions.getFileSystem(jobConf).cancelDeleteOnExit(partitions);
     org.apache.hadoop.mapreduce.lib.output.FileOutputFormat.setOutputPath(job, spec.hfiles());
     return BulkJobs.submit(job);
-  }
-
-  private static void takeSnapshot(Admin admin, Spec spec) throws IOException {
-    for (SnapshotDescription existing : admin.listSnapshots()) {
-      if (existing.getName().equals(spec.snapshot)) {
-        if (!existing.getTableName().equals(spec.source)) {
-          throw new IOException("snapshot " + spec.snapshot + " exists but is of table "
-              + existing.getTableName() + ", not " + spec.source);
-        }
-        // Taken by an earlier submit of this migration: it holds every cell older than max_ts
-        // that the source had then, which is what the job copies.
-        return;
-      }
-    }
-    // A flush-type snapshot: the memstores are flushed first, so the snapshot holds every cell.
-    admin.snapshot(spec.snapshot, spec.source);
   }
 
   /**

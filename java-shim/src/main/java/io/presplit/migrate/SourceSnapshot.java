@@ -38,7 +38,7 @@ import org.apache.hadoop.hbase.util.CommonFSUtils;
  * {@code hbase.rootdir} (TableSnapshotScanner opens the restored regions there) and is removed
  * with the staging directory when the copy ends or the migration is aborted. Thread-safe.
  */
-final class SourceSnapshot {
+public final class SourceSnapshot {
 
   private static final Object LOCK = new Object();
 
@@ -95,9 +95,11 @@ final class SourceSnapshot {
 
   /**
    * Takes a flush-type snapshot of the source unless one of that name exists; returns its
-   * creation time.
+   * creation time. The one place both engines take their snapshot (the bulk job's submit too).
+   *
+   * @throws IOException when HBase fails, or a snapshot of that name is of another table
    */
-  static long ensureTaken(Connection c, String snapshot, TableName source) throws IOException {
+  public static long ensureTaken(Connection c, String snapshot, TableName source) throws IOException {
     try (Admin admin = c.getAdmin()) {
       SnapshotDescription found = find(admin, snapshot);
       if (found == null) {
