@@ -10,9 +10,9 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
  * A layout as the migration receives it (the JSON of a status znode's {@code layout} object),
  * validated by the SDK's {@link KeyLayout} and handed to libpresplit as a {@link LayoutSpec}.
  */
-final class MigrationLayout {
-  final KeyLayout layout;
-  final LayoutSpec spec;
+public final class MigrationLayout {
+  public final KeyLayout layout;
+  public final LayoutSpec spec;
 
   private MigrationLayout(KeyLayout layout) {
     this.layout = layout;
@@ -26,7 +26,7 @@ final class MigrationLayout {
    *
    * @throws IllegalArgumentException naming what (e.g. "old layout") and why
    */
-  static MigrationLayout parse(String json, String what) {
+  public static MigrationLayout parse(String json, String what) {
     try {
       if (json == null || json.isBlank()) {
         return new MigrationLayout(KeyLayout.fromDocument(null));
@@ -52,7 +52,7 @@ final class MigrationLayout {
   }
 
   /** Bytes of the salt prefix (0 when unsalted). */
-  int saltWidth() {
+  public int saltWidth() {
     return layout.isSalted() ? layout.saltWidth() : 0;
   }
 }

@@ -1,0 +1,241 @@
+package io.presplit.capture;
+
+import io.presplit.migrate.MigrationBridge;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
+import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * presplitd's side of change capture: the replication peers of a migration (added, checked,
+ * removed through the HMaster), the probes it writes into a table and the acknowledgements it
+ * reads back (see {@link CaptureSignals}). Results are JSON, for the daemon's migration engine.
+ *
+ * <p>Only peers whose id starts with {@value #PEER_PREFIX} are ever added or removed here, so no
+ * operator's replication peer can be touched by a migration.
+ */
+public final class CapturePeers {
+  public static final String PEER_PREFIX = "presplit_";
+  private static final Pattern PEER_ID = Pattern.compile("presplit_[A-Za-z0-9_]{1,200}");
+
+  private CapturePeers() {
+  }
+
+  static void checkPeerId(String peerId) {
+    if (peerId == null || !PEER_ID.matcher(peerId).matches()) {
+      throw new IllegalArgumentException("'" + peerId + "' is not a presplit capture peer id ("
+          + PEER_PREFIX + " followed by letters, digits and underscores)");
+    }
+  }
+
+  /**
+   * Adds the peer, enabled, shipping the source table to the capture endpoint, unless it exists:
+   * then it must be this capture (same endpoint, table and configuration), or nothing changes and
+   * the call fails saying how it differs.
+   *
+   * @return {@code {"added":true|false}} (false: it was there already)
+   */
+  public static String ensure(Admin admin, String peerId, CaptureSpec spec) throws IOException {
+    checkPeerId(peerId);
+    ReplicationPeerDescription existing = find(admin, peerId);
+    if (existing != null) {
+      String difference = differenceOf(existing.getPeerConfig(), spec);
+      if (difference != null) {
+        throw new IllegalStateException("replication peer " + peerId + " exists but is not this "
+            + "capture: " + difference);
+      }
+      if (!existing.isEnabled()) {
+        admin.enableReplicationPeer(peerId);
+      }
+      return "{\"added\":false}";
+    }
+    Map<TableName, List<String>> tables = new HashMap<>();
+    tables.put(spec.source, null); // every family
+    ReplicationPeerConfig config = ReplicationPeerConfig.newBuilder()
+        .setReplicationEndpointImpl(RekeyingReplicationEndpoint.class.getName())
+        .setReplicateAllUserTables(false).setTableCFsMap(tables)
+        .putAllConfiguration(spec.toConfiguration()).build();
+    admin.addReplicationPeer(peerId, config, true);
+    return "{\"added\":true}";
+  }
+
+  /** Removes the peer. @return {@code {"removed":true|false}} (false: there was none) */
+  public static String remove(Admin admin, String peerId) throws IOException {
+    checkPeerId(peerId);
+    if (find(admin, peerId) == null) {
+      return "{\"removed\":false}";
+    }
+    admin.removeReplicationPeer(peerId);
+    return "{\"removed\":true}";
+  }
+
+  /**
+   * @return {@code {"exists":bool,"enabled":bool,"source":"ns:t"|null,"target":"ns:t"|null}}
+   */
+  public static String describe(Admin admin, String peerId) throws IOException {
+    checkPeerId(peerId);
+    ReplicationPeerDescription peer = find(admin, peerId);
+    if (peer == null) {
+      return "{\"exists\":false,\"enabled\":false,\"source\":null,\"target\":null}";
+    }
+    Map<String, String> conf = peer.getPeerConfig().getConfiguration();
+    return "{\"exists\":true,\"enabled\":" + peer.isEnabled() + ",\"source\":"
+        + jsonOrNull(conf.get(CaptureSpec.SOURCE_KEY)) + ",\"target\":"
+        + jsonOrNull(conf.get(CaptureSpec.TARGET_KEY)) + "}";
+  }
+
+  /**
+   * Writes one probe with this id into every region of the table (its first family).
+   *
+   * @return {@code {"probe_id":N,"rows":["<base64>",...]}}: the probed rows, one per region
+   */
+  public static String probe(Connection c, TableName table, long probeId) throws IOException {
+    if (probeId <= 0) {
+      throw new IllegalArgumentException("a probe id is a positive timestamp, got " + probeId);
+    }
+    byte[] family;
+    try (Admin admin = c.getAdmin()) {
+      family = admin.getDescriptor(table).getColumnFamilyNames().iterator().next();
+    }
+    List<byte[]> rows = new ArrayList<>();
+    try (RegionLocator locator = c.getRegionLocator(table)) {
+      for (HRegionLocation location : locator.getAllRegionLocations()) {
+        if (location.getRegion().isSplitParent() || location.getRegion().getReplicaId() != 0) {
+          continue;
+        }
+        byte[] row = probeRow(location.getRegion().getStartKey(),
+            location.getRegion().getEndKey());
+        if (row != null) {
+          rows.add(row);
+        }
+      }
+    }
+    List<Delete> probes = new ArrayList<>(rows.size());
+    for (byte[] row : rows) {
+      probes.add(CaptureSignals.probe(row, family, probeId));
+    }
+    try (Table t = c.getTable(table)) {
+      t.delete(probes);
+    }
+    StringBuilder json = new StringBuilder("{\"probe_id\":").append(probeId).append(",\"rows\":[");
+    for (int i = 0; i < rows.size(); i++) {
+      json.append(i > 0 ? "," : "").append('"')
+          .append(Base64.getEncoder().encodeToString(rows.get(i))).append('"');
+    }
+    return json.append("]}").toString();
+  }
+
+  /**
+   * A row inside [start, end) to probe a region with: its start key, or {@code \x00} for the
+   * first region; null when the region can hold no row at all.
+   */
+  static byte[] probeRow(byte[] start, byte[] end) {
+    byte[] row = start.length > 0 ? start : new byte[] {0};
+    if (end.length > 0 && Bytes.compareTo(row, end) >= 0) {
+      return null;
+    }
+    return row;
+  }
+
+  /**
+   * What the endpoint acknowledged into {@code ackTable}: the rows of the probe with this id, the
+   * regions of the source whose close it shipped (the latest close time each), the bulk loads
+   * into the source it saw, and the source rows that did not fit the source's layout.
+   *
+   * @return {@code {"probe_rows":["<base64>",...],"closed":{"<region>":ts,...},
+   *     "bulk_loads":[{"region":"..","ts":N}],"unfit":[{"row":"<printable>","ts":N}]}}
+   */
+  public static String acks(Connection c, TableName ackTable, long probeId) throws IOException {
+    Scan scan = new Scan().withStartRow(CaptureSignals.ACK_ROW, true)
+        .withStopRow(CaptureSignals.ACK_ROW, true).setRaw(true).readAllVersions();
+    List<CaptureSignals.Ack> acks = new ArrayList<>();
+    try (Table t = c.getTable(ackTable); ResultScanner scanner = t.getScanner(scan)) {
+      for (Result r : scanner) {
+        acks.addAll(CaptureSignals.parse(r.rawCells()));
+      }
+    }
+    StringBuilder probes = new StringBuilder();
+    Map<String, Long> closed = new TreeMap<>();
+    StringBuilder bulkLoads = new StringBuilder();
+    StringBuilder unfit = new StringBuilder();
+    for (CaptureSignals.Ack ack : acks) {
+      switch (ack.kind()) {
+        case PROBE -> {
+          if (ack.timestamp() == probeId) {
+            probes.append(probes.length() > 0 ? "," : "").append('"')
+                .append(Base64.getEncoder().encodeToString(ack.payload())).append('"');
+          }
+        }
+        case CLOSED -> closed.merge(Bytes.toString(ack.payload()), ack.timestamp(), Math::max);
+        case BULK_LOAD -> bulkLoads.append(bulkLoads.length() > 0 ? "," : "")
+            .append("{\"region\":").append(MigrationBridge.jsonString(Bytes.toString(
+                ack.payload()))).append(",\"ts\":").append(ack.timestamp()).append('}');
+        case UNFIT -> unfit.append(unfit.length() > 0 ? "," : "").append("{\"row\":")
+            .append(MigrationBridge.jsonString(Bytes.toStringBinary(ack.payload())))
+            .append(",\"ts\":").append(ack.timestamp()).append('}');
+        default -> { }
+      }
+    }
+    StringBuilder json = new StringBuilder("{\"probe_rows\":[").append(probes)
+        .append("],\"closed\":{");
+    boolean first = true;
+    for (Map.Entry<String, Long> e : closed.entrySet()) {
+      json.append(first ? "" : ",").append(MigrationBridge.jsonString(e.getKey())).append(':')
+          .append(e.getValue());
+      first = false;
+    }
+    return json.append("},\"bulk_loads\":[").append(bulkLoads).append("],\"unfit\":[")
+        .append(unfit).append("]}").toString();
+  }
+
+  private static ReplicationPeerDescription find(Admin admin, String peerId) throws IOException {
+    for (ReplicationPeerDescription peer : admin.listReplicationPeers(
+        Pattern.compile(Pattern.quote(peerId)))) {
+      if (peer.getPeerId().equals(peerId)) {
+        return peer;
+      }
+    }
+    return null;
+  }
+
+  /** How an existing peer's configuration differs from the spec, or null when it does not. */
+  static String differenceOf(ReplicationPeerConfig config, CaptureSpec spec) {
+    if (!RekeyingReplicationEndpoint.class.getName().equals(config.getReplicationEndpointImpl())) {
+      return "its endpoint is " + config.getReplicationEndpointImpl();
+    }
+    Map<String, String> have = config.getConfiguration();
+    for (Map.Entry<String, String> want : spec.toConfiguration().entrySet()) {
+      if (!want.getValue().equals(have.get(want.getKey()))) {
+        return want.getKey() + " is '" + have.get(want.getKey()) + "', not '" + want.getValue()
+            + "'";
+      }
+    }
+    Map<TableName, List<String>> tables = config.getTableCFsMap();
+    if (config.replicateAllUserTables() || tables == null || tables.size() != 1
+        || !tables.containsKey(spec.source)) {
+      return "it does not ship exactly " + spec.source;
+    }
+    return null;
+  }
+
+  private static String jsonOrNull(String s) {
+    return s == null ? "null" : MigrationBridge.jsonString(s);
+  }
+}
