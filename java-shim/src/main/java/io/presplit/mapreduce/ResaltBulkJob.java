@@ -11,6 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -205,6 +206,10 @@ public final class ResaltBulkJob {
     Configuration jobConf = job.getConfiguration();
     jobConf.set(OLD_LAYOUT_KEY, spec.oldLayoutJson);
     jobConf.set(NEW_LAYOUT_KEY, spec.newLayoutJson);
+    // A live-table input reads every cell's tags (a per-cell TTL, visibility labels, ACLs) only
+    // with the tag-carrying codec; a snapshot input reads them from the HFiles.
+    jobConf.set(HConstants.RPC_CODEC_CONF_KEY,
+        "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags");
 
     Scan scan = new Scan().readAllVersions().setTimeRange(spec.minTs, spec.maxTs)
         .setCacheBlocks(false).setCaching(1000);
@@ -354,7 +359,7 @@ public final class ResaltBulkJob {
             cell.getFamilyOffset(), cell.getFamilyLength(), cell.getQualifierArray(),
             cell.getQualifierOffset(), cell.getQualifierLength(), cell.getTimestamp(),
             KeyValue.Type.Put, cell.getValueArray(), cell.getValueOffset(),
-            cell.getValueLength());
+            cell.getValueLength(), cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength());
         context.write(outKey, new MapReduceExtendedCell(kv));
         cells.increment(1);
       }

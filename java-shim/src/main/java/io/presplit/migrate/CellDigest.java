@@ -12,11 +12,13 @@ import org.apache.hadoop.hbase.Cell;
  *
  * <pre>
  *   u32 length, logical key | u32 length, family | u32 length, qualifier |
- *   i64 timestamp | u32 length, value          (all big-endian)
+ *   i64 timestamp | u32 length, value | u32 length, tags     (all big-endian)
  * </pre>
  *
  * The logical key is the row key without its salt, so a cell hashes the same in both generations.
- * The type is not hashed: only live cells (puts) are digested. Not thread-safe: one per scan.
+ * The tags (a per-cell TTL, visibility labels, cell ACLs) are the serialized tag bytes, as the
+ * tag-carrying RPC codec delivers them (none without it). The type is not hashed: only live
+ * cells (puts) are digested. Not thread-safe: one per scan.
  */
 final class CellDigest {
   private long rows;
@@ -36,6 +38,20 @@ final class CellDigest {
     cells++;
     bytes += keyLen + cell.getFamilyLength() + cell.getQualifierLength() + cell.getValueLength()
         + Long.BYTES;
+  }
+
+  /**
+   * One row's hash from its cells' sum and count: never 0, which stands for "no such row". The
+   * same row (the same cells) hashes the same in both generations.
+   */
+  static long rowHash(long sum, long cells) {
+    long h = sum + cells * 0x9E3779B97F4A7C15L;
+    return h == 0 ? 1 : h;
+  }
+
+  /** The partition of a logical key among `partitions`: both generations agree on it. */
+  static int partitionOf(byte[] key, int keyOff, int keyLen, int partitions) {
+    return (int) Long.remainderUnsigned(XxHash64.hash(key, keyOff, keyLen, 0x5EEDL), partitions);
   }
 
   /** Adds what another digest counted (the counts and the sum). */
@@ -76,7 +92,7 @@ final class CellDigest {
   /** The hash of one cell (see the class comment). */
   long hash(byte[] key, int keyOff, int keyLen, Cell cell) {
     int size = 4 + keyLen + 4 + cell.getFamilyLength() + 4 + cell.getQualifierLength() + 8 + 4
-        + cell.getValueLength();
+        + cell.getValueLength() + 4 + cell.getTagsLength();
     if (buffer.length < size) {
       buffer = new byte[Math.max(size, buffer.length * 2)];
     }
@@ -91,6 +107,7 @@ final class CellDigest {
       buffer[at++] = (byte) (ts >>> shift);
     }
     at = putField(buffer, at, cell.getValueArray(), cell.getValueOffset(), cell.getValueLength());
+    at = putField(buffer, at, cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength());
     return XxHash64.hash(buffer, 0, at, 0L);
   }
 

@@ -1,5 +1,7 @@
 package io.presplit.migrate;
 
+import io.presplit.capture.CapturePeers;
+import io.presplit.capture.CaptureSpec;
 import io.presplit.hbase.admin.AdminBridge;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
@@ -21,9 +23,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellBuilder;
-import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
+import org.apache.hadoop.hbase.ExtendedCellBuilder;
+import org.apache.hadoop.hbase.ExtendedCellBuilderFactory;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeepDeletedCells;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
@@ -31,6 +35,8 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
@@ -43,8 +49,12 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.tool.BulkLoadHFilesTool;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 /**
  * What presplitd's migration engine calls, through the daemon's embedded JVM, to move and check
@@ -98,6 +108,9 @@ public final class MigrationBridge {
   static final int GET_BATCH_ROWS = 200;
 
   private static final long WRITE_BUFFER_BYTES = 8L << 20;
+
+  /** The RPC codec that carries cell tags (HBase's replication sink uses it too). */
+  static final String TAGS_CODEC = "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags";
 
   private static final Object CONNECTION_LOCK = new Object();
   private static volatile Connection connection;
@@ -165,6 +178,10 @@ public final class MigrationBridge {
         if (conf == null) {
           conf = HBaseConfiguration.create();
         }
+        // Cells travel with their tags (a per-cell TTL, visibility labels, ACLs) both ways: the
+        // copy reads them from the source and writes them into the target.
+        conf = new Configuration(conf);
+        conf.set(HConstants.RPC_CODEC_CONF_KEY, TAGS_CODEC);
         c = ConnectionFactory.createConnection(conf);
         connection = c;
       }
@@ -176,10 +193,11 @@ public final class MigrationBridge {
   // copyChunk
 
   /**
-   * Copies the source rows [fromRow, endRow) (live cells, every version, timestamps in [minTs,
-   * maxTs)) to the target, each row re-keyed from the old layout to the new, timestamps kept;
-   * stops after maxRows rows; durable before returning. Throttled to maxCellsPerSecond (0 =
-   * unlimited).
+   * Copies the source rows [fromRow, endRow) (every live cell, every version the families keep,
+   * whatever its timestamp) to the target, each row re-keyed from the old layout to the new,
+   * timestamps and tags kept; stops after maxRows rows; durable before returning. Throttled to
+   * maxCellsPerSecond (0 = unlimited). No time range selects anything: a cell's timestamp is its
+   * writer's data; the migration's capture peer carries what is written meanwhile.
    *
    * <p>Two ways to write, the same cells either way: puts through one {@link BufferedMutator}
    * (hfileStagingSpec null or empty: the "put" engine), or HFiles written here by {@link
@@ -202,24 +220,19 @@ public final class MigrationBridge {
    *     is done; bytes as {@link CellDigest#bytes}
    */
   public static String copyChunk(String sourceTable, String targetTable, String oldLayoutJson,
-      String newLayoutJson, byte[] fromRow, byte[] endRow, long minTs, long maxTs, int maxRows,
-      long maxCellsPerSecond, String hfileStagingSpec) throws IOException {
+      String newLayoutJson, byte[] fromRow, byte[] endRow, int maxRows, long maxCellsPerSecond,
+      String hfileStagingSpec) throws IOException {
     TableName source = tableName(sourceTable, "source table");
     TableName target = tableName(targetTable, "target table");
     MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
     MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
-    checkTimeRange(minTs, maxTs);
     if (maxRows < 1) {
       throw new IllegalArgumentException("maxRows must be at least 1 (got " + maxRows + ")");
     }
     boolean hfiles = hfileStagingSpec != null && !hfileStagingSpec.isEmpty();
     StagingSpec stagingSpec = hfiles ? StagingSpec.parse(hfileStagingSpec) : null;
     RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
-    if (minTs == maxTs) {
-      return "{\"rows\":0,\"cells\":0,\"bytes\":0,\"digest\":\"" + CellDigest.hex(0)
-          + "\",\"next_row\":null}";
-    }
-    Scan scan = rangeScan(fromRow, endRow, minTs, maxTs, Math.min(maxRows + 1, SCAN_CACHING));
+    Scan scan = rangeScan(fromRow, endRow, Math.min(maxRows + 1, SCAN_CACHING));
     CellDigest digest = new CellDigest();
     byte[] nextRow = null;
     Connection c = connection();
@@ -348,7 +361,7 @@ public final class MigrationBridge {
     }
     byte[][] newKeys = rekey(batch, oldLayout, newLayout);
     int oldWidth = oldLayout.saltWidth();
-    CellBuilder builder = CellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
+    ExtendedCellBuilder builder = ExtendedCellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
     List<Mutation> puts = new ArrayList<>(files == null ? batch.size() : 0);
     long cells = 0;
     for (int i = 0; i < batch.size(); i++) {
@@ -364,7 +377,7 @@ public final class MigrationBridge {
       } else {
         Put put = new Put(newRow, true);
         for (Cell cell : rowCells) {
-          put.add(copyOf(builder, newRow, cell, Cell.Type.Put));
+          put.add(copyOf(builder, newRow, cell));
         }
         puts.add(put);
       }
@@ -378,345 +391,234 @@ public final class MigrationBridge {
     limiter.acquire(cells);
   }
 
-  /** The cell at another row, same family, qualifier, timestamp and value, of a given type. */
-  private static Cell copyOf(CellBuilder builder, byte[] row, Cell cell, Cell.Type type) {
+  /** The cell at another row: family, qualifier, timestamp, type, value and tags kept. */
+  static Cell copyOf(ExtendedCellBuilder builder, byte[] row, Cell cell) {
     builder.clear();
     return builder.setRow(row)
         .setFamily(cell.getFamilyArray(), cell.getFamilyOffset(), cell.getFamilyLength())
         .setQualifier(cell.getQualifierArray(), cell.getQualifierOffset(),
             cell.getQualifierLength())
-        .setTimestamp(cell.getTimestamp()).setType(type)
-        .setValue(cell.getValueArray(), cell.getValueOffset(), cell.getValueLength()).build();
+        .setTimestamp(cell.getTimestamp()).setType(cell.getTypeByte())
+        .setValue(cell.getValueArray(), cell.getValueOffset(), cell.getValueLength())
+        .setTags(cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength()).build();
   }
 
   // ---------------------------------------------------------------------------------------------
-  // digestRange, digestTargetBySourceRegion
+  // Change capture and verification: thin entry points for the daemon (String in, JSON out)
+
+  /** See {@link CapturePeers#ensure}; the mark is the migration's (its target table). */
+  public static String ensureCapture(String peerId, String source, String target,
+      String sourceLayoutJson, String targetLayoutJson, String migration) throws IOException {
+    TableName from = tableName(source, "capture source");
+    TableName to = tableName(target, "capture target");
+    Connection c = connection();
+    byte[] ackFamily;
+    try (Admin admin = c.getAdmin()) {
+      ackFamily = admin.getDescriptor(to).getColumnFamilyNames().iterator().next();
+      CaptureSpec spec = new CaptureSpec(from, to, sourceLayoutJson, targetLayoutJson,
+          CaptureSpec.markOf(migration), ackFamily);
+      return CapturePeers.ensure(admin, peerId, spec);
+    }
+  }
+
+  public static String removeCapture(String peerId) throws IOException {
+    try (Admin admin = connection().getAdmin()) {
+      return CapturePeers.remove(admin, peerId);
+    }
+  }
+
+  public static String describeCapture(String peerId) throws IOException {
+    try (Admin admin = connection().getAdmin()) {
+      return CapturePeers.describe(admin, peerId);
+    }
+  }
+
+  public static String probe(String table, String probeId) throws IOException {
+    TableName name = tableName(table, "table");
+    long id = parseLong(probeId, "probe id");
+    return CapturePeers.probe(connection(), name, id);
+  }
+
+  public static String captureAcks(String ackTable, String probeId) throws IOException {
+    TableName name = tableName(ackTable, "ack table");
+    long id = parseLong(probeId, "probe id");
+    return CapturePeers.acks(connection(), name, id);
+  }
 
   /**
-   * Rows, cells and digest of the live cells with timestamps in [minTs, maxTs) of the rows
-   * [fromRow, endRow) of a table whose keys follow layoutJson.
-   *
-   * @return {@code {"rows":N,"cells":N,"digest":"<16 hex>"}}
+   * Sets KEEP_DELETED_CELLS of every family of the table (a modifyTable, which reopens its
+   * regions; nothing when every family has it already).
    */
-  public static String digestRange(String table, String layoutJson, byte[] fromRow,
-      byte[] endRow, long minTs, long maxTs) throws IOException {
+  public static String setKeepDeletedCells(String table, String keep) throws IOException {
+    TableName name = tableName(table, "table");
+    KeepDeletedCells wanted = parseBoolean(keep, "keep") ? KeepDeletedCells.TRUE
+        : KeepDeletedCells.FALSE;
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor descriptor = admin.getDescriptor(name);
+      TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(descriptor);
+      boolean changed = false;
+      for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+        if (family.getKeepDeletedCells() != wanted) {
+          builder.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(family)
+              .setKeepDeletedCells(wanted).build());
+          changed = true;
+        }
+      }
+      if (changed) {
+        admin.modifyTable(builder.build());
+      }
+      return "{\"changed\":" + changed + "}";
+    }
+  }
+
+  /**
+   * Sets the table's READONLY (a modifyTable, which reopens its regions: each region's close is
+   * its last entry in the WAL; nothing when it is so already). Read-only regions refuse every
+   * write with an error the writer sees.
+   */
+  public static String setReadOnly(String table, String readOnly) throws IOException {
+    TableName name = tableName(table, "table");
+    boolean wanted = parseBoolean(readOnly, "readOnly");
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor descriptor = admin.getDescriptor(name);
+      if (descriptor.isReadOnly() == wanted) {
+        return "{\"changed\":false}";
+      }
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(descriptor).setReadOnly(wanted).build());
+      return "{\"changed\":true}";
+    }
+  }
+
+  // Each entry point checks its arguments before it opens the shared connection: bad input is an
+  // IllegalArgumentException that changes nothing, with or without a cluster.
+
+  public static String digestPartitions(String table, String layoutJson, String fromRow,
+      String endRow, String partitions) throws IOException {
     TableName name = tableName(table, "table");
     MigrationLayout layout = MigrationLayout.parse(layoutJson, "layout");
-    checkTimeRange(minTs, maxTs);
-    int width = layout.saltWidth();
-    CellDigest digest = new CellDigest();
-    if (minTs == maxTs) {
-      return digestJson(digest);
-    }
-    try (Table t = connection().getTable(name);
-        ResultScanner scanner = t.getScanner(rangeScan(fromRow, endRow, minTs, maxTs,
-            SCAN_CACHING))) {
-      for (Result r : scanner) {
-        if (r.isEmpty()) {
-          continue;
-        }
-        byte[] row = r.getRow();
-        if (row.length < width) {
-          throw new IllegalArgumentException("row key '" + Bytes.toStringBinary(row)
-              + "' of " + name + " is shorter than the layout's " + width + "-byte salt");
-        }
-        for (Cell cell : r.rawCells()) {
-          digest.addCell(row, width, row.length - width, cell);
-        }
-        digest.addRow();
-      }
-    }
-    return digestJson(digest);
+    byte[] from = base64(fromRow);
+    byte[] end = base64(endRow);
+    int count = parsePartitions(partitions);
+    return Verification.digestPartitions(connection(), name, layout, from, end, count);
   }
 
-  /**
-   * One pass over the whole target: each row's logical key is salted with the old layout and the
-   * row's cells (timestamps in [minTs, maxTs)) are attributed to the source region holding that
-   * old key, so that every source region's {@link #digestRange} can be compared with one scan.
-   * The target's regions are read in parallel ({@value #DIGEST_THREADS} at a time).
-   *
-   * @param sourceRegionStarts the source regions' start keys, strictly increasing (the first is
-   *     normally empty)
-   * @return a JSON array aligned with sourceRegionStarts of {@code {"rows","cells","digest"}}
-   */
-  public static String digestTargetBySourceRegion(String targetTable, String newLayoutJson,
-      String oldLayoutJson, byte[][] sourceRegionStarts, long minTs, long maxTs)
-      throws IOException {
-    TableName target = tableName(targetTable, "target table");
+  public static String digestTargetPartitions(String target, String newLayoutJson,
+      String oldLayoutJson, String sourceStartsJson, String partitions) throws IOException {
+    TableName name = tableName(target, "target table");
     MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
     MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
-    checkTimeRange(minTs, maxTs);
-    byte[][] starts = checkStarts(sourceRegionStarts);
-    CellDigest[] digests = new CellDigest[starts.length];
-    for (int i = 0; i < digests.length; i++) {
-      digests[i] = new CellDigest();
+    List<byte[]> starts = base64List(sourceStartsJson);
+    checkStarts(starts);
+    int count = parsePartitions(partitions);
+    return Verification.digestTargetPartitions(connection(), name, newLayout, oldLayout, starts,
+        count);
+  }
+
+  public static String diffPartitions(String source, String target, String oldLayoutJson,
+      String newLayoutJson, String sourceStartsJson, String regionsJson, String partitions,
+      String maxKeys) throws IOException {
+    TableName from = tableName(source, "source table");
+    TableName to = tableName(target, "target table");
+    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
+    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
+    List<byte[]> starts = base64List(sourceStartsJson);
+    checkStarts(starts);
+    List<Verification.RegionPartitions> regions = Verification.parseRegions(regionsJson);
+    int count = parsePartitions(partitions);
+    long max = parseLong(maxKeys, "maxKeys");
+    if (max < 1 || max > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("maxKeys must be positive, got " + max);
     }
-    if (minTs == maxTs) {
-      return digestArrayJson(digests);
-    }
-    // The target's regions are scanned in parallel (the digests add up), each task attributing
-    // its cells to the source regions.
-    // Ranges from the distinct sorted start keys: contiguous and covering every key even when a
-    // region splits meanwhile (region boundaries only decide how the work is cut).
-    TreeSet<byte[]> regionStarts = new TreeSet<>(Bytes.BYTES_COMPARATOR);
-    regionStarts.add(new byte[0]);
-    try (RegionLocator locator = connection().getRegionLocator(target)) {
-      for (HRegionLocation location : locator.getAllRegionLocations()) {
-        regionStarts.add(location.getRegion().getStartKey());
-      }
-    }
-    List<byte[][]> ranges = new ArrayList<>();
-    byte[] previousStart = null;
-    for (byte[] start : regionStarts) {
-      if (previousStart != null) {
-        ranges.add(new byte[][] {previousStart, start});
-      }
-      previousStart = start;
-    }
-    ranges.add(new byte[][] {previousStart, new byte[0]});
-    int threads = Math.max(1, Math.min(DIGEST_THREADS, ranges.size()));
-    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
-      Thread thread = new Thread(runnable, "presplit-digest-" + target.getNameAsString());
-      thread.setDaemon(true);
-      return thread;
-    });
+    return Verification.diffPartitions(connection(), from, to, oldLayout, newLayout, starts,
+        regions, count, (int) max);
+  }
+
+  public static String rowHashes(String table, String layoutJson, String keysJson)
+      throws IOException {
+    TableName name = tableName(table, "table");
+    MigrationLayout layout = MigrationLayout.parse(layoutJson, "layout");
+    List<byte[]> keys = base64List(keysJson);
+    return Verification.rowHashes(connection(), name, layout, keys);
+  }
+
+  public static String describeRow(String source, String target, String oldLayoutJson,
+      String newLayoutJson, String key) throws IOException {
+    TableName from = tableName(source, "source table");
+    TableName to = tableName(target, "target table");
+    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
+    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
+    byte[] logicalKey = base64(key);
+    return Verification.describeRow(connection(), from, to, oldLayout, newLayout, logicalKey);
+  }
+
+  private static long parseLong(String value, String what) {
     try {
-      List<Future<CellDigest[]>> parts = new ArrayList<>();
-      for (byte[][] range : ranges) {
-        parts.add(pool.submit(() -> digestTargetPart(target, newLayout, oldLayout, starts,
-            range[0], range[1], minTs, maxTs)));
-      }
-      for (Future<CellDigest[]> part : parts) {
-        CellDigest[] got = part.get();
-        for (int i = 0; i < digests.length; i++) {
-          digests[i].addAll(got[i]);
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while digesting " + target);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IOException("digesting " + target + " failed: " + cause, cause);
-    } finally {
-      pool.shutdownNow();
-    }
-    return digestArrayJson(digests);
-  }
-
-  private static String digestArrayJson(CellDigest[] digests) {
-    StringBuilder json = new StringBuilder(64 * digests.length + 2).append('[');
-    for (int i = 0; i < digests.length; i++) {
-      if (i > 0) {
-        json.append(',');
-      }
-      json.append(digestJson(digests[i]));
-    }
-    return json.append(']').toString();
-  }
-
-  /** One target range's cells, attributed to the source regions (see above). */
-  private static CellDigest[] digestTargetPart(TableName target, MigrationLayout newLayout,
-      MigrationLayout oldLayout, byte[][] starts, byte[] fromRow, byte[] endRow, long minTs,
-      long maxTs) throws IOException {
-    CellDigest[] digests = new CellDigest[starts.length];
-    for (int i = 0; i < digests.length; i++) {
-      digests[i] = new CellDigest();
-    }
-    int width = newLayout.saltWidth();
-    try (Table t = connection().getTable(target);
-        ResultScanner scanner = t.getScanner(rangeScan(fromRow, endRow, minTs, maxTs,
-            SCAN_CACHING))) {
-      List<Result> batch = new ArrayList<>(BATCH_ROWS);
-      Result r;
-      do {
-        r = scanner.next();
-        if (r != null && !r.isEmpty()) {
-          batch.add(r);
-        }
-        if (batch.size() == BATCH_ROWS || (r == null && !batch.isEmpty())) {
-          byte[][] oldKeys = rekey(batch, newLayout, oldLayout);
-          for (int i = 0; i < batch.size(); i++) {
-            int region = regionOf(starts, oldKeys[i]);
-            if (region < 0) {
-              throw new IllegalArgumentException("row '" + Bytes.toStringBinary(oldKeys[i])
-                  + "' (old layout) is before the first source region start '"
-                  + Bytes.toStringBinary(starts[0]) + "'");
-            }
-            byte[] row = batch.get(i).getRow();
-            for (Cell cell : batch.get(i).rawCells()) {
-              digests[region].addCell(row, width, row.length - width, cell);
-            }
-            digests[region].addRow();
-          }
-          batch.clear();
-        }
-      } while (r != null);
-    }
-    return digests;
-  }
-
-  private static TableDescriptor descriptor(Connection c, TableName table) throws IOException {
-    try (Admin admin = c.getAdmin()) {
-      return admin.getDescriptor(table);
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " '" + value + "' is not a number", e);
     }
   }
 
-  /** A table's region start keys, ascending (the first is empty). */
-  private static byte[][] startKeys(Connection c, TableName table) throws IOException {
-    try (RegionLocator locator = c.getRegionLocator(table)) {
-      return locator.getStartKeys();
+  private static boolean parseBoolean(String value, String what) {
+    if (!"true".equals(value) && !"false".equals(value)) {
+      throw new IllegalArgumentException(what + " must be true or false, got '" + value + "'");
+    }
+    return Boolean.parseBoolean(value);
+  }
+
+  private static int parsePartitions(String value) {
+    long n = parseLong(value, "partitions");
+    if (n < 1 || n > 65536) {
+      throw new IllegalArgumentException("partitions must be within 1..65536, got " + n);
+    }
+    return (int) n;
+  }
+
+  static byte[] base64(String value) {
+    try {
+      return value == null ? new byte[0] : Base64.getDecoder().decode(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("'" + value + "' is not base64", e);
     }
   }
 
-  /** The index of the last start <= key, or -1 when the key is before every start. */
-  static int regionOf(byte[][] starts, byte[] key) {
-    int lo = 0;
-    int hi = starts.length - 1;
-    int found = -1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (Bytes.compareTo(starts[mid], key) <= 0) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
+  static List<byte[]> base64List(String json) {
+    List<byte[]> out = new ArrayList<>();
+    try {
+      for (JsonElement e : JsonParser.parseString(json).getAsJsonArray()) {
+        out.add(base64(e.getAsString()));
       }
-    }
-    return found;
-  }
-
-  private static byte[][] checkStarts(byte[][] starts) {
-    if (starts == null || starts.length == 0) {
-      throw new IllegalArgumentException("sourceRegionStarts must name at least one region");
-    }
-    byte[][] out = new byte[starts.length][];
-    for (int i = 0; i < starts.length; i++) {
-      out[i] = starts[i] == null ? new byte[0] : starts[i];
-      if (i > 0 && Bytes.compareTo(out[i - 1], out[i]) >= 0) {
-        throw new IllegalArgumentException("sourceRegionStarts are not strictly increasing at "
-            + i + ": '" + Bytes.toStringBinary(out[i - 1]) + "' then '"
-            + Bytes.toStringBinary(out[i]) + "'");
-      }
+    } catch (JsonParseException | IllegalStateException | UnsupportedOperationException e) {
+      throw new IllegalArgumentException("not a JSON array of base64 strings: " + e.getMessage(),
+          e);
     }
     return out;
-  }
-
-  private static String digestJson(CellDigest d) {
-    return "{\"rows\":" + d.rows() + ",\"cells\":" + d.cells() + ",\"digest\":\"" + d.hex()
-        + "\"}";
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // replayRange
-
-  /**
-   * Catch-up: a raw scan of the whole source over [minTs, maxTs); every put and every delete
-   * marker is written to the target re-keyed, with its timestamp and type (a delete of a version,
-   * of a column, of a family, of a family version), so the target ends up answering as the
-   * source does for that time range. Throttled to maxCellsPerSecond (0 = unlimited).
-   *
-   * @return {@code {"cells":N,"deletes":N}}: puts and delete markers written
-   */
-  public static String replayRange(String sourceTable, String targetTable, String oldLayoutJson,
-      String newLayoutJson, long minTs, long maxTs, long maxCellsPerSecond) throws IOException {
-    TableName source = tableName(sourceTable, "source table");
-    TableName target = tableName(targetTable, "target table");
-    MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
-    MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
-    checkTimeRange(minTs, maxTs);
-    RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
-    if (minTs == maxTs) {
-      return "{\"cells\":0,\"deletes\":0}";
-    }
-    Scan scan = rangeScan(null, null, minTs, maxTs, SCAN_CACHING).setRaw(true);
-    long puts = 0;
-    long deletes = 0;
-    Connection c = connection();
-    try (Table table = c.getTable(source); ResultScanner scanner = table.getScanner(scan);
-        BufferedMutator mutator = c.getBufferedMutator(
-            new BufferedMutatorParams(target).writeBufferSize(WRITE_BUFFER_BYTES))) {
-      CellBuilder builder = CellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
-      List<Result> batch = new ArrayList<>(BATCH_ROWS);
-      Result r;
-      do {
-        r = scanner.next();
-        if (r != null && !r.isEmpty()) {
-          batch.add(r);
-        }
-        if (batch.size() == BATCH_ROWS || (r == null && !batch.isEmpty())) {
-          byte[][] newKeys = rekey(batch, oldLayout, newLayout);
-          List<Mutation> mutations = new ArrayList<>(batch.size() * 2);
-          long cells = 0;
-          for (int i = 0; i < batch.size(); i++) {
-            Put put = null;
-            Delete delete = null;
-            for (Cell cell : batch.get(i).rawCells()) {
-              Cell.Type type = cell.getType();
-              Cell copy = copyOf(builder, newKeys[i], cell, type);
-              if (type == Cell.Type.Put) {
-                put = put == null ? new Put(newKeys[i], true) : put;
-                put.add(copy);
-                puts++;
-              } else {
-                delete = delete == null ? new Delete(newKeys[i]) : delete;
-                delete.add(copy);
-                deletes++;
-              }
-              cells++;
-            }
-            if (put != null) {
-              mutations.add(put);
-            }
-            if (delete != null) {
-              mutations.add(delete);
-            }
-          }
-          batch.clear();
-          mutator.mutate(mutations);
-          limiter.acquire(cells);
-        }
-      } while (r != null);
-      mutator.flush();
-    }
-    return "{\"cells\":" + puts + ",\"deletes\":" + deletes + "}";
   }
 
   // ---------------------------------------------------------------------------------------------
   // checkPresent
 
   /**
-   * The final check before the old generation may be dropped: every live source cell with a
-   * timestamp in [minTs, maxTs) must be in the target at its new key (same column, timestamp and
-   * value), unless the target holds a newer cell of that column or a delete marker that covers it
-   * (a writer changed it after the switch). Batched gets; a raw read of a target row only for a
-   * cell not found.
+   * The final check before the old generation may be dropped: every live source cell must be in
+   * the target at its new key (same column, timestamp and value), unless the target holds a newer
+   * cell of that column or a delete marker that covers it (a writer changed it after the switch).
+   * Batched gets; a raw read of a target row only for a cell not found.
    *
    * @return {@code {"checked":N,"missing":N,"first_missing":"<printable>"|null}}: the first
    *     missing cell as {@code 'logical key' family:qualifier@timestamp} in toStringBinary form
    */
   public static String checkPresent(String sourceTable, String targetTable, String oldLayoutJson,
-      String newLayoutJson, long minTs, long maxTs) throws IOException {
+      String newLayoutJson) throws IOException {
     TableName source = tableName(sourceTable, "source table");
     TableName target = tableName(targetTable, "target table");
     MigrationLayout oldLayout = MigrationLayout.parse(oldLayoutJson, "old layout");
     MigrationLayout newLayout = MigrationLayout.parse(newLayoutJson, "new layout");
-    checkTimeRange(minTs, maxTs);
     long[] counts = new long[2]; // checked, missing
     String[] firstMissing = new String[1];
-    if (minTs == maxTs) {
-      return "{\"checked\":0,\"missing\":0,\"first_missing\":null}";
-    }
     Connection c = connection();
     try (Table sourceTableHandle = c.getTable(source); Table targetTableHandle =
         c.getTable(target); ResultScanner scanner = sourceTableHandle.getScanner(
-            rangeScan(null, null, minTs, maxTs, SCAN_CACHING))) {
+            rangeScan(null, null, SCAN_CACHING))) {
       List<Result> batch = new ArrayList<>(GET_BATCH_ROWS);
       Result r;
       do {
@@ -838,12 +740,65 @@ public final class MigrationBridge {
   // ---------------------------------------------------------------------------------------------
   // Shared pieces
 
+  static TableDescriptor descriptor(Connection c, TableName table) throws IOException {
+    try (Admin admin = c.getAdmin()) {
+      return admin.getDescriptor(table);
+    }
+  }
+
+  /** A table's region start keys, ascending (the first is empty). */
+  static byte[][] startKeys(Connection c, TableName table) throws IOException {
+    try (RegionLocator locator = c.getRegionLocator(table)) {
+      return locator.getStartKeys();
+    }
+  }
+
+  /** The index of the last start <= key, or -1 when the key is before every start. */
+  static int regionOf(byte[][] starts, byte[] key) {
+    int lo = 0;
+    int hi = starts.length - 1;
+    int found = -1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Bytes.compareTo(starts[mid], key) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /** Region start keys as given, checked: at least one, strictly increasing. */
+  static byte[][] checkStarts(List<byte[]> given) {
+    if (given == null || given.isEmpty()) {
+      throw new IllegalArgumentException("sourceRegionStarts must name at least one region");
+    }
+    byte[][] out = new byte[given.size()][];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = given.get(i) == null ? new byte[0] : given.get(i);
+      if (i > 0 && Bytes.compareTo(out[i - 1], out[i]) >= 0) {
+        throw new IllegalArgumentException("sourceRegionStarts are not strictly increasing at "
+            + i + ": '" + Bytes.toStringBinary(out[i - 1]) + "' then '"
+            + Bytes.toStringBinary(out[i]) + "'");
+      }
+    }
+    return out;
+  }
+
+
   /** The rows' keys re-keyed from one layout to the other, by libpresplit (one JNI call). */
-  private static byte[][] rekey(List<Result> rows, MigrationLayout from, MigrationLayout to) {
+  static byte[][] rekey(List<Result> rows, MigrationLayout from, MigrationLayout to) {
     byte[][] keys = new byte[rows.size()][];
     for (int i = 0; i < keys.length; i++) {
       keys[i] = rows.get(i).getRow();
     }
+    return rekeyKeys(keys, from, to);
+  }
+
+  /** Row keys re-keyed from one layout to the other, by libpresplit (one JNI call). */
+  static byte[][] rekeyKeys(byte[][] keys, MigrationLayout from, MigrationLayout to) {
     try {
       return PresplitNative.rekeyAll(from.spec, to.spec, keys);
     } catch (NativeException e) {
@@ -854,15 +809,9 @@ public final class MigrationBridge {
     }
   }
 
-  /** A scan of [fromRow, endRow) returning every live version with a timestamp in range. */
-  private static Scan rangeScan(byte[] fromRow, byte[] endRow, long minTs, long maxTs,
-      int caching) {
+  /** A scan of [fromRow, endRow) returning every live version, whatever its timestamp. */
+  static Scan rangeScan(byte[] fromRow, byte[] endRow, int caching) {
     Scan scan = new Scan().readAllVersions().setCaching(caching).setCacheBlocks(false);
-    try {
-      scan.setTimeRange(minTs, maxTs);
-    } catch (IOException e) { // checkTimeRange has refused what HBase would
-      throw new IllegalArgumentException(e.getMessage(), e);
-    }
     if (fromRow != null && fromRow.length > 0) {
       scan.withStartRow(fromRow, true);
     }
@@ -876,15 +825,7 @@ public final class MigrationBridge {
     return scan;
   }
 
-  // An empty range [t, t) is allowed (a catch-up round with nothing to do): it matches nothing.
-  private static void checkTimeRange(long minTs, long maxTs) {
-    if (minTs < 0 || maxTs < minTs) {
-      throw new IllegalArgumentException("the time range [" + minTs + ", " + maxTs
-          + ") is negative or ends before it starts (Long.MAX_VALUE = no upper bound)");
-    }
-  }
-
-  private static TableName tableName(String name, String what) {
+  static TableName tableName(String name, String what) {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException(what + " is missing");
     }
@@ -896,7 +837,7 @@ public final class MigrationBridge {
     }
   }
 
-  static String jsonString(String s) {
+  public static String jsonString(String s) {
     StringBuilder out = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
       char ch = s.charAt(i);

@@ -89,7 +89,7 @@ final class RekeyedHFiles implements Closeable {
           cell.getFamilyOffset(), cell.getFamilyLength(), cell.getQualifierArray(),
           cell.getQualifierOffset(), cell.getQualifierLength(), cell.getTimestamp(),
           KeyValue.Type.Put, cell.getValueArray(), cell.getValueOffset(),
-          cell.getValueLength()));
+          cell.getValueLength(), cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength()));
     }
     files.lastRow = newRow;
   }

@@ -165,8 +165,8 @@ class ChunkStagingTest {
         "{\"staging_dir\": \"/s\", \"hbase_conf\": {\"k\": {}}}",
         "{\"staging_dir\": \"/s\", \"input\": \"hfiles\"}"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> MigrationBridge.copyChunk("ns:t", "ns:t__g2", "{}", "{}", null, null, 0, 10, 10,
-              0, bad), bad);
+          () -> MigrationBridge.copyChunk("ns:t", "ns:t__g2", "{}", "{}", null, null, 10, 0, bad),
+          bad);
       assertTrue(e.getMessage().contains("staging spec") || e.getMessage().contains("field"),
           e.getMessage());
     }

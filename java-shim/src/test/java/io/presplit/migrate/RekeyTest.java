@@ -142,26 +142,19 @@ class RekeyTest {
 
   @Test
   void inputErrorsAreIllegalArguments() throws Exception {
+    // Refused before any connection is opened (so no cluster is needed here).
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.copyChunk("a", "b", "{}",
-        "{}", null, null, 0, Long.MAX_VALUE, 0, 0, null));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestRange("a", "{}",
-        null, null, 10, 9));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestTargetBySourceRegion(
-        "a", "{}", "{}", new byte[][] {Bytes.toBytes("b"), Bytes.toBytes("a")}, 0, 1));
+        "{}", null, null, 0, 0, null));
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.copyChunk("bad name!",
-        "b", "{}", "{}", null, null, 0, 1, 1, 0, null));
+        "b", "{}", "{}", null, null, 1, 0, null));
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestPartitions("a",
+        "{}", "", "", "0"));
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestPartitions("a",
+        "{}", "not base64!", "", "16"));
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestTargetPartitions(
+        "a", "{}", "{}", "[\"Yg==\", \"YQ==\"]", "16"));
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.setReadOnly("a", "yes"));
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.probe("a", "soon"));
     assertEquals("\"a\\\"b\\\\c\"", MigrationBridge.jsonString("a\"b\\c"));
-    // An empty time range [t, t) (a catch-up round with nothing to do) is no error and reads
-    // nothing (so no cluster is needed here).
-    assertEquals("{\"cells\":0,\"deletes\":0}", MigrationBridge.replayRange("a", "b", "{}",
-        "{}", 10, 10, 0));
-    assertEquals("{\"rows\":0,\"cells\":0,\"digest\":\"0000000000000000\"}",
-        MigrationBridge.digestRange("a", "{}", null, null, 5, 5));
-    assertEquals("[{\"rows\":0,\"cells\":0,\"digest\":\"0000000000000000\"}]",
-        MigrationBridge.digestTargetBySourceRegion("a", "{}", "{}", new byte[][] {null}, 5, 5));
-    assertTrue(MigrationBridge.copyChunk("a", "b", "{}", "{}", null, null, 7, 7, 10, 0, null)
-        .endsWith("\"next_row\":null}"));
-    assertEquals("{\"checked\":0,\"missing\":0,\"first_missing\":null}",
-        MigrationBridge.checkPresent("a", "b", "{}", "{}", 3, 3));
   }
 }
