@@ -1,12 +1,15 @@
-// presplitctl migration status|pause|resume|abort TABLE: an operator's view of, and hand on, a
-// re-salt migration. It reads the plan (<root>/migrations/<ns>:<table>) and the table's status
-// (whose `migration` object the leading presplitd keeps up to date) and writes only the plan's
-// `request` field, compare-and-set; the leader acts on it between two chunks of the copy.
+// presplitctl migration status|pause|resume|abort|rollback TABLE: an operator's view of, and hand
+// on, a re-salt migration. It reads the plan (<root>/migrations/<ns>:<table>, the daemon's) and
+// the table's status (whose `migration` object the leading presplitd keeps up to date), and
+// writes only a request (<root>/requests/<ns>:<table>, see daemon/migrate/migration_request.h);
+// the leader acts on it between two chunks of the copy or on its next step.
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "ctl/common.h"
+#include "daemon/migrate/migration_request.h"
 #include "presplit/table_name.h"
 
 namespace presplit::ctl {
@@ -16,7 +19,17 @@ using nlohmann::json;
 
 // Phases after which the status names the new generation: an abort would lose writes.
 bool Switched(const std::string& phase) {
-  return phase == "catching_up" || phase == "grace" || phase == "done";
+  return phase == "catching_up" || phase == "grace" || phase == "fencing" || phase == "done" ||
+         phase == "rolling_back";
+}
+
+std::string UtcNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::string Duration(const json& seconds) {
@@ -28,12 +41,13 @@ std::string Duration(const json& seconds) {
   return buf;
 }
 
-int PrintStatus(const std::string& table, const json& plan, const json& progress, bool as_json) {
+int PrintStatus(const std::string& table, const json& plan, const json& progress,
+                const std::string& request, bool as_json) {
   json out{{"table", table}};
+  out["request"] = request.empty() ? json(nullptr) : json(request);
   if (plan.is_object()) {
     out["phase"] = plan.value("phase", "");
     out["paused"] = plan.value("paused", false);
-    out["request"] = plan.contains("request") ? plan["request"] : json(nullptr);
     out["source"] = plan.value("source", "");
     out["target"] = plan.value("target", "");
     out["target_generation"] = plan.value("target_generation", 0);
@@ -48,6 +62,8 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     if (plan.contains("verification")) out["verification"] = plan["verification"];
     out["engine"] = plan.value("engine", "put");
     if (plan.contains("bulk") && plan["bulk"].is_object()) out["bulk"] = plan["bulk"];
+    if (plan.contains("capture") && plan["capture"].is_object()) out["capture"] = plan["capture"];
+    out["grace_until_ms"] = plan.value("grace_until_ms", int64_t{0});
   } else {
     out["phase"] = progress.value("phase", "");
     out["error"] = progress.contains("error") ? progress["error"] : json(nullptr);
@@ -55,8 +71,8 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
       out["bulk"] = progress["bulk"];
     }
   }
-  for (const char* key :
-       {"regions_done", "regions_total", "rows", "cells", "rows_per_s", "eta_s"}) {
+  for (const char* key : {"regions_done", "regions_total", "rows", "cells", "rows_per_s", "eta_s",
+                          "warnings", "refused"}) {
     if (progress.is_object() && progress.contains(key)) out[key] = progress[key];
   }
   if (as_json) {
@@ -92,8 +108,24 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
   std::snprintf(rate, sizeof(rate), "%.0f", out.value("rows_per_s", 0.0));
   std::cout << "rows/s:     " << rate << "\n";
   std::cout << "eta:        " << Duration(out.contains("eta_s") ? out["eta_s"] : json()) << "\n";
+  if (out.contains("capture") && out["capture"].is_object()) {
+    const json& c = out["capture"];
+    std::cout << "capture:    " << c.value("peer", "") << " (old -> new)"
+              << (c.value("reverse_started_ms", int64_t{0}) > 0
+                      ? ", " + c.value("reverse_peer", "") + " (new -> old)"
+                      : std::string())
+              << (c.value("caught_up_ms", int64_t{0}) > 0 ? "; caught up" : "") << "\n";
+  }
   if (out.contains("request") && out["request"].is_string()) {
     std::cout << "request:    " << out["request"].get<std::string>() << " (pending)\n";
+  }
+  if (out.contains("warnings") && out["warnings"].is_array()) {
+    for (const auto& w : out["warnings"]) {
+      if (w.is_string()) std::cout << "warning:    " << w.get<std::string>() << "\n";
+    }
+  }
+  if (out.contains("refused") && out["refused"].is_string()) {
+    std::cout << "refused:    " << out["refused"].get<std::string>() << "\n";
   }
   if (out.contains("error") && out["error"].is_string()) {
     std::cout << "error:      " << out["error"].get<std::string>() << "\n";
@@ -104,68 +136,95 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
 int CmdMigration(const Args& args) {
   if (args.positional.size() != 2) {
     return UsageError(
-        "migration needs an action and a table: migration status|pause|resume|abort TABLE");
+        "migration needs an action and a table: migration status|pause|resume|abort|rollback "
+        "TABLE");
   }
   const std::string& action = args.positional[0];
-  if (action != "status" && action != "pause" && action != "resume" && action != "abort") {
+  auto request = daemon::migrate::ParseRequestName(action);
+  if (action != "status" && !request.ok()) {
     return UsageError("unknown migration action '" + action +
-                      "' (expected status, pause, resume or abort)");
+                      "' (expected status, pause, resume, abort or rollback)");
   }
   const std::string table = CanonicalTableName(args.positional[1]);
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
-  const std::string plan_path =
-      daemon::JoinZkPath(daemon::JoinZkPath(args.root, "migrations"), table);
+  const std::string plan_path = daemon::migrate::PlanPath(args.root, table);
+  const std::string request_path = daemon::migrate::RequestPath(args.root, table);
 
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    auto node = (*zk)->Get(plan_path, /*watch=*/false);
-    if (!node.ok() && node.status().code() != StatusCode::kNotFound) {
-      return Fail("cannot read the migration plan of " + table + ": " + node.status().message());
-    }
-    json plan = node.ok() ? json::parse(node->data, nullptr, false) : json();
-    if (node.ok() && !plan.is_object())
-      return Fail("the migration plan of " + table + " is not JSON");
+  auto node = (*zk)->Get(plan_path, /*watch=*/false);
+  if (!node.ok() && node.status().code() != StatusCode::kNotFound) {
+    return Fail("cannot read the migration plan of " + table + ": " + node.status().message());
+  }
+  json plan = node.ok() ? json::parse(node->data, nullptr, false) : json();
+  if (node.ok() && !plan.is_object()) return Fail("the migration plan of " + table + " is not JSON");
+  auto pending = (*zk)->Get(request_path, /*watch=*/false);
+  std::string pending_request;
+  if (pending.ok()) {
+    json parsed = json::parse(pending->data, nullptr, false);
+    if (parsed.is_object()) pending_request = parsed.value("request", "");
+  }
 
-    if (action == "status") {
-      json progress;
-      auto status = (*zk)->Get(daemon::JoinZkPath(StatusRoot(args), table), false);
-      if (status.ok()) {
-        json parsed = json::parse(status->data, nullptr, false);
-        if (parsed.is_object() && parsed.contains("migration")) progress = parsed["migration"];
-      }
-      if (!plan.is_object() && !progress.is_object()) {
-        return Fail("no migration of " + table + " (none under way, none recorded in its status)");
-      }
-      return PrintStatus(table, plan, progress, args.has("json"));
+  if (action == "status") {
+    json progress;
+    auto status = (*zk)->Get(daemon::JoinZkPath(StatusRoot(args), table), false);
+    if (status.ok()) {
+      json parsed = json::parse(status->data, nullptr, false);
+      if (parsed.is_object() && parsed.contains("migration")) progress = parsed["migration"];
     }
-    if (!plan.is_object()) return Fail("no migration of " + table + " is under way");
-    const std::string phase = plan.value("phase", "");
-    if (action == "abort" && Switched(phase)) {
-      return Fail("abort refused: the migration of " + table + " has switched to " +
-                  plan.value("target", "") + " already (phase " + phase +
-                  "); writers use it now, so it can only finish");
+    if (!plan.is_object() && !progress.is_object()) {
+      return Fail("no migration of " + table + " (none under way, none recorded in its status)");
     }
-    if (action == "resume" && !plan.value("paused", false) &&
-        !(plan.contains("request") && plan["request"] == "pause")) {
-      std::cout << "migration of " << table << " is not paused (phase " << phase << ")\n";
-      return kOk;
-    }
-    plan["request"] = action;
-    Status written = (*zk)->Set(plan_path, plan.dump(), node->version);
-    if (written.code() == StatusCode::kFailedPrecondition) continue;  // the leader wrote: again
-    if (written.code() == StatusCode::kPermissionDenied) {
-      // With ZooKeeper access control the plan is writable by the daemon and the portal only.
-      return Fail("cannot write the request: " + written.message() +
-                  "; pause, resume and abort need the portal's credentials (--auth-file FILE or "
-                  "$PRESPLIT_ZK_AUTH_FILE, the file presplitctl put uses)");
-    }
-    if (!written.ok()) return Fail("cannot write the request: " + written.message());
-    std::cout << action << " requested for the migration of " << table << " (phase " << phase
-              << "); the leading presplitd acts on it "
-              << (phase == "copying" ? "after the chunk in flight" : "on its next step") << "\n";
+    return PrintStatus(table, plan, progress, pending_request, args.has("json"));
+  }
+  if (!plan.is_object()) return Fail("no migration of " + table + " is under way");
+  const std::string phase = plan.value("phase", "");
+  if (*request == daemon::migrate::Request::kAbort && Switched(phase)) {
+    return Fail("abort refused: the migration of " + table + " has switched to " +
+                plan.value("target", "") + " already (phase " + phase + "); " +
+                (phase == "catching_up" || phase == "grace"
+                     ? "`presplitctl migration rollback " + table +
+                           "` switches back to the old generation without losing a write"
+                     : "writers use it now, so it can only finish"));
+  }
+  if (*request == daemon::migrate::Request::kRollback && phase != "catching_up" &&
+      phase != "grace") {
+    return Fail("rollback refused: the migration of " + table + " is in phase " + phase + "; " +
+                (Switched(phase) ? "the old generation " + plan.value("source", "") +
+                                       " is fenced already and no longer has the writes made "
+                                       "since the switch"
+                                 : "it has not switched yet: abort it instead"));
+  }
+  if (*request == daemon::migrate::Request::kResume && !plan.value("paused", false) &&
+      phase != "failed_verification" && pending_request != "pause") {
+    std::cout << "migration of " << table << " is not paused (phase " << phase << ")\n";
     return kOk;
   }
-  return Fail("the migration plan of " + table + " kept changing; try again");
+  auto acls = Acls(args);
+  if (!acls.ok()) return Fail(acls.status().message());
+  const std::string data = daemon::migrate::RequestToJson(*request, UtcNow());
+  Status written = pending.ok() ? (*zk)->Set(request_path, data, pending->version)
+                                : (*zk)->Create(request_path, data, acls->migration_request);
+  if (written.code() == StatusCode::kNotFound && !pending.ok()) {
+    // <root>/requests is created by presplitd; before its first start it may be missing.
+    written = (*zk)->EnsurePath(daemon::migrate::RequestsPath(args.root), acls->migration_requests);
+    if (written.ok()) written = (*zk)->Create(request_path, data, acls->migration_request);
+  }
+  if (written.code() == StatusCode::kFailedPrecondition ||
+      written.code() == StatusCode::kAlreadyExists) {
+    return Fail("another request for " + table + " was written at the same moment; look at "
+                "`presplitctl migration status " + table + "` and try again");
+  }
+  if (written.code() == StatusCode::kPermissionDenied) {
+    // With ZooKeeper access control the requests are writable by the portal identity only.
+    return Fail("cannot write the request: " + written.message() +
+                "; pause, resume, abort and rollback need the portal's credentials (--auth-file "
+                "FILE or $PRESPLIT_ZK_AUTH_FILE, the file presplitctl put uses)");
+  }
+  if (!written.ok()) return Fail("cannot write the request: " + written.message());
+  std::cout << action << " requested for the migration of " << table << " (phase " << phase
+            << "); the leading presplitd acts on it "
+            << (phase == "copying" ? "after the chunks in flight" : "on its next step") << "\n";
+  return kOk;
 }
 
 }  // namespace
@@ -175,12 +234,15 @@ std::vector<CommandSpec> MigrationCommands() {
       {"migration",
        {},
        {"json"},
-       "  migration status|pause|resume|abort TABLE [--json]\n"
+       "  migration status|pause|resume|abort|rollback TABLE [--json]\n"
        "                    a re-salt migration: status prints its phase, regions done/total,\n"
-       "                    rows, rows/s and ETA (--json: one object); pause holds it between\n"
-       "                    two chunks or phases, resume goes on, abort (before the switch only)\n"
-       "                    drops the new generation and leaves the table as it was; with\n"
-       "                    ZooKeeper access control, pause|resume|abort need the portal's\n"
+       "                    rows, rows/s, ETA, capture peers and warnings (--json: one object);\n"
+       "                    pause holds it between two chunks or phases, resume goes on (after\n"
+       "                    a failed verification: verifies again), abort (before the switch\n"
+       "                    only) drops the new generation and leaves the table as it was,\n"
+       "                    rollback (after the switch, until the grace period ends) switches\n"
+       "                    back to the old generation keeping every write made to the new one;\n"
+       "                    with ZooKeeper access control, the requests need the portal's\n"
        "                    --auth-file (the identity that may put documents)\n",
        CmdMigration}};
 }

@@ -1,5 +1,6 @@
 #include "daemon/migrate/jni_migration_bridge.h"
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,17 +50,8 @@ Status JniMigrationBridge::Resolve(JNIEnv* env) {
   }
   const std::string s = kS;
   copy_chunk_ = env->GetStaticMethodID(
-      cls, "copyChunk", Signature({s, s, s, s, "[B", "[B", "J", "J", "I", "J", s}).c_str());
-  digest_range_ =
-      env->GetStaticMethodID(cls, "digestRange", Signature({s, s, "[B", "[B", "J", "J"}).c_str());
-  digest_target_ = env->GetStaticMethodID(cls, "digestTargetBySourceRegion",
-                                          Signature({s, s, s, "[[B", "J", "J"}).c_str());
-  replay_range_ =
-      env->GetStaticMethodID(cls, "replayRange", Signature({s, s, s, s, "J", "J", "J"}).c_str());
-  check_present_ =
-      env->GetStaticMethodID(cls, "checkPresent", Signature({s, s, s, s, "J", "J"}).c_str());
-  if (copy_chunk_ == nullptr || digest_range_ == nullptr || digest_target_ == nullptr ||
-      replay_range_ == nullptr || check_present_ == nullptr) {
+      cls, "copyChunk", Signature({s, s, s, s, "[B", "[B", "I", "J", s}).c_str());
+  if (copy_chunk_ == nullptr) {
     return TakeJavaException(env,
                              "MigrationBridge does not have the expected methods (version "
                              "mismatch between presplitd and presplit-hbase.jar?)");
@@ -102,10 +94,49 @@ Result<std::string> JniMigrationBridge::CallJson(
   return json;
 }
 
+Result<std::string> JniMigrationBridge::CallStrings(const char* name,
+                                                    const std::vector<std::string>& args) {
+  const std::string what = std::string("MigrationBridge.") + name;
+  std::string out;
+  Status s = jvm_.RunOnThisThread([&](JNIEnv* env) -> Status {
+    PRESPLIT_RETURN_IF_ERROR(Resolve(env));
+    const std::string key = std::string(name) + "/" + std::to_string(args.size());
+    jmethodID id = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto found = string_methods_.find(key);
+      if (found != string_methods_.end()) id = found->second;
+    }
+    if (id == nullptr) {
+      std::string signature = "(";
+      for (size_t i = 0; i < args.size(); ++i) signature += kS;
+      signature += std::string(")") + kS;
+      id = env->GetStaticMethodID(class_, name, signature.c_str());
+      if (id == nullptr) {
+        return TakeJavaException(env, what + " is missing (version mismatch between presplitd "
+                                             "and presplit-hbase.jar?)");
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      string_methods_[key] = id;
+    }
+    std::vector<jvalue> values(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      values[i].l = NewJavaString(env, args[i]);
+      if (env->ExceptionCheck()) return TakeJavaException(env, what);
+    }
+    auto result = static_cast<jstring>(env->CallStaticObjectMethodA(class_, id, values.data()));
+    if (env->ExceptionCheck()) return TakeJavaException(env, what);
+    if (result == nullptr) return Status::Internal(what + " returned null");
+    out = FromJavaString(env, result);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
                                                   const std::string& from_row,
-                                                  const std::string& end_row, int64_t min_ts,
-                                                  int64_t max_ts, int max_rows,
+                                                  const std::string& end_row, int max_rows,
                                                   int64_t max_cells_per_s) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json, CallJson("copyChunk", [&](JNIEnv* env, jclass cls) -> jobject {
@@ -118,76 +149,126 @@ Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
         jstring staging = NewJavaString(env, range.hfile_staging_spec);
         if (env->ExceptionCheck()) return nullptr;
         return env->CallStaticObjectMethod(cls, copy_chunk_, source, target, old_layout, new_layout,
-                                           from, end, jlong{min_ts}, jlong{max_ts}, jint{max_rows},
-                                           jlong{max_cells_per_s}, staging);
+                                           from, end, jint{max_rows}, jlong{max_cells_per_s},
+                                           staging);
       }));
   return ParseChunkCopied(json);
 }
 
-Result<CellDigest> JniMigrationBridge::DigestRange(const std::string& table,
-                                                   const std::string& layout,
-                                                   const std::string& from_row,
-                                                   const std::string& end_row, int64_t min_ts,
-                                                   int64_t max_ts) {
-  PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json, CallJson("digestRange", [&](JNIEnv* env, jclass cls) -> jobject {
-        jstring name = NewJavaString(env, table);
-        jstring layout_json = NewJavaString(env, layout);
-        jbyteArray from = NewBytes(env, from_row);
-        jbyteArray end = NewBytes(env, end_row);
-        if (env->ExceptionCheck()) return nullptr;
-        return env->CallStaticObjectMethod(cls, digest_range_, name, layout_json, from, end,
-                                           jlong{min_ts}, jlong{max_ts});
-      }));
-  return ParseCellDigest(json);
+Result<PresenceCheck> JniMigrationBridge::CheckPresent(const CopyRange& range) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json,
+                            CallStrings("checkPresent", {range.source_table, range.target_table,
+                                                         range.old_layout, range.new_layout}));
+  return ParsePresenceCheck(json);
 }
 
-Result<std::vector<CellDigest>> JniMigrationBridge::DigestTargetBySourceRegion(
-    const CopyRange& range, const std::vector<std::string>& source_region_starts, int64_t min_ts,
-    int64_t max_ts) {
+Result<bool> JniMigrationBridge::EnsureCapture(const CaptureSpec& spec) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
-      CallJson("digestTargetBySourceRegion", [&](JNIEnv* env, jclass cls) -> jobject {
-        jstring target = NewJavaString(env, range.target_table);
-        jstring new_layout = NewJavaString(env, range.new_layout);
-        jstring old_layout = NewJavaString(env, range.old_layout);
-        jobjectArray starts = NewJavaByteArrays(env, source_region_starts);
-        if (env->ExceptionCheck() || starts == nullptr) return nullptr;
-        return env->CallStaticObjectMethod(cls, digest_target_, target, new_layout, old_layout,
-                                           starts, jlong{min_ts}, jlong{max_ts});
-      }));
-  return ParseCellDigests(json, source_region_starts.size());
+      CallStrings("ensureCapture", {spec.peer_id, spec.source_table, spec.target_table,
+                                    spec.source_layout, spec.target_layout, spec.migration}));
+  return ParseFlag(json, "added");
 }
 
-Result<Replayed> JniMigrationBridge::ReplayRange(const CopyRange& range, int64_t min_ts,
-                                                 int64_t max_ts, int64_t max_cells_per_s) {
-  PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json, CallJson("replayRange", [&](JNIEnv* env, jclass cls) -> jobject {
-        jstring source = NewJavaString(env, range.source_table);
-        jstring target = NewJavaString(env, range.target_table);
-        jstring old_layout = NewJavaString(env, range.old_layout);
-        jstring new_layout = NewJavaString(env, range.new_layout);
-        if (env->ExceptionCheck()) return nullptr;
-        return env->CallStaticObjectMethod(cls, replay_range_, source, target, old_layout,
-                                           new_layout, jlong{min_ts}, jlong{max_ts},
-                                           jlong{max_cells_per_s});
-      }));
-  return ParseReplayed(json);
+Result<bool> JniMigrationBridge::RemoveCapture(const std::string& peer_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("removeCapture", {peer_id}));
+  return ParseFlag(json, "removed");
 }
 
-Result<PresenceCheck> JniMigrationBridge::CheckPresent(const CopyRange& range, int64_t min_ts,
-                                                       int64_t max_ts) {
+Result<CapturePeerState> JniMigrationBridge::DescribeCapture(const std::string& peer_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("describeCapture", {peer_id}));
+  return ParseCapturePeerState(json);
+}
+
+Result<ProbeRound> JniMigrationBridge::Probe(const std::string& table, int64_t probe_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json,
+                            CallStrings("probe", {table, std::to_string(probe_id)}));
+  return ParseProbeRound(json);
+}
+
+Result<CaptureAcks> JniMigrationBridge::ReadAcks(const std::string& ack_table, int64_t probe_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json,
+                            CallStrings("captureAcks", {ack_table, std::to_string(probe_id)}));
+  return ParseCaptureAcks(json);
+}
+
+Status JniMigrationBridge::SetKeepDeletedCells(const std::string& table, bool keep) {
+  return CallStrings("setKeepDeletedCells", {table, keep ? "true" : "false"}).status();
+}
+
+Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only) {
+  return CallStrings("setReadOnly", {table, read_only ? "true" : "false"}).status();
+}
+
+namespace {
+
+std::string Base64Array(const std::vector<std::string>& keys) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& key : keys) out.push_back(Base64Encode(key));
+  return out.dump();
+}
+
+}  // namespace
+
+Result<PartitionDigests> JniMigrationBridge::DigestPartitions(const std::string& table,
+                                                              const std::string& layout,
+                                                              const std::string& from_row,
+                                                              const std::string& end_row,
+                                                              int partitions) {
   PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json, CallJson("checkPresent", [&](JNIEnv* env, jclass cls) -> jobject {
-        jstring source = NewJavaString(env, range.source_table);
-        jstring target = NewJavaString(env, range.target_table);
-        jstring old_layout = NewJavaString(env, range.old_layout);
-        jstring new_layout = NewJavaString(env, range.new_layout);
-        if (env->ExceptionCheck()) return nullptr;
-        return env->CallStaticObjectMethod(cls, check_present_, source, target, old_layout,
-                                           new_layout, jlong{min_ts}, jlong{max_ts});
-      }));
-  return ParsePresenceCheck(json);
+      std::string json,
+      CallStrings("digestPartitions", {table, layout, Base64Encode(from_row),
+                                       Base64Encode(end_row), std::to_string(partitions)}));
+  return ParsePartitionDigests(json, partitions);
+}
+
+Result<std::vector<PartitionDigests>> JniMigrationBridge::DigestTargetPartitions(
+    const CopyRange& range, const std::vector<std::string>& source_region_starts,
+    int partitions) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json,
+      CallStrings("digestTargetPartitions",
+                  {range.target_table, range.new_layout, range.old_layout,
+                   Base64Array(source_region_starts), std::to_string(partitions)}));
+  return ParsePartitionDigestList(json, source_region_starts.size(), partitions);
+}
+
+Result<RowDifferences> JniMigrationBridge::DiffPartitions(
+    const CopyRange& range, const std::vector<std::string>& source_starts,
+    const std::vector<RegionPartitions>& regions, int partitions, int max_keys) {
+  nlohmann::json asked = nlohmann::json::array();
+  for (const auto& r : regions) {
+    asked.push_back({{"start", Base64Encode(r.region.start)},
+                     {"end", Base64Encode(r.region.end)},
+                     {"partitions", r.partitions}});
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json,
+      CallStrings("diffPartitions", {range.source_table, range.target_table, range.old_layout,
+                                     range.new_layout, Base64Array(source_starts), asked.dump(),
+                                     std::to_string(partitions), std::to_string(max_keys)}));
+  return ParseRowDifferences(json);
+}
+
+Result<std::vector<uint64_t>> JniMigrationBridge::RowHashes(const std::string& table,
+                                                            const std::string& layout,
+                                                            const std::vector<std::string>& keys) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json,
+                            CallStrings("rowHashes", {table, layout, Base64Array(keys)}));
+  return ParseRowHashes(json, keys.size());
+}
+
+Result<std::string> JniMigrationBridge::DescribeRow(const CopyRange& range,
+                                                    const std::string& key) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json,
+      CallStrings("describeRow", {range.source_table, range.target_table, range.old_layout,
+                                  range.new_layout, Base64Encode(key)}));
+  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("text") || !parsed["text"].is_string()) {
+    return Status::Internal("MigrationBridge.describeRow returned no text");
+  }
+  return parsed["text"].get<std::string>();
 }
 
 Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {

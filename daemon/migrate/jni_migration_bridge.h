@@ -26,18 +26,31 @@ class JniMigrationBridge final : public MigrationBridge {
   ~JniMigrationBridge() override;
 
   Result<ChunkCopied> CopyChunk(const CopyRange& range, const std::string& from_row,
-                                const std::string& end_row, int64_t min_ts, int64_t max_ts,
-                                int max_rows, int64_t max_cells_per_s) override;
-  Result<CellDigest> DigestRange(const std::string& table, const std::string& layout,
-                                 const std::string& from_row, const std::string& end_row,
-                                 int64_t min_ts, int64_t max_ts) override;
-  Result<std::vector<CellDigest>> DigestTargetBySourceRegion(
-      const CopyRange& range, const std::vector<std::string>& source_region_starts, int64_t min_ts,
-      int64_t max_ts) override;
-  Result<Replayed> ReplayRange(const CopyRange& range, int64_t min_ts, int64_t max_ts,
-                               int64_t max_cells_per_s) override;
-  Result<PresenceCheck> CheckPresent(const CopyRange& range, int64_t min_ts,
-                                     int64_t max_ts) override;
+                                const std::string& end_row, int max_rows,
+                                int64_t max_cells_per_s) override;
+  Result<PresenceCheck> CheckPresent(const CopyRange& range) override;
+
+  Result<bool> EnsureCapture(const CaptureSpec& spec) override;
+  Result<bool> RemoveCapture(const std::string& peer_id) override;
+  Result<CapturePeerState> DescribeCapture(const std::string& peer_id) override;
+  Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) override;
+  Result<CaptureAcks> ReadAcks(const std::string& ack_table, int64_t probe_id) override;
+  Status SetKeepDeletedCells(const std::string& table, bool keep) override;
+  Status SetReadOnly(const std::string& table, bool read_only) override;
+
+  Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string& layout,
+                                            const std::string& from_row,
+                                            const std::string& end_row, int partitions) override;
+  Result<std::vector<PartitionDigests>> DigestTargetPartitions(
+      const CopyRange& range, const std::vector<std::string>& source_region_starts,
+      int partitions) override;
+  Result<RowDifferences> DiffPartitions(const CopyRange& range,
+                                        const std::vector<std::string>& source_starts,
+                                        const std::vector<RegionPartitions>& regions,
+                                        int partitions, int max_keys) override;
+  Result<std::vector<uint64_t>> RowHashes(const std::string& table, const std::string& layout,
+                                          const std::vector<std::string>& keys) override;
+  Result<std::string> DescribeRow(const CopyRange& range, const std::string& key) override;
 
   // The bulk copy: the static methods of io.presplit.mapreduce.ResaltBulkJob (looked up on first
   // use, like MigrationBridge). The local job runner's jobs run in this JVM's threads.
@@ -55,6 +68,9 @@ class JniMigrationBridge final : public MigrationBridge {
   // Calls one static String method with `args` and hands back its result.
   Result<std::string> CallJson(const char* what,
                                const std::function<jobject(JNIEnv*, jclass)>& call);
+  // Calls a static method of MigrationBridge that takes `args.size()` Strings and returns a
+  // String (binary keys travel base64 inside JSON); its id is looked up once by name and arity.
+  Result<std::string> CallStrings(const char* name, const std::vector<std::string>& args);
 
   // Resolves ResaltBulkJob and its methods once (global reference).
   Status ResolveBulk(JNIEnv* env);
@@ -68,10 +84,7 @@ class JniMigrationBridge final : public MigrationBridge {
   std::mutex mu_;
   jclass class_ = nullptr;
   jmethodID copy_chunk_ = nullptr;
-  jmethodID digest_range_ = nullptr;
-  jmethodID digest_target_ = nullptr;
-  jmethodID replay_range_ = nullptr;
-  jmethodID check_present_ = nullptr;
+  std::map<std::string, jmethodID> string_methods_;  // "name/arity" -> id
   jclass bulk_class_ = nullptr;
   std::map<BulkMethod, jmethodID> bulk_methods_;
 };

@@ -139,34 +139,146 @@ Result<ChunkCopied> ParseChunkCopied(const std::string& text) {
   return out;
 }
 
-Result<CellDigest> ParseCellDigest(const std::string& text) {
-  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "digestRange"));
-  return DigestOf(o, "digestRange");
+Result<bool> ParseFlag(const std::string& text, const char* key) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, key));
+  if (!o.contains(key) || !o[key].is_boolean()) {
+    return Status::Internal(std::string("MigrationBridge: field '") + key + "' missing");
+  }
+  return o[key].get<bool>();
 }
 
-Result<std::vector<CellDigest>> ParseCellDigests(const std::string& text, size_t expected) {
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_array() || parsed.size() != expected) {
-    return Status::Internal(
-        "MigrationBridge.digestTargetBySourceRegion did not return an array of " +
-        std::to_string(expected) + " digests");
+Result<CapturePeerState> ParseCapturePeerState(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "describeCapture"));
+  if (!o.contains("exists") || !o["exists"].is_boolean()) {
+    return Status::Internal("MigrationBridge.describeCapture: field 'exists' missing");
   }
-  std::vector<CellDigest> out;
-  for (const json& entry : parsed) {
-    if (!entry.is_object()) {
-      return Status::Internal("MigrationBridge.digestTargetBySourceRegion: an entry is no object");
+  CapturePeerState out;
+  out.exists = o["exists"].get<bool>();
+  out.enabled = o.value("enabled", false);
+  if (o.contains("source") && o["source"].is_string()) out.source = o["source"];
+  if (o.contains("target") && o["target"].is_string()) out.target = o["target"];
+  return out;
+}
+
+namespace {
+
+Result<std::vector<std::string>> Base64List(const json& o, const char* key, const char* what) {
+  if (!o.contains(key) || !o[key].is_array()) {
+    return Status::Internal(std::string("MigrationBridge.") + what + ": field '" + key +
+                            "' missing");
+  }
+  std::vector<std::string> out;
+  for (const json& entry : o[key]) {
+    if (!entry.is_string()) {
+      return Status::Internal(std::string("MigrationBridge.") + what + ": '" + key +
+                              "' holds a non-string");
     }
-    PRESPLIT_ASSIGN_OR_RETURN(CellDigest d, DigestOf(entry, "digestTargetBySourceRegion"));
-    out.push_back(d);
+    auto bytes = Base64Decode(entry.get<std::string>());
+    if (!bytes.ok()) {
+      return Status::Internal(std::string("MigrationBridge.") + what + ": '" + key +
+                              "' holds something that is not base64");
+    }
+    out.push_back(std::move(bytes).value());
   }
   return out;
 }
 
-Result<Replayed> ParseReplayed(const std::string& text) {
-  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "replayRange"));
-  Replayed out;
-  PRESPLIT_ASSIGN_OR_RETURN(out.cells, Count(o, "cells", "replayRange"));
-  PRESPLIT_ASSIGN_OR_RETURN(out.deletes, Count(o, "deletes", "replayRange"));
+Result<PartitionDigests> PartitionDigestsOf(const json& o, int partitions, const char* what) {
+  PartitionDigests out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.total, DigestOf(o, what));
+  if (!o.contains("partitions") || !o["partitions"].is_array() ||
+      o["partitions"].size() != static_cast<size_t>(partitions)) {
+    return Status::Internal(std::string("MigrationBridge.") + what + ": not " +
+                            std::to_string(partitions) + " partition digests");
+  }
+  for (const json& hex : o["partitions"]) {
+    if (!hex.is_string()) {
+      return Status::Internal(std::string("MigrationBridge.") + what +
+                              ": a partition digest is not a string");
+    }
+    PRESPLIT_ASSIGN_OR_RETURN(uint64_t d, ParseDigestHex(hex.get<std::string>()));
+    out.partitions.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ProbeRound> ParseProbeRound(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "probe"));
+  ProbeRound out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.id, Count(o, "probe_id", "probe"));
+  PRESPLIT_ASSIGN_OR_RETURN(out.rows, Base64List(o, "rows", "probe"));
+  return out;
+}
+
+Result<CaptureAcks> ParseCaptureAcks(const std::string& text) {
+  constexpr const char* kWhat = "captureAcks";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  CaptureAcks out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.probe_rows, Base64List(o, "probe_rows", kWhat));
+  if (o.contains("closed") && o["closed"].is_object()) {
+    for (const auto& [region, ts] : o["closed"].items()) {
+      if (ts.is_number_integer()) out.closed[region] = ts.get<int64_t>();
+    }
+  }
+  for (const char* key : {"bulk_loads", "unfit"}) {
+    if (!o.contains(key) || !o[key].is_array()) continue;
+    for (const json& entry : o[key]) {
+      if (!entry.is_object()) continue;
+      const std::string what = entry.value(std::string(key) == "unfit" ? "row" : "region", "");
+      const std::string line = what + "@" + std::to_string(entry.value("ts", int64_t{0}));
+      (std::string(key) == "unfit" ? out.unfit : out.bulk_loads).push_back(line);
+    }
+  }
+  return out;
+}
+
+Result<PartitionDigests> ParsePartitionDigests(const std::string& text, int partitions) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "digestPartitions"));
+  return PartitionDigestsOf(o, partitions, "digestPartitions");
+}
+
+Result<std::vector<PartitionDigests>> ParsePartitionDigestList(const std::string& text,
+                                                               size_t expected, int partitions) {
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_array() || parsed.size() != expected) {
+    return Status::Internal("MigrationBridge.digestTargetPartitions did not return an array of " +
+                            std::to_string(expected) + " entries");
+  }
+  std::vector<PartitionDigests> out;
+  for (const json& entry : parsed) {
+    if (!entry.is_object()) {
+      return Status::Internal("MigrationBridge.digestTargetPartitions: an entry is no object");
+    }
+    PRESPLIT_ASSIGN_OR_RETURN(PartitionDigests d,
+                              PartitionDigestsOf(entry, partitions, "digestTargetPartitions"));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<RowDifferences> ParseRowDifferences(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "diffPartitions"));
+  RowDifferences out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.differing, Count(o, "differing", "diffPartitions"));
+  PRESPLIT_ASSIGN_OR_RETURN(out.keys, Base64List(o, "keys", "diffPartitions"));
+  out.truncated = o.value("truncated", false);
+  return out;
+}
+
+Result<std::vector<uint64_t>> ParseRowHashes(const std::string& text, size_t expected) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "rowHashes"));
+  if (!o.contains("hashes") || !o["hashes"].is_array() || o["hashes"].size() != expected) {
+    return Status::Internal("MigrationBridge.rowHashes did not return " +
+                            std::to_string(expected) + " hashes");
+  }
+  std::vector<uint64_t> out;
+  for (const json& hex : o["hashes"]) {
+    if (!hex.is_string()) return Status::Internal("MigrationBridge.rowHashes: not a string");
+    PRESPLIT_ASSIGN_OR_RETURN(uint64_t h, ParseDigestHex(hex.get<std::string>()));
+    out.push_back(h);
+  }
   return out;
 }
 

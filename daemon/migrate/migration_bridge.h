@@ -3,15 +3,17 @@
 // plain code unit-tested with a fake, and its production implementation over the embedded JVM.
 //
 // Layouts travel as the JSON of a status's `layout` object; row keys as raw bytes ("" = open
-// end); timestamps in milliseconds, ranges [min_ts, max_ts). Every call may run on several
-// threads at once (one source region per thread).
+// end). No call selects cells by timestamp: a cell's timestamp is its writer's data, not a clock.
+// Every call may run on several threads at once (one source region per thread).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "daemon/migrate/migration_plan.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon::migrate {
@@ -32,15 +34,64 @@ struct ChunkCopied {
   std::optional<std::string> next_row;  // where the next chunk starts; unset: region finished
 };
 
-struct Replayed {
-  int64_t cells = 0;
-  int64_t deletes = 0;
-};
-
 struct PresenceCheck {
   int64_t checked = 0;
   int64_t missing = 0;
   std::string first_missing;  // printable; "" when nothing is missing
+};
+
+// A change-capture peer of a migration (presplit-hbase.jar's RekeyingReplicationEndpoint on the
+// RegionServers): ships every WAL edit of `source_table` to `target_table`, re-keyed, marked with
+// the migration's mark (derived from `migration`, the migration's target table) so that the two
+// peers of one migration never ship each other's writes back.
+struct CaptureSpec {
+  std::string peer_id;
+  std::string source_table;
+  std::string target_table;
+  std::string source_layout;  // JSON
+  std::string target_layout;  // JSON
+  std::string migration;      // the migration's target table (new generation)
+};
+
+struct CapturePeerState {
+  bool exists = false;
+  bool enabled = false;
+  std::string source;
+  std::string target;
+};
+
+// One probe written into every region of a table (see CaptureSignals in presplit-hbase.jar).
+struct ProbeRound {
+  int64_t id = 0;
+  std::vector<std::string> rows;  // one row per region probed
+};
+
+// What the capture endpoints acknowledged into a table's ack row.
+struct CaptureAcks {
+  std::vector<std::string> probe_rows;      // rows of the asked probe that were shipped
+  std::map<std::string, int64_t> closed;    // encoded region -> latest close shipped (WAL ms)
+  std::vector<std::string> bulk_loads;      // "<region>@<ts>": bulk loads the WAL cannot carry
+  std::vector<std::string> unfit;           // printable rows that do not fit the layout
+};
+
+// Per-partition digests of a set of rows: a row's partition is a hash of its logical key
+// modulo the partition count, so both generations put a row into the same partition.
+struct PartitionDigests {
+  CellDigest total;
+  std::vector<uint64_t> partitions;  // digest sum per partition
+};
+
+// A source region and the partitions of it to compare row by row.
+struct RegionPartitions {
+  SourceRegion region;
+  std::vector<int> partitions;
+};
+
+// The logical keys whose rows differ between source and target.
+struct RowDifferences {
+  int64_t differing = 0;
+  std::vector<std::string> keys;  // at most the asked number (raw logical keys)
+  bool truncated = false;
 };
 
 struct CopyRange {
@@ -85,26 +136,57 @@ struct BulkLoaded {
 class MigrationBridge {
  public:
   virtual ~MigrationBridge() = default;
-  // Copies at most max_rows rows of [from_row, end_row) with cells in [min_ts, max_ts), re-keyed,
-  // timestamps kept, durable on return. Idempotent.
+  // Copies at most max_rows rows of [from_row, end_row), every live cell (every version the
+  // families keep, whatever its timestamp), re-keyed, with its timestamp and tags, durable on
+  // return. Idempotent.
   virtual Result<ChunkCopied> CopyChunk(const CopyRange& range, const std::string& from_row,
-                                        const std::string& end_row, int64_t min_ts, int64_t max_ts,
-                                        int max_rows, int64_t max_cells_per_s) = 0;
-  // Counts and digest of a table's live cells in [from_row, end_row), [min_ts, max_ts).
-  virtual Result<CellDigest> DigestRange(const std::string& table, const std::string& layout,
-                                         const std::string& from_row, const std::string& end_row,
-                                         int64_t min_ts, int64_t max_ts) = 0;
+                                        const std::string& end_row, int max_rows,
+                                        int64_t max_cells_per_s) = 0;
+  // Every live source cell is in the target (or superseded there).
+  virtual Result<PresenceCheck> CheckPresent(const CopyRange& range) = 0;
+
+  // ---- change capture
+  // Adds the peer (enabled) unless it exists; an existing peer that is not this capture is an
+  // error and is left alone. Returns whether it was added now.
+  virtual Result<bool> EnsureCapture(const CaptureSpec& spec) = 0;
+  // Removes the peer; false when there was none.
+  virtual Result<bool> RemoveCapture(const std::string& peer_id) = 0;
+  virtual Result<CapturePeerState> DescribeCapture(const std::string& peer_id) = 0;
+  // Writes a probe with this id into every region of `table`.
+  virtual Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) = 0;
+  // The acknowledgements in `ack_table` (the peer's target), the probe rows of `probe_id` among
+  // them.
+  virtual Result<CaptureAcks> ReadAcks(const std::string& ack_table, int64_t probe_id) = 0;
+  // A table's families' KEEP_DELETED_CELLS (the target keeps delete markers while the copy
+  // runs, so a marker the peer shipped first is not compacted away before the copy's cell).
+  virtual Status SetKeepDeletedCells(const std::string& table, bool keep) = 0;
+  // READONLY: writes refused by the RegionServers (the fence of a generation).
+  virtual Status SetReadOnly(const std::string& table, bool read_only) = 0;
+
+  // ---- verification
+  // Digests of the live cells of a table's rows [from_row, end_row), per partition.
+  virtual Result<PartitionDigests> DigestPartitions(const std::string& table,
+                                                    const std::string& layout,
+                                                    const std::string& from_row,
+                                                    const std::string& end_row,
+                                                    int partitions) = 0;
   // One pass over the target: its cells attributed to the source region (by sorted start keys)
-  // their old key falls in. One entry per start key.
-  virtual Result<std::vector<CellDigest>> DigestTargetBySourceRegion(
-      const CopyRange& range, const std::vector<std::string>& source_region_starts, int64_t min_ts,
-      int64_t max_ts) = 0;
-  // Replays the source's puts and delete markers of [min_ts, max_ts) onto the target, re-keyed.
-  virtual Result<Replayed> ReplayRange(const CopyRange& range, int64_t min_ts, int64_t max_ts,
-                                       int64_t max_cells_per_s) = 0;
-  // Every live source cell of [min_ts, max_ts) is in the target (or superseded there).
-  virtual Result<PresenceCheck> CheckPresent(const CopyRange& range, int64_t min_ts,
-                                             int64_t max_ts) = 0;
+  // their old key falls in, per partition. One entry per start key.
+  virtual Result<std::vector<PartitionDigests>> DigestTargetPartitions(
+      const CopyRange& range, const std::vector<std::string>& source_region_starts,
+      int partitions) = 0;
+  // Row by row over the given partitions of the given source regions (and the target's rows that
+  // belong there): the logical keys whose rows differ, at most max_keys of them.
+  virtual Result<RowDifferences> DiffPartitions(const CopyRange& range,
+                                                const std::vector<std::string>& source_starts,
+                                                const std::vector<RegionPartitions>& regions,
+                                                int partitions, int max_keys) = 0;
+  // One hash per logical key of the row as the table holds it now (0: no such row).
+  virtual Result<std::vector<uint64_t>> RowHashes(const std::string& table,
+                                                  const std::string& layout,
+                                                  const std::vector<std::string>& keys) = 0;
+  // A printable comparison of one logical key's row in source and target (for the report).
+  virtual Result<std::string> DescribeRow(const CopyRange& range, const std::string& key) = 0;
 
   // The bulk copy. Defaults: FailedPrecondition (a bridge without the "mapreduce" engine).
   // Takes (or reuses) the spec's snapshot, deletes an unfinished output of an earlier attempt,
@@ -144,7 +226,15 @@ class MigrationBridge {
 Result<ChunkCopied> ParseChunkCopied(const std::string& json);
 Result<CellDigest> ParseCellDigest(const std::string& json);
 Result<std::vector<CellDigest>> ParseCellDigests(const std::string& json, size_t expected);
-Result<Replayed> ParseReplayed(const std::string& json);
+Result<bool> ParseFlag(const std::string& json, const char* key);
+Result<CapturePeerState> ParseCapturePeerState(const std::string& json);
+Result<ProbeRound> ParseProbeRound(const std::string& json);
+Result<CaptureAcks> ParseCaptureAcks(const std::string& json);
+Result<PartitionDigests> ParsePartitionDigests(const std::string& json, int partitions);
+Result<std::vector<PartitionDigests>> ParsePartitionDigestList(const std::string& json,
+                                                               size_t expected, int partitions);
+Result<RowDifferences> ParseRowDifferences(const std::string& json);
+Result<std::vector<uint64_t>> ParseRowHashes(const std::string& json, size_t expected);
 Result<PresenceCheck> ParsePresenceCheck(const std::string& json);
 Result<BulkJobProgress> ParseBulkJobProgress(const std::string& json);
 Result<BulkOutput> ParseBulkOutput(const std::string& json);

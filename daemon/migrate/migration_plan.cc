@@ -1,6 +1,7 @@
 #include "daemon/migrate/migration_plan.h"
 
 #include <array>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "daemon/migrate/migration_bridge.h"
@@ -10,9 +11,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<const char*, 9> kPhaseNames = {
-    "planned",   "copying",     "replaying", "verifying", "failed_verification",
-    "switching", "catching_up", "grace",     "done"};
+constexpr std::array<const char*, 10> kPhaseNames = {
+    "planned",     "copying", "verifying", "failed_verification", "switching",
+    "catching_up", "grace",   "fencing",   "done",                "rolling_back"};
+
 
 template <typename T>
 T Field(const json& o, const char* key, T fallback) {
@@ -53,6 +55,7 @@ std::string PlanToJson(const MigrationPlan& p) {
     json parsed = json::parse(text, nullptr, false);
     return parsed.is_discarded() ? json(nullptr) : parsed;
   };
+  const CaptureState& c = p.capture;
   json doc{
       {"table", p.table},
       {"source", p.source},
@@ -62,7 +65,6 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"old_layout", object_or_null(p.old_layout)},
       {"new_layout", object_or_null(p.new_layout)},
       {"source_regions", regions},
-      {"start_ts", p.start_ts},
       {"engine", p.engine},
       {"workers", p.workers},
       {"max_cells_per_s", p.max_cells_per_s},
@@ -72,17 +74,26 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"document", p.document},
       {"phase", PhaseName(p.phase)},
       {"paused", p.paused},
-      {"request", p.request.empty() ? json(nullptr) : json(p.request)},
-      {"replayed_to_ts", p.replayed_to_ts},
-      {"switched_at_ms", p.switched_at_ms},
-      {"catchup_rounds", p.catchup_rounds},
-      {"grace_until_ms", p.grace_until_ms},
       {"copy_started_ms", p.copy_started_ms},
+      {"switched_at_ms", p.switched_at_ms},
+      {"grace_until_ms", p.grace_until_ms},
+      {"rolled_back_at_ms", p.rolled_back_at_ms},
       {"error", p.error.empty() ? json(nullptr) : json(p.error)},
       {"verification", p.verification.empty() ? json(nullptr) : object_or_null(p.verification)},
       {"created_at", p.created_at},
       {"updated_at", p.updated_at},
-      {"daemon", p.daemon}};
+      {"daemon", p.daemon},
+      {"capture",
+       {{"peer", c.peer},
+        {"reverse_peer", c.reverse_peer},
+        {"started_ms", c.started_ms},
+        {"reverse_started_ms", c.reverse_started_ms},
+        {"caught_up_ms", c.caught_up_ms},
+        {"fence_started_ms", c.fence_started_ms},
+        {"closed_before", c.closed_before},
+        {"bulk_loads", c.bulk_loads},
+        {"unfit", c.unfit},
+        {"first_unfit", c.first_unfit}}}};
   if (p.bulk) {
     const BulkCopyState& b = *p.bulk;
     doc["bulk"] = {{"job_id", b.job_id},
@@ -137,10 +148,10 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
     }
     p.source_regions.push_back(SourceRegion{*start, *end});
   }
-  p.start_ts = Field<int64_t>(o, "start_ts", 0);
   p.engine = StringOrEmpty(o, "engine");
   if (p.engine.empty()) p.engine = "put";
-  p.workers = std::max(1, Field<int>(o, "workers", 4));
+  // Kept as written (not clamped): the plan check refuses a plan whose workers are out of bounds.
+  p.workers = Field<int>(o, "workers", 4);
   p.max_cells_per_s = Field<int64_t>(o, "max_cells_per_s", 0);
   p.grace_period_s = Field<int64_t>(o, "grace_period_s", 3600);
   p.drop_old = Field<bool>(o, "drop_old", false);
@@ -148,12 +159,10 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
   p.document = StringOrEmpty(o, "document");
   PRESPLIT_ASSIGN_OR_RETURN(p.phase, ParsePhase(StringOrEmpty(o, "phase")));
   p.paused = Field<bool>(o, "paused", false);
-  p.request = StringOrEmpty(o, "request");
-  p.replayed_to_ts = Field<int64_t>(o, "replayed_to_ts", 0);
-  p.switched_at_ms = Field<int64_t>(o, "switched_at_ms", 0);
-  p.catchup_rounds = Field<int>(o, "catchup_rounds", 0);
-  p.grace_until_ms = Field<int64_t>(o, "grace_until_ms", 0);
   p.copy_started_ms = Field<int64_t>(o, "copy_started_ms", 0);
+  p.switched_at_ms = Field<int64_t>(o, "switched_at_ms", 0);
+  p.grace_until_ms = Field<int64_t>(o, "grace_until_ms", 0);
+  p.rolled_back_at_ms = Field<int64_t>(o, "rolled_back_at_ms", 0);
   p.error = StringOrEmpty(o, "error");
   if (o.contains("verification") && o["verification"].is_object()) {
     p.verification = o["verification"].dump();
@@ -161,6 +170,24 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
   p.created_at = StringOrEmpty(o, "created_at");
   p.updated_at = StringOrEmpty(o, "updated_at");
   p.daemon = StringOrEmpty(o, "daemon");
+  if (o.contains("capture") && o["capture"].is_object()) {
+    const json& c = o["capture"];
+    CaptureState& capture = p.capture;
+    capture.peer = StringOrEmpty(c, "peer");
+    capture.reverse_peer = StringOrEmpty(c, "reverse_peer");
+    capture.started_ms = Field<int64_t>(c, "started_ms", 0);
+    capture.reverse_started_ms = Field<int64_t>(c, "reverse_started_ms", 0);
+    capture.caught_up_ms = Field<int64_t>(c, "caught_up_ms", 0);
+    capture.fence_started_ms = Field<int64_t>(c, "fence_started_ms", 0);
+    if (c.contains("closed_before") && c["closed_before"].is_object()) {
+      for (const auto& [region, ts] : c["closed_before"].items()) {
+        if (ts.is_number_integer()) capture.closed_before[region] = ts.get<int64_t>();
+      }
+    }
+    capture.bulk_loads = Field<int64_t>(c, "bulk_loads", 0);
+    capture.unfit = Field<int64_t>(c, "unfit", 0);
+    capture.first_unfit = StringOrEmpty(c, "first_unfit");
+  }
   if (o.contains("bulk") && o["bulk"].is_object()) {
     const json& b = o["bulk"];
     BulkCopyState bulk;
@@ -227,6 +254,36 @@ std::string PlainName(const std::string& table) {
   }
   return out;
 }
+
+std::string SourceSnapshotOf(const std::string& target) {
+  return "presplit_resalt_" + PlainName(target);
+}
+
+namespace {
+
+// HBase's peer ids: no '-' (HBASE-11394); presplit's are letters, digits and underscores.
+std::string PeerBase(const std::string& target) {
+  std::string name;
+  for (char c : target) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    name += plain ? c : '_';
+    if (name.size() == 100) break;
+  }
+  uint32_t hash = 2166136261u;  // FNV-1a of the exact name
+  for (unsigned char c : target) {
+    hash ^= c;
+    hash *= 16777619u;
+  }
+  char hex[9];
+  std::snprintf(hex, sizeof(hex), "%08x", hash);
+  return "presplit_" + name + "_" + hex;
+}
+
+}  // namespace
+
+std::string CapturePeerOf(const std::string& target) { return PeerBase(target); }
+
+std::string ReversePeerOf(const std::string& target) { return PeerBase(target) + "_r"; }
 
 std::string StagingDirOf(const std::string& base, const std::string& target) {
   const std::string name = PlainName(target);

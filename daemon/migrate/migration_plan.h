@@ -1,22 +1,36 @@
-// The re-salt migration's records in ZooKeeper: the plan <root>/migrations/<ns>:<table> and one
-// checkpoint per source region, <root>/migrations/<ns>:<table>/regions/<i>. A restarted or new
-// leader resumes from them alone. JSON in, JSON out; plain code.
+// The re-salt migration's records in ZooKeeper, JSON in, JSON out; plain code. Only PlanStore
+// (plan_store.h) reads and writes them.
 //
-// Plan (every field written by the leader's Migrator, except `request`, which presplitctl sets):
+//   <root>/migrations/<ns>:<table>            the plan: written by the leading presplitd only
+//   <root>/migrations/<ns>:<table>/regions/<i> one checkpoint per source region (chunked copy)
+//   <root>/requests/<ns>:<table>              an operator's request (presplitctl migration
+//                                             pause|resume|abort|rollback), the portal's to write
+//
+// Plan:
 //   {"table": "ns:t", "source": "ns:t", "target": "ns:t__g2",
 //    "source_generation": 1, "target_generation": 2,
 //    "old_layout": {...}, "new_layout": {...},          // status `layout` objects
 //    "source_regions": [{"start": "<base64>", "end": "<base64>"}, ...],
-//    "start_ts": 1700000000000,                          // ms: copy and verify [0, start_ts)
 //    "engine": "put", "workers": 4, "max_cells_per_s": 0, "grace_period_s": 3600,
 //    "drop_old": false, "config_version": 3, "document": "<canonical table document>",
-//    "phase": "copying", "paused": false, "request": null | "pause" | "resume" | "abort",
-//    "replayed_to_ts": 0, "switched_at_ms": 0, "catchup_rounds": 0, "grace_until_ms": 0,
-//    "copy_started_ms": 0, "error": null, "verification": null | {...},
+//    "phase": "copying", "paused": false,
+//    "copy_started_ms": 0, "switched_at_ms": 0, "grace_until_ms": 0, "rolled_back_at_ms": 0,
+//    "error": null, "verification": null | {...},
 //    "created_at": "...", "updated_at": "...", "daemon": "host:pid",
+//    "capture": {...},                                   // below
 //    "bulk": null | {...}}                               // engine "mapreduce" only, below
-// `engine` is "put", "mapreduce", or "auto" until the target is created (then resolved from the
-// source's store file bytes against the daemon's migration_mapreduce_threshold_bytes).
+// `engine` is "put", "hfile", "mapreduce", or "auto" until the target is created (then resolved
+// from the source's store file bytes against the daemon's migration_mapreduce_threshold_bytes).
+//
+// Change capture (HBase replication; see daemon/migrate/capture.cc):
+//   {"peer": "presplit_...", "reverse_peer": "presplit_..._r",   // ids fixed by the target
+//    "started_ms": N,          // the forward peer (old -> new) exists since (0: not yet)
+//    "reverse_started_ms": N,  // the reverse peer (new -> old) exists since (0: not yet)
+//    "caught_up_ms": N,        // the forward peer shipped everything written before the switch
+//    "fence_started_ms": N,    // the old generation's fence began (read-only, then drained)
+//    "closed_before": {"<encoded region>": ts, ...},  // close acks seen before the fence
+//    "bulk_loads": N, "unfit": N, "first_unfit": "..."}  // what the peer could not ship
+//
 // Bulk copy ("mapreduce": io.presplit.mapreduce.ResaltBulkJob instead of the chunked copy):
 //   {"job_id": "job_local123_0001" | "",   // the running attempt ("" before a submit/after one)
 //    "snapshot": "presplit_resalt_ns_t__g2", "staging_dir": "/tmp/presplit-resalt/ns_t__g2",
@@ -28,9 +42,11 @@
 //    "loaded": false, "files": N}          // bulk-loaded into the target (HFiles loaded)
 // Checkpoint: {"next_row": "<base64>" | null, "done": false, "rows": N, "cells": N,
 //              "bytes": N, "digest": "<16 hex>", "chunks": N}
+// Request: see migration_request.h.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,27 +56,32 @@
 namespace presplit::daemon::migrate {
 
 // The phases, in order. A migration only moves forward; failed_verification stops it (nothing
-// switched) until an operator aborts it.
+// switched) until an operator aborts it; a rollback during the grace period goes to
+// rolling_back, which fences the new generation and ends the migration on the old one.
 enum class Phase {
   kPlanned,             // plan written; the target is not created yet
-  kCopying,             // target created; source regions copied chunk by chunk
-  kReplaying,           // one replay of what arrived at the source since start_ts
-  kVerifying,           // per source region: counts and digests of source and target
+  kCopying,             // target created, capture peer added; source copied chunk by chunk
+  kVerifying,           // source and target compared, live, cell by cell (digests, re-reads)
   kFailedVerification,  // a difference: nothing switched, waits for an abort
-  kSwitching,           // verified; the status moves to the target generation
-  kCatchingUp,          // switched; replays of the source until one replays nothing
-  kGrace,               // caught up; the old generation stays readable until grace_until_ms
+  kSwitching,           // verified; the reverse peer is added, then the status names the target
+  kCatchingUp,          // switched; waiting for the forward peer to ship the switch's moment
+  kGrace,               // both peers run; a rollback is possible until grace_until_ms
+  kFencing,             // the old generation made read-only, the forward peer drained, removed
   kDone,                // the old generation disabled (dropped when asked); plan removed
+  kRollingBack,         // rolled back: the new generation fenced, drained and dropped
 };
 
 const char* PhaseName(Phase phase);
 Result<Phase> ParsePhase(const std::string& name);
-// Whether the status already names the target (abort is refused from here on).
-inline bool IsSwitched(Phase phase) { return phase >= Phase::kCatchingUp; }
+// Whether the status already named the target (abort is refused from here on).
+inline bool IsSwitched(Phase phase) {
+  return phase >= Phase::kCatchingUp && phase != Phase::kFailedVerification;
+}
 
 struct SourceRegion {
   std::string start;  // raw bytes; "" = open
   std::string end;    // raw bytes; "" = open
+  bool operator==(const SourceRegion&) const = default;
 };
 
 // The bulk copy's record in the plan (engine "mapreduce").
@@ -80,6 +101,20 @@ struct BulkCopyState {
   int64_t files = 0;
 };
 
+// The change capture's record in the plan.
+struct CaptureState {
+  std::string peer;
+  std::string reverse_peer;
+  int64_t started_ms = 0;
+  int64_t reverse_started_ms = 0;
+  int64_t caught_up_ms = 0;
+  int64_t fence_started_ms = 0;
+  std::map<std::string, int64_t> closed_before;
+  int64_t bulk_loads = 0;
+  int64_t unfit = 0;
+  std::string first_unfit;
+};
+
 struct MigrationPlan {
   std::string table;
   std::string source;
@@ -89,7 +124,6 @@ struct MigrationPlan {
   std::string old_layout;  // JSON object text
   std::string new_layout;  // JSON object text
   std::vector<SourceRegion> source_regions;
-  int64_t start_ts = 0;
   std::string engine = "put";
   int workers = 4;
   int64_t max_cells_per_s = 0;
@@ -100,21 +134,23 @@ struct MigrationPlan {
 
   Phase phase = Phase::kPlanned;
   bool paused = false;
-  std::string request;  // "" | "pause" | "resume" | "abort"
-  int64_t replayed_to_ts = 0;
-  int64_t switched_at_ms = 0;
-  int catchup_rounds = 0;
-  int64_t grace_until_ms = 0;
   int64_t copy_started_ms = 0;
+  int64_t switched_at_ms = 0;
+  int64_t grace_until_ms = 0;
+  int64_t rolled_back_at_ms = 0;
   std::string error;
   std::string verification;  // JSON text of the last verification report; "" = none
   std::string created_at;
   std::string updated_at;
   std::string daemon;
+  CaptureState capture;
   std::optional<BulkCopyState> bulk;  // set once the bulk copy is planned
 };
 
 std::string PlanToJson(const MigrationPlan& plan);
+// Parses a plan as read from ZooKeeper: the text is bounded (size, nesting) before any JSON
+// parser sees it. Parsing says nothing about whether the daemon may act on the plan: see
+// plan_check.h.
 Result<MigrationPlan> ParsePlan(const std::string& json);
 
 struct RegionCheckpoint {
@@ -140,5 +176,15 @@ std::string PlainName(const std::string& table);
 // Where a migration to `target` stages its HFiles (engines "hfile" and "mapreduce"):
 // <base>/<PlainName(target)>.
 std::string StagingDirOf(const std::string& base, const std::string& target);
+
+// The one snapshot of the source a migration to `target` reads (engines "hfile", "mapreduce").
+std::string SourceSnapshotOf(const std::string& target);
+
+// The replication peers of a migration to `target`: the forward one (old generation -> new)
+// and the reverse one (new -> old, from the switch on). HBase's peer ids allow letters, digits
+// and underscores here; a short hash of the exact name keeps two tables whose names differ only
+// in punctuation apart.
+std::string CapturePeerOf(const std::string& target);
+std::string ReversePeerOf(const std::string& target);
 
 }  // namespace presplit::daemon::migrate

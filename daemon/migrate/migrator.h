@@ -1,48 +1,45 @@
 // Re-salting migrations, run by the leader: a table whose document asks for another salt layout
 // and allows it ("migration": {"allowed": true}) is copied, re-keyed, into a new physical table
-// (the next generation, "ns:t__g2"), verified, and switched to, online, without losing a row.
+// (the next generation, "ns:t__g2"), verified, and switched to, online, without losing a write.
+//
+// A cell's timestamp is its writer's data, not a clock, so nothing here selects cells by
+// timestamp. Changes are captured by HBase replication instead: a peer per migration whose
+// endpoint (presplit-hbase.jar's RekeyingReplicationEndpoint, on every RegionServer) ships every
+// WAL edit of the source table to the target, re-keyed, whatever its timestamp, delete markers
+// and tags included. The copy covers what was written before the peer existed, the peer
+// everything after; where they overlap both write the same cells.
 //
 // The reconciler starts a migration (StartMigration writes the plan); the Migrator, on its own
-// worker, drives every plan under <root>/migrations through the phases of migration_plan.h:
-//   planned     -> the target is created pre-split for the new layout (from the document);
-//   copying     -> engine "put": a bounded pool of threads, one source region each, copies
-//                  [0, start_ts) chunk by chunk; after each chunk a checkpoint znode (next_row,
-//                  rows, cells, digest); pause/abort requests and the lease are checked between
-//                  chunks.
-//                  engine "hfile": the same chunks, each written as HFiles and bulk-loaded; with
-//                  hfile_source_snapshot, read from one snapshot of the source (taken by the
-//                  first chunk, deleted with the staging directory) instead of a RegionServer
-//                  scan.
-//                  engine "mapreduce": one ResaltBulkJob (snapshot of the source, re-keying
-//                  mappers, HFiles per target region) copies [0, start_ts); the plan's `bulk`
-//                  record keeps its job id, snapshot and staging dir; each run polls the job
-//                  (progress into the plan and the status) and returns; a finished job's HFiles
-//                  are bulk-loaded once (the `_LOADED` marker), then snapshot and staging dir are
-//                  removed. A job id the JVM does not know (the local job runner's jobs die with
-//                  the daemon; a new leader has a new JVM) is submitted again after checking what
-//                  the old attempt left: a finished output is loaded, a loaded one is not loaded
-//                  again, anything else is recomputed. On YARN the job outlives the daemon and is
-//                  found again by its id. A FAILED or KILLED job is resubmitted up to
-//                  bulk_attempts times, then the migration waits with the error (resume: try
-//                  again; abort: kill, clean up, drop the target);
-//   replaying   -> one replay of the source's [start_ts, now) onto the target;
-//   verifying   -> per source region, counts and digests of the source's cells of [0, start_ts)
-//                  against the target's cells attributed back to that region; any difference
-//                  stops at failed_verification, nothing switched (source regions digested
-//                  `workers` at a time while one pass digests the target);
-//   switching   -> ONE status write: physical_table, generation, layout and buckets together;
-//                  not made while a request is pending (the plan is read again right before);
-//                  an abort is refused as soon as the status names the target, whatever the
-//                  plan's phase says;
-//   catching_up -> replays of the source from (a little before) the last replayed timestamp until
-//   one replays
-//                  nothing (at most max_catchup_rounds);
-//   grace       -> after grace_period_s the old generation is disabled; dropped only with
-//                  drop_old and when a final check finds every source cell in the target;
-//   done        -> checkpoints and plan removed; the status keeps a summary.
+// worker, drives every plan through the phases of migration_plan.h, one file per phase:
+//   planned      (phase_create.cc) the target is created pre-split for the new layout, keeping
+//                delete markers (KEEP_DELETED_CELLS) while the copy runs; the forward capture
+//                peer (old -> new) is added;
+//   copying      (phase_copy.cc, phase_copy_bulk.cc) engine "put" or "hfile": a bounded pool of
+//                threads copies the source region by region, chunk by chunk, checkpointed;
+//                engine "mapreduce": one ResaltBulkJob. Then the target drops KEEP_DELETED_CELLS;
+//   verifying    (phase_verify.cc) source and target compared cell by cell, live: digests per
+//                region and partition, the partitions that differ compared row by row after the
+//                peer shipped past the reads, and only rows that still differ then count;
+//                failed_verification stops it, nothing switched;
+//   switching    (phase_switch.cc) the reverse peer (new -> old) is added, then ONE status
+//                write moves readers and writers to the target;
+//   catching_up  the forward peer has shipped every write made to the old generation up to a
+//                probe written after the switch;
+//   grace        (phase_retire.cc) both peers run: a late writer of the old generation still
+//                reaches the new one, and `rollback` can switch back without losing the writes
+//                made to the new one;
+//   fencing      the reverse peer is removed, the old generation made read-only (writes
+//                refused, loudly), the forward peer drained (every old region's close shipped)
+//                and removed; then, with drop_old, a final check and the drop;
+//   done         the old generation disabled (dropped when asked); plan removed.
+//   rolling_back (phase_rollback.cc) after a rollback: the status names the old generation
+//                again; the new one is fenced, drained through the reverse peer, and dropped.
+// Abort (phase_abort.cc, before the switch only) removes the peers and drops the target.
+//
 // Every step can be interrupted (SIGKILL, lost leadership) and is resumed from the plan and the
-// checkpoints by whichever daemon leads next; every write to HBase or ZooKeeper is preceded by a
-// lease check, and plan/status writes are compare-and-set.
+// checkpoints by whichever daemon leads next; every write to ZooKeeper is compare-and-set and
+// checked against the lease (plan_store.h); a plan is acted on only when it is one this daemon
+// would have written (plan_check.h).
 #pragma once
 
 #include <atomic>
@@ -57,14 +54,11 @@
 #include "daemon/hbase/hbase_admin.h"
 #include "daemon/migrate/migration_bridge.h"
 #include "daemon/migrate/migration_plan.h"
+#include "daemon/migrate/plan_store.h"
 #include "daemon/zk/zk_client.h"
 #include "presplit/table_config.h"
 
 namespace presplit::daemon::migrate {
-
-// <root>/migrations and <root>/migrations/<ns>:<table>.
-std::string MigrationsPath(const std::string& zk_root);
-std::string PlanPath(const std::string& zk_root, const std::string& table);
 
 // What the reconciler knows when it starts a migration.
 struct MigrationStart {
@@ -105,17 +99,26 @@ struct MigratorOptions {
   // scanning it through the RegionServers (migration_hfile_source = snapshot). Only taken when
   // the daemon knows hbase.rootdir (KnowsHBaseRootDir); the daemon refuses the setting without.
   bool hfile_source_snapshot = false;
-  int max_catchup_rounds = 20;  // replays after the switch before giving up on "quiet"
-  int min_catchup_rounds = 2;   // writers need a moment to follow the switch
-  std::chrono::milliseconds catchup_interval{2000};  // between two catch-up replays
-  // Each catch-up replay starts this far before where the previous one ended: a write whose
-  // timestamp is older than the previous round's end but which landed after its scan is not
-  // missed (replaying a cell twice changes nothing).
-  std::chrono::milliseconds replay_overlap{2000};
   std::chrono::milliseconds progress_interval{1000};  // status progress writes while copying
   int chunk_attempts = 3;  // a failed chunk is retried this often before the run gives up
-  // Wall clock in ms (HBase timestamps); tests pass their own.
+  // Wall clock in ms (plan times, probe ids); tests pass their own.
   std::function<int64_t()> now_ms = nullptr;
+  // Waits between two looks at the capture's acknowledgements; tests pass their own.
+  std::function<void(std::chrono::milliseconds)> sleep = nullptr;
+
+  // Change capture: how long the peer may take to acknowledge a probe (or a fenced table's
+  // closes) before the step gives up and is tried again on the next run, and how often to look.
+  std::chrono::milliseconds ack_timeout{120000};
+  std::chrono::milliseconds ack_poll{250};
+  // Verification: partitions per source region (digests compared), rows compared row by row at
+  // most (beyond: the verification fails saying so), and re-reads of a differing row (each
+  // after the peer shipped past the previous read) before it counts as a difference.
+  int verify_partitions = 256;
+  int verify_max_rows = 100000;
+  int verify_rounds = 4;
+  // After a rollback: how long writers get to follow the status back before the new generation
+  // is made read-only (their writes meanwhile reach the old one through the reverse peer).
+  std::chrono::milliseconds rollback_settle{10000};
 
   // The "mapreduce" engine (ResaltBulkJob) and the "hfile" engine stage their HFiles under
   // <bulk_staging_dir>/<target> on the cluster's default file system (fs.defaultFS), which the
@@ -167,11 +170,14 @@ struct MigratorCounters {
   std::atomic<uint64_t> cells_copied{0};
   std::atomic<uint64_t> chunks_copied{0};
   std::atomic<uint64_t> regions_done{0};
-  std::atomic<uint64_t> replayed_cells{0};
+  std::atomic<uint64_t> probes{0};           // probe rounds acknowledged by a capture peer
+  std::atomic<uint64_t> rows_rechecked{0};   // rows compared row by row by verifications
   std::atomic<uint64_t> verification_failures{0};
   std::atomic<uint64_t> switches{0};
+  std::atomic<uint64_t> rollbacks{0};
   std::atomic<uint64_t> completed{0};
   std::atomic<uint64_t> aborted{0};
+  std::atomic<uint64_t> plans_refused{0};    // plans this daemon would not have written
   std::atomic<uint64_t> errors{0};
   std::atomic<uint64_t> exceptions_caught{0};
 };
@@ -180,13 +186,13 @@ class Migrator {
  public:
   Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge, MigratorOptions options);
 
-  // Creates <root>/migrations when missing.
+  // Creates <root>/migrations and <root>/requests when missing.
   Status Prepare();
 
   // Drives every plan as far as it can go now: returns when each one waits (paused, failed
-  // verification, grace period) or is done, or when the lease is lost or the daemon stops
-  // (FailedPrecondition / Unavailable). An error of one migration is recorded in its plan and
-  // status and the others go on. Never throws.
+  // verification, grace period, a capture still shipping) or is done, or when the lease is lost
+  // or the daemon stops (FailedPrecondition / Unavailable). An error of one migration is
+  // recorded in its plan and status and the others go on. Never throws.
   Status RunOnce();
 
   // The migrations this daemon drove last (empty on a standby).
@@ -195,17 +201,70 @@ class Migrator {
 
  private:
   enum class Step { kAdvanced, kWaiting, kStopped };
-  struct PlanNode {
-    MigrationPlan plan;
-    int version = 0;
-  };
+  using PlanNode = PlanStore::Versioned;
 
+  // ---- migrator.cc: the driver, requests, and what every phase shares
   Step DriveOne(const std::string& table);
-  Step HandleRequest(PlanNode& node);
+  Step HandleRequest(PlanNode& node, const PlanStore::PendingRequest& pending);
+  // The plan check of plan_check.h with what the daemon reads itself (the status).
+  Status CheckAgainstStatus(const MigrationPlan& plan);
+  // CAS write of the plan, then its progress into the status; Waiting (or Stopped when the lease
+  // is gone) when the write is refused: DriveOne reads the plan again.
+  Step Save(PlanNode& node);
+  // Records an error in the plan and the status, logs it, and waits for the next run.
+  Step Fail(PlanNode& node, const std::string& error);
+  // The status's `migration` object (read-modify-CAS of the status; other fields kept).
+  Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
+  void UpdateSnapshot(const MigrationPlan& plan);
+  // Whether the table's status already names the plan's target (the switch happened, whatever
+  // the plan's phase says): then the target must never be dropped.
+  Result<bool> StatusNamesTarget(const MigrationPlan& plan);
+  // Moves the status's physical table, generation and layout (one CAS write) to the given
+  // generation, with the status's `migration` object in the same write. Not written while a
+  // request is pending (then `*request_pending` is set and nothing is written), unless
+  // `request_pending` is null (the write is the handling of a request).
+  Status WriteStatusGeneration(const MigrationPlan& plan, bool to_target,
+                               const std::string& migration_phase, bool* request_pending);
+  // Removes the plan and its records; the status keeps `final_phase` and the summary.
+  Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
+  // The lease (and not stopping), asked under zk_mu_ (MayAct takes it; LeaseHeldLocked is for a
+  // caller that holds it).
+  bool MayAct();
+  bool LeaseHeldLocked() const;
+  bool Stopping() const { return options_.stop != nullptr && *options_.stop; }
+  int64_t NowMs() const;
+  void Sleep(std::chrono::milliseconds duration) const;
+  CopyRange RangeOf(const MigrationPlan& plan) const;
+
+  // ---- capture.cc: the replication peers, probes and acknowledgements
+  Status EnsureForwardCapture(MigrationPlan& plan);
+  Status EnsureReverseCapture(MigrationPlan& plan);
+  // Removes a peer of the plan's (NotFound-safe); `why` is for the log.
+  Status RemoveCapture(const std::string& peer, const char* why);
+  // Writes a probe into every region of `table` and waits (up to ack_timeout) until the peer
+  // shipping `table` into `ack_table` acknowledged every one: every write made to `table`
+  // before the probe has been applied to `ack_table`. DeadlineExceeded when it did not in time.
+  Status AwaitShipped(const std::string& table, const std::string& ack_table);
+  // What the peer shipping into `ack_table` could not ship (bulk loads, rows that do not fit
+  // the layout), into the plan's capture record; logs what is new.
+  void CollectNotices(MigrationPlan& plan, const std::string& ack_table);
+  // The latest close of every region of `table` the peer shipped into `ack_table`.
+  Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
+  // Whether every region of `table` has been closed (and the close shipped into `ack_table`)
+  // since `before`: waits up to ack_timeout. The drain of a fenced generation.
+  Result<bool> AwaitDrained(const std::string& table, const std::string& ack_table,
+                            const std::map<std::string, int64_t>& before);
+
+  // ---- phase_create.cc
   Step CreateTarget(PlanNode& node);
-  Step Copy(PlanNode& node);
-  // The "mapreduce" engine's copy phase (migrator_bulk.cc).
   Step ResolveEngine(PlanNode& node);
+
+  // ---- phase_copy.cc
+  Step Copy(PlanNode& node);
+  // The copy is complete: the target stops keeping deleted cells; verification next.
+  Step FinishCopy(PlanNode& node);
+
+  // ---- phase_copy_bulk.cc: the "mapreduce" engine's copy
   Step CopyBulk(PlanNode& node);
   Step SubmitBulk(PlanNode& node, const std::string& spec);
   Step LoadBulk(PlanNode& node, const std::string& spec);
@@ -227,49 +286,41 @@ class Migrator {
   std::string HfileStagingSpecOf(const MigrationPlan& plan) const;
   // hbase_conf_dir or an hbase.rootdir setting: the daemon can read a snapshot's files.
   bool KnowsHBaseRootDir() const;
-  // The one snapshot of the source that a migration's copy reads (both engines).
-  static std::string SourceSnapshotOf(const MigrationPlan& plan);
   // The JSON spec ResaltBulkJob's static methods take (snapshot "" = none named).
   std::string SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
                      const std::string& input, const std::string& snapshot) const;
   void SnapshotBulk(const MigrationPlan& plan);
-  Step Replay(PlanNode& node);
+
+  // ---- phase_verify.cc
   Step Verify(PlanNode& node);
+
+  // ---- phase_switch.cc
   Step Switch(PlanNode& node);
   Step CatchUp(PlanNode& node);
-  Step Retire(PlanNode& node);
+
+  // ---- phase_retire.cc
+  Step Grace(PlanNode& node);
+  Step Fence(PlanNode& node);
+
+  // ---- phase_rollback.cc
+  Step Rollback(PlanNode& node, int request_version);
+  Step RollingBack(PlanNode& node);
+
+  // ---- phase_abort.cc
   Step Abort(PlanNode& node);
-  Step Finish(PlanNode& node, const std::string& summary);
-
-  Result<PlanNode> ReadPlan(const std::string& table);
-  // CAS write of the plan at node.version (version updated); a refused write re-reads the plan,
-  // keeps its request field, and applies `change` again.
-  Status WritePlan(PlanNode& node);
-  // Records an error in the plan and the status, logs it, and waits for the next run.
-  Step Fail(PlanNode& node, const std::string& error);
-  // The status's `migration` object (read-modify-CAS of the status; other fields kept).
-  Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
-  void UpdateSnapshot(const MigrationPlan& plan);
-  // Whether the table's status already names the plan's target (the switch happened, whatever
-  // the plan's phase says): then the target must never be dropped.
-  Result<bool> StatusNamesTarget(const MigrationPlan& plan);
-  Result<std::vector<RegionCheckpoint>> ReadCheckpoints(const MigrationPlan& plan);
-  Status DeleteMigrationNodes(const MigrationPlan& plan);
-
-  bool MayAct();
-  bool Stopping() const { return options_.stop != nullptr && *options_.stop; }
-  int64_t NowMs() const;
-  CopyRange RangeOf(const MigrationPlan& plan) const;
-  std::string CheckpointPath(const std::string& table, size_t region) const;
 
   ZkClient& zk_;
   HBaseAdmin& admin_;
   MigrationBridge& bridge_;
   const MigratorOptions options_;
-  // ZooKeeper and the lease check are used from the copy threads too: one at a time.
+  // Every ZooKeeper call of the migrator and its store, one at a time (the fake in the unit tests
+  // is not thread-safe, and the lease check reads ZooKeeper too).
   std::mutex zk_mu_;
+  PlanStore store_;
   mutable std::mutex snapshot_mu_;
   std::map<std::string, MigrationProgress> snapshot_;
+  // The plan versions whose refusal was logged already (a refused plan is looked at every run).
+  std::map<std::string, std::string> refusals_logged_;
   MigratorCounters counters_;
 };
 

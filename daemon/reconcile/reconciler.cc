@@ -430,7 +430,8 @@ void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode&
     spdlog::error("table {}: {}", physical.table, outcome.error);
     return;
   }
-  // An operator aborted the migration of this document version: not again until it changes.
+  // An operator aborted (or rolled back) the migration of this document version: not again until
+  // it changes.
   // The status is read again here, after the plan was found gone: the migrator marks an abort in
   // the status before it removes the plan, so this read cannot miss it (the one this pass read
   // earlier can).
@@ -439,11 +440,13 @@ void Reconciler::HandleLayoutChange(const std::string& znode_name, const ZkNode&
   if (fresh.ok()) latest = ParseStatus(fresh->data);
   if (latest.contains("migration") && latest["migration"].is_object()) {
     const json& last = latest["migration"];
-    if (last.value("phase", "") == "aborted" &&
+    const std::string phase = last.value("phase", "");
+    if ((phase == "aborted" || phase == "rolled_back") &&
         last.value("config_version", int64_t{-1}) == node.version) {
-      outcome.differences.back() +=
-          "; the migration to it was aborted for this document version (change the document "
-          "to start another)";
+      outcome.differences.back() += "; the migration to it was " +
+                                    std::string(phase == "aborted" ? "aborted" : "rolled back") +
+                                    " for this document version (change the document to start "
+                                    "another)";
       return;
     }
   }

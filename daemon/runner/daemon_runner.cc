@@ -601,9 +601,17 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               m.cells_copied, "counter");
       counter("presplit_migration_chunks_total", "Chunks copied (one checkpoint each).",
               m.chunks_copied, "counter");
-      counter("presplit_migration_replayed_cells_total",
-              "Cells and delete markers replayed onto a new generation.", m.replayed_cells,
-              "counter");
+      counter("presplit_migration_capture_probes_total",
+              "Probe rounds a change-capture peer acknowledged (every region shipped past).",
+              m.probes, "counter");
+      counter("presplit_migration_rows_rechecked_total",
+              "Rows verifications compared row by row.", m.rows_rechecked, "counter");
+      counter("presplit_migration_rollbacks_total",
+              "Migrations rolled back to their old generation during the grace period.",
+              m.rollbacks, "counter");
+      counter("presplit_migration_plans_refused_total",
+              "Plans not acted on: not the plan this daemon would have written.",
+              m.plans_refused, "counter");
       counter("presplit_migration_verification_failures_total",
               "Migrations stopped because source and target differed.", m.verification_failures,
               "counter");
@@ -616,8 +624,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               migrate_failures + m.errors, "counter");
       const auto migrations = migrator.Snapshot();
       out << "# HELP presplit_migration_phase Phase of each migration this leader drives (0 "
-             "planned, 1 copying, 2 replaying, 3 verifying, 4 failed_verification, 5 switching, "
-             "6 catching_up, 7 grace, 8 done).\n# TYPE presplit_migration_phase gauge\n";
+             "planned, 1 copying, 2 verifying, 3 failed_verification, 4 switching, 5 catching_up, "
+             "6 grace, 7 fencing, 8 done, 9 rolling_back).\n# TYPE presplit_migration_phase "
+             "gauge\n";
       for (const auto& p : migrations) {
         out << "presplit_migration_phase{table=\"" << p.table << "\",phase=\""
             << migrate::PhaseName(p.phase) << "\"} " << static_cast<int>(p.phase) << '\n';

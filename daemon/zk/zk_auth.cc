@@ -216,7 +216,7 @@ ZkAcls OpenAcls() {
   ZkAcls acls;
   acls.open = true;
   acls.root = acls.tables = acls.document = acls.status_dir = acls.status = acls.migration_plan =
-      acls.leader = OpenAcl();
+      acls.migration_requests = acls.migration_request = acls.leader = OpenAcl();
   return acls;
 }
 
@@ -229,8 +229,12 @@ ZkAcls BuildZkAcls(const ZkAuthConfig& config) {
   acls.document = OwnedAcl(config, config.portal);
   acls.status_dir = OwnedAcl(config, config.daemon);
   acls.status = OwnedAcl(config, config.daemon);
+  // A plan is the daemon's alone (it names tables to drop); operators ask through requests.
   acls.migration_plan = OwnedAcl(config, config.daemon);
-  AddPerms(acls.migration_plan, "digest", config.portal, kZkPermWrite);
+  acls.migration_requests = OwnedAcl(config, config.daemon);
+  AddPerms(acls.migration_requests, "digest", config.portal, kZkPermCreate | kZkPermDelete);
+  acls.migration_request = OwnedAcl(config, config.daemon);
+  AddPerms(acls.migration_request, "digest", config.portal, kZkPermWrite);
   acls.leader = OwnedAcl(config, config.daemon);
   return acls;
 }

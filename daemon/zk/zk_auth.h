@@ -85,9 +85,14 @@ struct ZkAcls {
   ZkAcl document;    // <root>/tables/<t>: written by the portal only
   ZkAcl status_dir;  // <root>/status: the daemon creates and deletes statuses
   ZkAcl status;      // <root>/status/<t>: written by the daemon only
-  // <root>/migrations/<t>: a migration's plan, the daemon's; the portal may write it too (not
-  // create or delete it), because presplitctl migration pause|resume|abort set its `request`.
+  // <root>/migrations/<t> (and its checkpoints): a migration's plan, written by the daemon only:
+  // it names the tables a migration creates, fences and drops.
   ZkAcl migration_plan;
+  // <root>/requests: the portal creates and deletes the operators' requests there
+  // (presplitctl migration pause|resume|abort|rollback); <root>/requests/<t>: one request, which
+  // the portal may overwrite and the daemon removes once handled.
+  ZkAcl migration_requests;
+  ZkAcl migration_request;
   ZkAcl leader;  // <root>/leader: only daemons queue (and remove candidates) there
 };
 ZkAcls OpenAcls();

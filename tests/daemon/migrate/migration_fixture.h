@@ -1,6 +1,6 @@
 // What the Migrator's test files share: the table document of tinawang:check at a bucket count,
 // and the fake ZooKeeper's znodes a migration reads and writes (the document, the table's status,
-// the plan, and presplitctl's request on the plan).
+// the plan, and presplitctl's request).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -33,14 +33,14 @@ class MigrationZnodesTest : public ::testing::Test {
   }
   nlohmann::json Status() { return Read("/presplit/status/tinawang:check"); }
   nlohmann::json Plan() { return Read("/presplit/migrations/tinawang:check"); }
-  // What presplitctl migration pause|resume|abort writes: the plan's request, compare-and-set.
+  // What presplitctl migration pause|resume|abort|rollback writes: a request znode of its own
+  // (the plan is the daemon's).
   void Request(const std::string& request) {
-    auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
-    ASSERT_TRUE(node.ok());
-    nlohmann::json plan = nlohmann::json::parse(node->data);
-    plan["request"] = request;
-    ASSERT_TRUE(zk_.Set("/presplit/migrations/tinawang:check", plan.dump(), node->version).ok());
+    ASSERT_TRUE(zk_.Upsert("/presplit/requests/tinawang:check",
+                           nlohmann::json{{"request", request}}.dump())
+                    .ok());
   }
+  bool RequestPending() { return zk_.Get("/presplit/requests/tinawang:check", false).ok(); }
 
   testing::FakeZk zk_;
 

@@ -1,10 +1,12 @@
 // The "mapreduce" engine of the Migrator over fakes: ZooKeeper and HBase in memory
 // (tests/daemon/fakes.h) and a bridge whose bulk job is a map the test finishes, fails or
-// forgets (a restarted daemon's JVM knows no job of the one before). The real job runs end to
-// end in tests/e2e/test_migration.py (test_3).
+// forgets (a restarted daemon's JVM knows no job of the one before;
+// tests/daemon/migrate/fake_migration_bridge.h). The real job runs end to end in
+// tests/e2e/test_migration_mapreduce.py.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "daemon/migrate/migrator.h"
 #include "daemon/reconcile/reconciler.h"
 #include "tests/daemon/fakes.h"
+#include "tests/daemon/migrate/fake_migration_bridge.h"
 #include "tests/daemon/migrate/migration_fixture.h"
 
 namespace presplit::daemon::migrate {
@@ -20,127 +23,8 @@ namespace {
 
 using nlohmann::json;
 using testing::FakeAdmin;
+using testing::FakeMigrationBridge;
 using testing::FakeZk;
-
-// Source and target rows (row -> cells); the bulk job copies the source's rows into a staged
-// output the load moves into the target ("n" + row: keys differ and map back).
-class FakeBulkBridge : public MigrationBridge {
- public:
-  struct Job {
-    std::string state = "RUNNING";
-    double map_progress = 0;
-    std::string failure;
-  };
-
-  Result<ChunkCopied> CopyChunk(const CopyRange&, const std::string&, const std::string&, int64_t,
-                                int64_t, int, int64_t) override {
-    chunk_calls++;
-    return Status::Internal("the mapreduce engine copies no chunks");
-  }
-  Result<CellDigest> DigestRange(const std::string& table, const std::string&,
-                                 const std::string& from_row, const std::string& end_row, int64_t,
-                                 int64_t) override {
-    CellDigest d;
-    if (table != source_name) return Status::NotFound(table);
-    for (auto it = source.lower_bound(from_row);
-         it != source.end() && (end_row.empty() || it->first < end_row); ++it) {
-      d.rows++;
-      d.cells += it->second;
-      d.digest += std::hash<std::string>{}(it->first) + it->second;
-    }
-    return d;
-  }
-  Result<std::vector<CellDigest>> DigestTargetBySourceRegion(const CopyRange&,
-                                                             const std::vector<std::string>& starts,
-                                                             int64_t, int64_t) override {
-    std::vector<CellDigest> out(starts.size());
-    for (const auto& [row, cells] : target) {
-      const std::string logical = row.substr(1);
-      size_t i = std::upper_bound(starts.begin(), starts.end(), logical) - starts.begin() - 1;
-      out[i].rows++;
-      out[i].cells += cells;
-      out[i].digest += std::hash<std::string>{}(logical) + cells;
-    }
-    return out;
-  }
-  Result<Replayed> ReplayRange(const CopyRange&, int64_t, int64_t, int64_t) override {
-    return Replayed{};
-  }
-  Result<PresenceCheck> CheckPresent(const CopyRange&, int64_t, int64_t) override {
-    return PresenceCheck{};
-  }
-
-  Result<std::string> SubmitBulkCopy(const std::string& spec) override {
-    submits++;
-    last_spec = json::parse(spec);
-    if (!submit_error.ok()) return submit_error;
-    finished = loaded = false;  // an unfinished output of an earlier attempt is replaced
-    const std::string id = "job_fake_" + std::to_string(submits);
-    jobs[id] = Job{};
-    return id;
-  }
-  Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id, const std::string&) override {
-    progress_calls++;
-    BulkJobProgress p;
-    p.job_id = job_id;
-    auto it = jobs.find(job_id);
-    if (it == jobs.end()) {
-      p.state = "UNKNOWN";
-      return p;
-    }
-    p.state = it->second.state;
-    p.map_progress = it->second.map_progress;
-    p.rows = static_cast<int64_t>(source.size() * it->second.map_progress);
-    p.cells = p.rows * 3;
-    p.failure = it->second.failure;
-    return p;
-  }
-  Result<BulkOutput> BulkCopyOutput(const std::string&) override {
-    return BulkOutput{finished, loaded};
-  }
-  Result<BulkLoaded> LoadBulkCopy(const std::string&) override {
-    if (!finished) return Status::FailedPrecondition("no finished job output");
-    if (loaded) return BulkLoaded{};
-    loads++;
-    for (const auto& [row, cells] : source) target["n" + row] = cells;
-    loaded = true;
-    return BulkLoaded{16, 4096};
-  }
-  Status KillBulkCopy(const std::string& job_id, const std::string&) override {
-    auto it = jobs.find(job_id);
-    if (it != jobs.end() && it->second.state == "RUNNING") kills++;
-    jobs.erase(job_id);
-    return Status::Ok();
-  }
-  Status CleanupBulkCopy(const std::string&) override {
-    cleanups++;
-    finished = loaded = false;
-    return Status::Ok();
-  }
-
-  // The job's outcomes, as the test decides them.
-  void Succeed(const std::string& id) {
-    jobs.at(id).state = "SUCCEEDED";
-    jobs.at(id).map_progress = 1;
-    finished = true;
-  }
-  void FailJob(const std::string& id, const std::string& why) {
-    jobs.at(id).state = "FAILED";
-    jobs.at(id).failure = why;
-  }
-  // The daemon restarted: its JVM, and the local runner's jobs in it, are gone.
-  void Restart() { jobs.clear(); }
-
-  std::string source_name = "tinawang:check";
-  std::map<std::string, int> source;
-  std::map<std::string, int> target;
-  std::map<std::string, Job> jobs;  // what this "JVM" knows
-  bool finished = false;            // _SUCCESS in the staging directory
-  bool loaded = false;              // _LOADED
-  json last_spec;
-  Status submit_error;
-  int submits = 0, loads = 0, kills = 0, cleanups = 0, progress_calls = 0, chunk_calls = 0;
-};
 
 class MigratorBulkTest : public MigrationZnodesTest {
  protected:
@@ -148,15 +32,16 @@ class MigratorBulkTest : public MigrationZnodesTest {
     ASSERT_TRUE(reconciler_.Prepare().ok());
     PutDoc(Document(10, ""));
     ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+    bridge_.admin = &admin_;
     for (int i = 0; i < 500; ++i) {
       char row[16];
       std::snprintf(row, sizeof(row), "%d%07d", i % 10, i);
-      bridge_.source[row] = 3;
+      bridge_.Write("tinawang:check", row);
     }
     options_.zk_root = "/presplit";
     options_.daemon_id = "test:1";
-    options_.catchup_interval = std::chrono::milliseconds(1);
-    options_.replay_overlap = std::chrono::milliseconds(0);
+    options_.sleep = [](std::chrono::milliseconds) {};
+    options_.ack_timeout = std::chrono::milliseconds(50);
     options_.bulk_staging_dir = "/staging";
     options_.hbase_conf_dir = "/etc/hbase/conf";
     options_.hadoop_conf_dir = "/etc/hadoop/conf";
@@ -170,10 +55,17 @@ class MigratorBulkTest : public MigrationZnodesTest {
     ASSERT_TRUE(Plan().is_object());
   }
   std::string JobId() { return Plan()["bulk"]["job_id"].get<std::string>(); }
+  size_t TargetRows() {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    return bridge_.tables["tinawang:check__g2"].size();
+  }
   void ExpectSwitchedWithEveryRowOnce() {
-    ASSERT_EQ(bridge_.target.size(), bridge_.source.size());
-    for (const auto& [row, cells] : bridge_.source) {
-      ASSERT_TRUE(bridge_.target.count("n" + row)) << row;
+    {
+      std::lock_guard<std::mutex> lock(bridge_.mu);
+      const auto& source = bridge_.tables["tinawang:check"];
+      const auto& target = bridge_.tables["tinawang:check__g2"];
+      ASSERT_EQ(target.size(), source.size());
+      for (const auto& [row, cells] : source) ASSERT_TRUE(target.count(row)) << row;
     }
     EXPECT_EQ(Status()["generation"], 2);
     EXPECT_EQ(Status()["physical_table"], "tinawang:check__g2");
@@ -182,7 +74,7 @@ class MigratorBulkTest : public MigrationZnodesTest {
   }
 
   FakeAdmin admin_;
-  FakeBulkBridge bridge_;
+  FakeMigrationBridge bridge_;
   Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};
   MigratorOptions options_;
 };
@@ -201,8 +93,9 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
   EXPECT_EQ(plan["bulk"]["input"], "snapshot") << "hbase_conf_dir names hbase.rootdir";
   EXPECT_EQ(plan["bulk"]["attempts"], 1);
   // The spec: [0, start_ts), the daemon's Hadoop and HBase configuration.
+  // Every cell, whatever its timestamp: the capture peer carries the writes made meanwhile.
   EXPECT_EQ(bridge_.last_spec["min_ts"], 0);
-  EXPECT_EQ(bridge_.last_spec["max_ts"], plan["start_ts"]);
+  EXPECT_EQ(bridge_.last_spec["max_ts"], std::numeric_limits<int64_t>::max());
   EXPECT_EQ(bridge_.last_spec["hadoop_conf_dir"], "/etc/hadoop/conf");
   EXPECT_EQ(bridge_.last_spec["target"], "tinawang:check__g2");
   EXPECT_EQ(bridge_.last_spec["new_layout"]["salt"]["buckets"], 16);
@@ -226,9 +119,9 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
   bridge_.Succeed("job_fake_1");
   ASSERT_TRUE(migrator.RunOnce().ok());
   EXPECT_EQ(bridge_.loads, 1);
-  EXPECT_EQ(bridge_.cleanups, 1) << "snapshot and staging removed after the load";
+  EXPECT_EQ(bridge_.cleanups.size(), 1u) << "snapshot and staging removed after the load";
   EXPECT_EQ(bridge_.submits, 1);
-  EXPECT_EQ(bridge_.chunk_calls, 0);
+  EXPECT_EQ(bridge_.copy_calls, 0);
   ExpectSwitchedWithEveryRowOnce();
   EXPECT_EQ(migrator.counters().rows_copied, 500u);
 }
@@ -299,13 +192,13 @@ TEST_F(MigratorBulkTest, AbortKillsTheJobCleansUpAndDropsTheTarget) {
   ASSERT_TRUE(migrator.RunOnce().ok());
   EXPECT_EQ(bridge_.kills, 1);
   EXPECT_TRUE(bridge_.jobs.empty());
-  EXPECT_EQ(bridge_.cleanups, 1);
+  EXPECT_EQ(bridge_.cleanups.size(), 1u);
   EXPECT_EQ(bridge_.loads, 0);
   EXPECT_FALSE(admin_.tables.count("tinawang:check__g2"));
   EXPECT_TRUE(Plan().is_null());
   EXPECT_EQ(Status()["migration"]["phase"], "aborted");
   EXPECT_EQ(Status()["generation"], 1);
-  EXPECT_TRUE(bridge_.target.empty());
+  EXPECT_EQ(TargetRows(), 0u);
 }
 
 TEST_F(MigratorBulkTest, PauseKillsTheRunningJobAndResumeSubmitsItAgain) {
@@ -401,7 +294,7 @@ TEST_F(MigratorBulkTest, AutoTakesThePutEngineBelowTheThreshold) {
   Migrator small(zk_, admin_, bridge_, options_);
   (void)small.RunOnce();
   EXPECT_EQ(bridge_.submits, 0);
-  EXPECT_EQ(Plan()["engine"], "put");
+  EXPECT_EQ(Status()["migration"]["engine"], "put");
 }
 
 TEST_F(MigratorBulkTest, AutoTakesThePutEngineWhenTheSizeIsUnknown) {
@@ -413,11 +306,10 @@ TEST_F(MigratorBulkTest, AutoTakesThePutEngineWhenTheSizeIsUnknown) {
   Migrator unknown(zk_, admin_, bridge_, options_);
   (void)unknown.RunOnce();
   EXPECT_EQ(bridge_.submits, 0);
-  EXPECT_GT(bridge_.chunk_calls, 0) << "the put engine copies chunks";
-  json plan = Plan();
-  ASSERT_TRUE(plan.is_object());
-  EXPECT_EQ(plan["engine"], "put");
-  EXPECT_TRUE(plan["bulk"].is_null());
+  EXPECT_GT(bridge_.copy_calls, 0) << "the put engine copies chunks";
+  json migration = Status()["migration"];
+  EXPECT_EQ(migration["engine"], "put");
+  EXPECT_FALSE(migration.contains("bulk"));
 }
 
 TEST_F(MigratorBulkTest, TheLocalRunnerIsNeverStartedInATooSmallHeap) {
@@ -432,7 +324,7 @@ TEST_F(MigratorBulkTest, TheLocalRunnerIsNeverStartedInATooSmallHeap) {
   Migrator small_heap(zk_, admin_, bridge_, options_);
   (void)small_heap.RunOnce();
   EXPECT_EQ(bridge_.submits, 0);
-  EXPECT_EQ(Plan()["engine"], "put");
+  EXPECT_EQ(Status()["migration"]["engine"], "put");
 }
 
 TEST_F(MigratorBulkTest, EngineMapreduceInATooSmallHeapIsRefusedWithTheReason) {
@@ -442,7 +334,7 @@ TEST_F(MigratorBulkTest, EngineMapreduceInATooSmallHeapIsRefusedWithTheReason) {
   Migrator small_heap(zk_, admin_, bridge_, options_);
   (void)small_heap.RunOnce();
   EXPECT_EQ(bridge_.submits, 0);
-  EXPECT_EQ(bridge_.chunk_calls, 0);
+  EXPECT_EQ(bridge_.copy_calls, 0);
   EXPECT_NE(Plan()["error"].get<std::string>().find("raise jvm_max_heap"), std::string::npos);
   // With the heap it needs (a restart with a bigger jvm_max_heap), the job is submitted.
   options_.jvm_max_heap_bytes = int64_t{1} << 30;

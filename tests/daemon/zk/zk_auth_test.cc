@@ -104,12 +104,18 @@ TEST(ZkAclsTest, DocumentsWritableByThePortalStatusesByTheDaemon) {
   EXPECT_EQ(acls.root, root);
   EXPECT_EQ(acls.status_dir, daemon_owned);
   EXPECT_EQ(acls.status, daemon_owned);
-  // presplitctl migration pause|resume|abort write the plan's request as the portal.
-  const ZkAcl migration_plan = {{kZkPermAll, "digest", kDaemonId},
-                                {kZkPermRead | kZkPermWrite, "digest", kPortalId},
-                                {kZkPermRead, "world", "anyone"}};
-  EXPECT_EQ(acls.migration_plan, migration_plan);
+  // A plan is the daemon's alone; the portal asks through a request node of its own.
+  EXPECT_EQ(acls.migration_plan, daemon_owned);
   EXPECT_FALSE(WritableByAnyone(acls.migration_plan));
+  const ZkAcl requests = {{kZkPermAll, "digest", kDaemonId},
+                          {kZkPermRead | kZkPermCreate | kZkPermDelete, "digest", kPortalId},
+                          {kZkPermRead, "world", "anyone"}};
+  EXPECT_EQ(acls.migration_requests, requests);
+  const ZkAcl request = {{kZkPermAll, "digest", kDaemonId},
+                         {kZkPermRead | kZkPermWrite, "digest", kPortalId},
+                         {kZkPermRead, "world", "anyone"}};
+  EXPECT_EQ(acls.migration_request, request);
+  EXPECT_FALSE(WritableByAnyone(acls.migration_requests));
   EXPECT_FALSE(WritableByAnyone(acls.document));
   EXPECT_EQ(FormatAcl(acls.status), std::string("digest:") + kDaemonId +
                                         ":cdrwa,digest:" + kPortalId + ":r,world:anyone:r");

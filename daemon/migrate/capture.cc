@@ -1,0 +1,148 @@
+// Change capture: the Migrator's side of the replication peers that ship every write of one
+// generation to the other (presplit-hbase.jar's RekeyingReplicationEndpoint on the
+// RegionServers), and the two ways presplitd learns how far a peer has shipped:
+//   - probes: a marker written into every region of the shipped table; once the peer has
+//     acknowledged all of them, every write made to that table before the probe has been
+//     applied to the other (a RegionServer ships its WAL in order);
+//   - closes: a fenced (read-only) table's regions are closed and reopened; the WAL's close
+//     marker is the last entry of each region, so once every close is acknowledged the peer has
+//     shipped everything the table will ever hold.
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "daemon/migrate/migrator.h"
+
+namespace presplit::daemon::migrate {
+
+Status Migrator::EnsureForwardCapture(MigrationPlan& plan) {
+  if (plan.capture.peer.empty()) plan.capture.peer = CapturePeerOf(plan.target);
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  CaptureSpec spec{plan.capture.peer, plan.source,     plan.target,
+                   plan.old_layout,   plan.new_layout, plan.target};
+  PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
+  if (plan.capture.started_ms == 0) plan.capture.started_ms = NowMs();
+  spdlog::info("migration {}: capture peer {} {}: every write to {} is shipped to {}", plan.table,
+               plan.capture.peer, added ? "added" : "already there", plan.source, plan.target);
+  return Status::Ok();
+}
+
+Status Migrator::EnsureReverseCapture(MigrationPlan& plan) {
+  if (plan.capture.reverse_peer.empty()) plan.capture.reverse_peer = ReversePeerOf(plan.target);
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  CaptureSpec spec{plan.capture.reverse_peer, plan.target,     plan.source,
+                   plan.new_layout,           plan.old_layout, plan.target};
+  PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
+  if (plan.capture.reverse_started_ms == 0) plan.capture.reverse_started_ms = NowMs();
+  spdlog::info(
+      "migration {}: reverse capture peer {} {}: every write to {} is shipped back to {} (a "
+      "rollback loses nothing)",
+      plan.table, plan.capture.reverse_peer, added ? "added" : "already there", plan.target,
+      plan.source);
+  return Status::Ok();
+}
+
+Status Migrator::RemoveCapture(const std::string& peer, const char* why) {
+  if (peer.empty()) return Status::Ok();
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  PRESPLIT_ASSIGN_OR_RETURN(bool removed, bridge_.RemoveCapture(peer));
+  if (removed) spdlog::info("capture peer {} removed ({})", peer, why);
+  return Status::Ok();
+}
+
+Status Migrator::AwaitShipped(const std::string& table, const std::string& ack_table) {
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  // A probe id is a moment of this daemon's clock, made unique: it is compared for equality
+  // only, never with a RegionServer's clock.
+  static std::atomic<int64_t> last_id{0};
+  int64_t id = NowMs();
+  for (int64_t seen = last_id.load(); !last_id.compare_exchange_weak(seen, std::max(seen + 1, id));) {
+  }
+  id = last_id.load();
+  PRESPLIT_ASSIGN_OR_RETURN(ProbeRound round, bridge_.Probe(table, id));
+  const std::set<std::string> wanted(round.rows.begin(), round.rows.end());
+  const auto deadline = std::chrono::steady_clock::now() + options_.ack_timeout;
+  size_t acked = 0;
+  while (true) {
+    PRESPLIT_ASSIGN_OR_RETURN(CaptureAcks acks, bridge_.ReadAcks(ack_table, round.id));
+    std::set<std::string> got(acks.probe_rows.begin(), acks.probe_rows.end());
+    acked = 0;
+    for (const auto& row : wanted) acked += got.count(row);
+    if (acked == wanted.size()) {
+      counters_.probes++;
+      return Status::Ok();
+    }
+    if (Stopping()) return Status::Unavailable("stopping");
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    Sleep(options_.ack_poll);
+  }
+  return Status::Unavailable(
+      "the capture peer shipping " + table + " into " + ack_table + " acknowledged " +
+      std::to_string(acked) + " of " + std::to_string(wanted.size()) + " probes within " +
+      std::to_string(options_.ack_timeout.count() / 1000) +
+      " s (is the peer running? hbase shell: list_peers, status 'replication'; the "
+      "RegionServers' logs say why a batch was refused)");
+}
+
+void Migrator::CollectNotices(MigrationPlan& plan, const std::string& ack_table) {
+  auto acks = bridge_.ReadAcks(ack_table, 0);
+  if (!acks.ok()) {
+    spdlog::warn("migration {}: reading the capture's notices in {}: {}", plan.table, ack_table,
+                 acks.status().message());
+    return;
+  }
+  CaptureState& c = plan.capture;
+  if (static_cast<int64_t>(acks->bulk_loads.size()) > c.bulk_loads) {
+    spdlog::warn(
+        "migration {}: {} bulk loads into {} since the capture began ({}...): the WAL does not "
+        "carry their cells, so the capture peer cannot ship them; the verification compares "
+        "what arrived",
+        plan.table, acks->bulk_loads.size(), plan.source, acks->bulk_loads.front());
+    c.bulk_loads = static_cast<int64_t>(acks->bulk_loads.size());
+  }
+  if (static_cast<int64_t>(acks->unfit.size()) > c.unfit) {
+    c.unfit = static_cast<int64_t>(acks->unfit.size());
+    c.first_unfit = acks->unfit.front();
+    spdlog::error(
+        "migration {}: {} rows written to {} do not fit its layout and were not shipped (first: "
+        "{})",
+        plan.table, c.unfit, plan.source, c.first_unfit);
+  }
+}
+
+Result<std::map<std::string, int64_t>> Migrator::ClosesShipped(const std::string& ack_table) {
+  PRESPLIT_ASSIGN_OR_RETURN(CaptureAcks acks, bridge_.ReadAcks(ack_table, 0));
+  return acks.closed;
+}
+
+Result<bool> Migrator::AwaitDrained(const std::string& table, const std::string& ack_table,
+                                    const std::map<std::string, int64_t>& before) {
+  PRESPLIT_ASSIGN_OR_RETURN(TableDescription described, admin_.DescribeTable(table));
+  if (!described.exists) return Status::NotFound(table + " is gone");
+  const auto deadline = std::chrono::steady_clock::now() + options_.ack_timeout;
+  while (true) {
+    PRESPLIT_ASSIGN_OR_RETURN(auto closed, ClosesShipped(ack_table));
+    size_t drained = 0;
+    std::string waiting;
+    for (const auto& region : described.regions) {
+      auto now = closed.find(region.name);
+      auto then = before.find(region.name);
+      const bool new_close =
+          now != closed.end() && (then == before.end() || now->second > then->second);
+      if (new_close) {
+        ++drained;
+      } else if (waiting.empty()) {
+        waiting = region.name;
+      }
+    }
+    if (drained == described.regions.size()) return true;
+    if (Stopping() || std::chrono::steady_clock::now() >= deadline) {
+      spdlog::info("{}: {} of {} regions drained into {} (waiting for {})", table, drained,
+                   described.regions.size(), ack_table, waiting);
+      return false;
+    }
+    Sleep(options_.ack_poll);
+  }
+}
+
+}  // namespace presplit::daemon::migrate

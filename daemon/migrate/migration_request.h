@@ -1,0 +1,30 @@
+// Where a migration's records live in ZooKeeper, and an operator's request: the one part of a
+// migration presplitctl writes. Shared by presplitctl (which writes requests and reads plans)
+// and presplitd (which acts on them), so both agree on paths and format.
+//
+//   <root>/migrations/<ns>:<table>   the plan (presplitd's; see migration_plan.h)
+//   <root>/requests/<ns>:<table>     {"request": "pause"|"resume"|"abort"|"rollback",
+//                                     "requested_at": "<UTC>"}
+// A request is written by the portal's identity (presplitctl migration ...), read and removed
+// by the leading presplitd once handled; a newer request overwrites a pending one.
+#pragma once
+
+#include <string>
+
+#include "presplit/status.h"
+
+namespace presplit::daemon::migrate {
+
+std::string MigrationsPath(const std::string& zk_root);
+std::string PlanPath(const std::string& zk_root, const std::string& table);
+std::string RequestsPath(const std::string& zk_root);
+std::string RequestPath(const std::string& zk_root, const std::string& table);
+
+enum class Request { kPause, kResume, kAbort, kRollback };
+const char* RequestName(Request request);
+// InvalidArgument naming the accepted requests.
+Result<Request> ParseRequestName(const std::string& name);
+std::string RequestToJson(Request request, const std::string& requested_at);
+Result<Request> ParseRequest(const std::string& json);
+
+}  // namespace presplit::daemon::migrate

@@ -1,0 +1,95 @@
+// Phase "planned": the target is created pre-split for the new layout, and the forward capture
+// peer is added, before the copy reads a single row: the copy then covers what was written before
+// the peer existed, the peer everything after.
+#include <spdlog/spdlog.h>
+
+#include "daemon/migrate/migrator.h"
+#include "presplit/layout_attributes.h"
+#include "presplit/table_derived.h"
+
+namespace presplit::daemon::migrate {
+
+Migrator::Step Migrator::CreateTarget(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  if (Step resolved = ResolveEngine(node); resolved != Step::kAdvanced) return resolved;
+  auto config = ParseTableConfig(plan.document);
+  if (!config.ok()) return Fail(node, "the plan's document: " + config.status().message());
+  auto keys = ComputeSplitKeys(*config);
+  if (!keys.ok()) return Fail(node, "the plan's split keys: " + keys.status().message());
+  TableSpec spec;
+  spec.table = plan.target;
+  spec.families = config->families;
+  spec.attributes = TableAttributes(*config);
+  spec.split_keys = std::move(keys).value();
+  if (!MayAct()) return Step::kStopped;
+  Status created = admin_.CreateTable(spec);
+  if (!created.ok() && created.code() != StatusCode::kAlreadyExists) {
+    return Fail(node, "creating the target " + plan.target + ": " + created.message());
+  }
+  spdlog::info("migration {}: target {} {} with {} regions", plan.table, plan.target,
+               created.ok() ? "created" : "already there (resumed)", spec.split_keys.size() + 1);
+  // The peer may ship a delete marker before the copy writes the cell it masks; the target keeps
+  // deleted cells and markers until the copy is complete, so no compaction drops that marker
+  // first (FinishCopy turns it off again).
+  if (!MayAct()) return Step::kStopped;
+  Status kept = bridge_.SetKeepDeletedCells(plan.target, true);
+  if (!kept.ok()) {
+    return Fail(node, "keeping deleted cells in " + plan.target + " while the copy runs: " +
+                          kept.message());
+  }
+  Status captured = EnsureForwardCapture(plan);
+  if (!captured.ok()) {
+    return Fail(node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
+  }
+  plan.phase = Phase::kCopying;
+  plan.error.clear();
+  plan.copy_started_ms = NowMs();
+  return Save(node);
+}
+
+Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  const bool heap_too_small_for_local_runner =
+      options_.hadoop_conf_dir.empty() && options_.jvm_max_heap_bytes > 0 &&
+      options_.jvm_max_heap_bytes < MigratorOptions::kLocalRunnerMinHeapBytes;
+  if (plan.engine == "auto") {
+    Result<int64_t> bytes = options_.table_bytes
+                                ? options_.table_bytes(plan.source)
+                                : Result<int64_t>(Status::FailedPrecondition("no size source"));
+    if (bytes.ok()) {
+      plan.engine = *bytes >= options_.mapreduce_threshold_bytes ? "mapreduce" : "put";
+      spdlog::info(
+          "migration {}: engine auto: {} holds {} bytes (threshold {} bytes): the {} engine",
+          plan.table, plan.source, *bytes, options_.mapreduce_threshold_bytes, plan.engine);
+      if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
+        plan.engine = "put";
+        spdlog::warn(
+            "migration {}: engine auto: the put engine after all: the local job runner would run "
+            "inside presplitd's JVM, whose heap ({} bytes, jvm_max_heap) is below the {} bytes "
+            "it needs; raise jvm_max_heap or name a YARN cluster with hadoop_conf_dir",
+            plan.table, options_.jvm_max_heap_bytes, MigratorOptions::kLocalRunnerMinHeapBytes);
+      }
+    } else {
+      plan.engine = "put";
+      spdlog::warn("migration {}: engine auto: the size of {} is unknown ({}): the put engine",
+                   plan.table, plan.source, bytes.status().message());
+    }
+  }
+  if (plan.engine != "put" && plan.engine != "hfile" && plan.engine != "mapreduce") {
+    return Fail(node, "engine '" + plan.engine +
+                          "' is not available in this presplitd (use \"put\", \"hfile\", "
+                          "\"mapreduce\" or \"auto\")");
+  }
+  if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
+    return Fail(node,
+                "engine mapreduce: Hadoop's local job runner would run inside presplitd's "
+                "JVM, whose heap (jvm_max_heap, " +
+                    std::to_string(options_.jvm_max_heap_bytes) + " bytes) is below the " +
+                    std::to_string(MigratorOptions::kLocalRunnerMinHeapBytes) +
+                    " bytes it needs: raise jvm_max_heap and restart presplitd, name a "
+                    "YARN cluster with hadoop_conf_dir, or use engine \"put\"");
+  }
+  return Step::kAdvanced;
+}
+
+}  // namespace presplit::daemon::migrate

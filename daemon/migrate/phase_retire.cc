@@ -1,0 +1,93 @@
+// Phases "grace", "fencing" and "done": the old generation stays captured until it is fenced.
+//   grace:   both peers run until grace_until_ms: a writer that still writes to the old
+//            generation reaches the new one; a rollback is possible.
+//   fencing: the reverse peer is removed (no rollback from here on), the old generation is made
+//            read-only (its RegionServers refuse writes, loudly), and the forward peer drained:
+//            the read-only change reopens every region, whose close is the last entry of the
+//            region in the WAL; once every close is shipped, nothing of the old generation is
+//            left behind. Then the forward peer is removed; with drop_old a final check (every
+//            old cell in the new generation or superseded there) decides the drop; the old
+//            generation is disabled.
+#include <spdlog/spdlog.h>
+
+#include "daemon/migrate/migrator.h"
+
+namespace presplit::daemon::migrate {
+
+Migrator::Step Migrator::Grace(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  UpdateSnapshot(plan);
+  if (NowMs() < plan.grace_until_ms) return Step::kWaiting;
+  // The closes the forward peer shipped so far: the drain waits for newer ones.
+  auto before = ClosesShipped(plan.target);
+  if (!before.ok()) return Fail(node, "fencing: reading the capture's acks: " + before.status().message());
+  plan.capture.closed_before = *before;
+  plan.capture.fence_started_ms = NowMs();
+  plan.phase = Phase::kFencing;
+  spdlog::info("migration {}: grace period over: fencing {}", plan.table, plan.source);
+  return Save(node);
+}
+
+Migrator::Step Migrator::Fence(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  Status reverse = RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
+  if (!reverse.ok()) return Fail(node, "fencing: removing the reverse peer: " + reverse.message());
+  if (!MayAct()) return Step::kStopped;
+  Status fenced = bridge_.SetReadOnly(plan.source, true);
+  if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
+    return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
+  }
+  auto drained = AwaitDrained(plan.source, plan.target, plan.capture.closed_before);
+  if (!drained.ok()) return Fail(node, "fencing: draining the capture: " + drained.status().message());
+  if (!*drained) {
+    plan.error = "fencing: the capture peer has not shipped every region's last write of " +
+                 plan.source + " yet; looking again on the next run";
+    Step saved = Save(node);
+    return saved == Step::kAdvanced ? Step::kWaiting : saved;
+  }
+  CollectNotices(plan, plan.target);
+  spdlog::info("migration {}: {} is read-only and drained: every write it took is in {}",
+               plan.table, plan.source, plan.target);
+  Status forward = RemoveCapture(plan.capture.peer, "the old generation is drained");
+  if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
+
+  std::string summary = "done: " + plan.source + " disabled";
+  bool drop = plan.drop_old;
+  if (drop) {
+    // The final check, while the (read-only) old generation can still be read.
+    auto check = bridge_.CheckPresent(RangeOf(plan));
+    if (!check.ok()) return Fail(node, "final check: " + check.status().message());
+    if (check->missing > 0) {
+      drop = false;
+      summary = "done: " + plan.source +
+                " disabled, NOT dropped: " + std::to_string(check->missing) + " of " +
+                std::to_string(check->checked) + " cells missing in " + plan.target +
+                " (first: " + check->first_missing + ")";
+      spdlog::error("migration {}: {}", plan.table, summary);
+    } else {
+      spdlog::info("migration {}: final check: all {} cells of {} are in {}", plan.table,
+                   check->checked, plan.source, plan.target);
+    }
+  }
+  if (!MayAct()) return Step::kStopped;
+  Status disabled = admin_.DisableTable(plan.source);
+  if (!disabled.ok() && disabled.code() != StatusCode::kNotFound) {
+    return Fail(node, "disabling " + plan.source + ": " + disabled.message());
+  }
+  spdlog::info("migration {}: old generation {} disabled", plan.table, plan.source);
+  if (drop) {
+    if (!MayAct()) return Step::kStopped;
+    Status deleted = admin_.DeleteTable(plan.source);
+    if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
+      return Fail(node, "dropping " + plan.source + ": " + deleted.message());
+    }
+    summary = "done: " + plan.source + " dropped";
+    spdlog::info("migration {}: old generation {} dropped", plan.table, plan.source);
+  }
+  plan.phase = Phase::kDone;
+  plan.error = summary.find("NOT dropped") != std::string::npos ? summary : "";
+  if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+  return Finish(node, summary, "done");
+}
+
+}  // namespace presplit::daemon::migrate

@@ -1,0 +1,94 @@
+// A way back: `presplitctl migration rollback TABLE` during catching_up or grace. ONE status write
+// names the old generation again (the SDK follows it like any switch); every write made to the
+// new generation since the switch is already in the old one (the reverse peer ships it) and
+// keeps arriving while writers follow. Then, in phase "rolling_back", the new generation is
+// fenced like the old one would have been: the forward peer removed, the new generation made
+// read-only and drained through the reverse peer, the reverse peer removed, and the new
+// generation, a copy whose every write reached the old one, dropped. The status says
+// "rolled_back", and the reconciler does not start the same migration again for this document
+// version.
+#include <spdlog/spdlog.h>
+
+#include "daemon/migrate/migrator.h"
+
+namespace presplit::daemon::migrate {
+
+Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
+  MigrationPlan& plan = node.plan;
+  // The reverse peer exists from the switch on; made sure of before the status moves back.
+  Status reverse = EnsureReverseCapture(plan);
+  if (!reverse.ok()) return Fail(node, "rollback: the reverse capture peer: " + reverse.message());
+  // This write is the request being handled: it does not wait for pending requests.
+  Status written = WriteStatusGeneration(plan, /*to_target=*/false,
+                                         PhaseName(Phase::kRollingBack), nullptr);
+  if (!written.ok()) {
+    if (!MayAct()) return Step::kStopped;
+    return Fail(node, "rollback: switching the status back: " + written.message());
+  }
+  counters_.rollbacks++;
+  plan.rolled_back_at_ms = NowMs();
+  plan.phase = Phase::kRollingBack;
+  plan.error.clear();
+  spdlog::info(
+      "migration {}: rolled back: the status names {} (generation {}) again; writes made to {} "
+      "meanwhile are shipped back by the reverse peer {}",
+      plan.table, plan.source, plan.source_generation, plan.target, plan.capture.reverse_peer);
+  Step saved = Save(node);
+  if (saved != Step::kAdvanced) return saved;
+  // Removed once the plan says it is done: a crash before handles it again (the status write
+  // above finds the status as it should be).
+  (void)store_.ClearRequest(plan.table, request_version);
+  return Step::kAdvanced;
+}
+
+Migrator::Step Migrator::RollingBack(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  // Writers follow the status back through a watch: give them a moment before their writes to
+  // the new generation are refused (until then the reverse peer carries them).
+  if (NowMs() < plan.rolled_back_at_ms + options_.rollback_settle.count()) {
+    UpdateSnapshot(plan);
+    return Step::kWaiting;
+  }
+  Status forward = RemoveCapture(plan.capture.peer, "rolled back: the old generation leads");
+  if (!forward.ok()) return Fail(node, "rolling back: removing the capture peer: " + forward.message());
+  if (plan.capture.fence_started_ms == 0) {
+    auto before = ClosesShipped(plan.source);
+    if (!before.ok()) {
+      return Fail(node, "rolling back: reading the capture's acks: " + before.status().message());
+    }
+    plan.capture.closed_before = *before;
+    plan.capture.fence_started_ms = NowMs();
+    if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+  }
+  if (!MayAct()) return Step::kStopped;
+  Status fenced = bridge_.SetReadOnly(plan.target, true);
+  if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
+    return Fail(node, "rolling back: making " + plan.target + " read-only: " + fenced.message());
+  }
+  auto drained = AwaitDrained(plan.target, plan.source, plan.capture.closed_before);
+  if (!drained.ok()) {
+    return Fail(node, "rolling back: draining the reverse capture: " + drained.status().message());
+  }
+  if (!*drained) {
+    plan.error = "rolling back: the reverse capture peer has not shipped every region's last "
+                 "write of " + plan.target + " yet; looking again on the next run";
+    Step saved = Save(node);
+    return saved == Step::kAdvanced ? Step::kWaiting : saved;
+  }
+  Status reverse = RemoveCapture(plan.capture.reverse_peer, "rolled back and drained");
+  if (!reverse.ok()) {
+    return Fail(node, "rolling back: removing the reverse peer: " + reverse.message());
+  }
+  // Every write the new generation took is in the old one: it is a copy, and goes.
+  if (!MayAct()) return Step::kStopped;
+  Status deleted = admin_.DeleteTable(plan.target);
+  if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
+    return Fail(node, "rolling back: dropping " + plan.target + ": " + deleted.message());
+  }
+  CleanupHfileStaging(plan, "rollback");
+  return Finish(node,
+                "rolled back: " + plan.target + " drained into " + plan.source + " and dropped",
+                "rolled_back");
+}
+
+}  // namespace presplit::daemon::migrate

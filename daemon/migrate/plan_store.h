@@ -1,0 +1,90 @@
+// The one home of a migration's records in ZooKeeper (see migration_plan.h for their shapes):
+// paths, reads, creation, compare-and-set writes and removal of the plan, its checkpoints and the
+// operators' requests. Nothing else reads or writes those znodes.
+//
+// Every write is compare-and-set on the version the caller read and is refused when this daemon
+// does not hold the lease (checked right before the write, under the same lock): a conflict is
+// reported as FailedPrecondition and nothing is merged, so the caller reads again and decides
+// again; it never writes back state it read before someone else's write.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/migrate/migration_plan.h"
+#include "daemon/migrate/migration_request.h"
+#include "daemon/zk/zk_client.h"
+
+namespace presplit::daemon::migrate {
+
+class PlanStore {
+ public:
+  struct Versioned {
+    MigrationPlan plan;
+    int version = 0;
+  };
+  struct PendingRequest {
+    Request request;
+    int version = 0;
+  };
+
+  // `lease` is asked right before every write, under the store's lock (unset: always granted).
+  // `zk_mu`, when given, is the lock of every ZooKeeper call of the store's owner too (one call
+  // at a time through it), else the store has its own.
+  PlanStore(ZkClient& zk, std::string zk_root, ZkAcls acls, std::function<bool()> lease = nullptr,
+            std::mutex* zk_mu = nullptr)
+      : zk_(zk),
+        root_(std::move(zk_root)),
+        acls_(std::move(acls)),
+        lease_(std::move(lease)),
+        mu_(zk_mu != nullptr ? *zk_mu : own_mu_) {}
+
+  // Creates <root>/migrations and <root>/requests when missing.
+  Status Prepare();
+
+  // The tables with a plan. An absent migrations znode is an empty list.
+  Result<std::vector<std::string>> List();
+
+  // NotFound when the table has no plan; InvalidArgument when the plan cannot be parsed.
+  Result<Versioned> Read(const std::string& table);
+
+  // AlreadyExists when the table has a plan.
+  Status Create(const MigrationPlan& plan);
+
+  // Writes node.plan over the version node.version (then increments it). FailedPrecondition when
+  // the plan changed since it was read (re-read and re-decide) or when the lease is lost.
+  Status CompareAndSet(Versioned& node);
+
+  // Removes the plan, its checkpoints and a pending request (each NotFound-safe).
+  Status Remove(const std::string& table);
+
+  // One checkpoint per source region (absent ones: default, version -1).
+  struct Checkpoint {
+    RegionCheckpoint checkpoint;
+    int version = -1;  // -1: not written yet
+  };
+  Result<std::vector<Checkpoint>> ReadCheckpoints(const std::string& table, size_t regions);
+  // Creates (version -1) or compare-and-sets a region's checkpoint; updates `cp.version`.
+  Status WriteCheckpoint(const std::string& table, size_t region, Checkpoint& cp);
+
+  // The operators' pending request, if any. A request that is not valid is an error naming it.
+  Result<std::optional<PendingRequest>> ReadRequest(const std::string& table);
+  // Removes a handled request: only the version that was read (a newer one stays pending).
+  Status ClearRequest(const std::string& table, int version);
+
+ private:
+  bool Leads();
+  std::string CheckpointsPath(const std::string& table) const;
+
+  ZkClient& zk_;
+  const std::string root_;
+  const ZkAcls acls_;
+  const std::function<bool()> lease_;
+  std::mutex own_mu_;
+  std::mutex& mu_;  // one ZooKeeper call (and its lease check) at a time
+};
+
+}  // namespace presplit::daemon::migrate

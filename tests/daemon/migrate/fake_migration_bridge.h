@@ -1,0 +1,463 @@
+// A MigrationBridge over in-memory tables, for the Migrator's unit tests: tables of rows by
+// logical key (the real bridge re-salts; here a row keeps its key in both generations), capture
+// peers that queue every write of their source table and apply it to their target when they
+// ship (which they do whenever acknowledgements are read, unless stalled), probes and region
+// closes acknowledged in order with the writes, read-only tables that refuse writes, and a bulk
+// job that a test finishes, fails or forgets. The real bridge runs end to end in
+// tests/e2e/test_migration*.py.
+#pragma once
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemon/migrate/migration_bridge.h"
+#include "tests/daemon/fakes.h"
+
+namespace presplit::daemon::testing {
+
+using namespace presplit::daemon::migrate;  // NOLINT: the fake implements that room's interface
+
+class FakeMigrationBridge : public MigrationBridge {
+ public:
+  struct Row {
+    int cells = 3;
+    int version = 0;  // different content at the same key
+    bool operator==(const Row&) const = default;
+  };
+  using Rows = std::map<std::string, Row>;
+
+  // What a peer has not shipped yet, in the order its source took it.
+  struct Edit {
+    enum Kind { kWrite, kDelete, kProbe, kClose } kind;
+    std::string key;  // row (kWrite, kDelete, kProbe) or region (kClose)
+    Row row;
+    int64_t id = 0;  // probe id, or the close's moment
+  };
+  struct Peer {
+    std::string source;
+    std::string target;
+    std::string mark;  // the migration: writes a peer applies carry it
+    std::deque<Edit> pending;
+  };
+  struct Job {
+    std::string state = "RUNNING";
+    double map_progress = 0;
+    std::string failure;
+  };
+
+  static uint64_t Hash(const std::string& key, const Row& row) {
+    return std::hash<std::string>{}(key) * 31 + static_cast<uint64_t>(row.cells) * 7 +
+           static_cast<uint64_t>(row.version);
+  }
+  static int PartitionOf(const std::string& key, int partitions) {
+    return static_cast<int>(std::hash<std::string>{}(key) % static_cast<size_t>(partitions));
+  }
+
+  // ---- what writers do (refused by a read-only table)
+  bool Write(const std::string& table, const std::string& key) {
+    return Write(table, key, Row{3, 0});
+  }
+  bool Write(const std::string& table, const std::string& key, Row row) {
+    std::lock_guard<std::mutex> lock(mu);
+    return WriteLocked(table, key, row, "", Edit::kWrite);
+  }
+  bool Delete(const std::string& table, const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    return WriteLocked(table, key, Row{0, 0}, "", Edit::kDelete);
+  }
+  // Behind presplit's back, and outside any WAL: a broken copy.
+  void Damage(const std::string& table, const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    tables[table].erase(key);
+  }
+  // Every peer ships what it has (what a RegionServer does on its own).
+  void Ship() {
+    std::lock_guard<std::mutex> lock(mu);
+    ShipLocked();
+  }
+
+  // ---- MigrationBridge
+  Result<ChunkCopied> CopyChunk(const CopyRange& range, const std::string& from_row,
+                                const std::string& end_row, int max_rows,
+                                int64_t max_cells_per_s) override {
+    Result<ChunkCopied> out = CopyLocked(range, from_row, end_row, max_rows, max_cells_per_s);
+    int calls;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      calls = copy_calls;
+    }
+    if (after_chunk) after_chunk(calls);  // outside the lock: it may write to the source
+    return out;
+  }
+  Result<PresenceCheck> CheckPresent(const CopyRange& range) override {
+    std::lock_guard<std::mutex> lock(mu);
+    PresenceCheck out;
+    const Rows& target = tables[range.target_table];
+    for (const auto& [key, row] : tables[range.source_table]) {
+      out.checked += row.cells;
+      if (!target.count(key)) {
+        out.missing += row.cells;
+        if (out.first_missing.empty()) out.first_missing = key;
+      }
+    }
+    return out;
+  }
+
+  Result<bool> EnsureCapture(const CaptureSpec& spec) override {
+    std::lock_guard<std::mutex> lock(mu);
+    ensure_calls++;
+    auto it = peers.find(spec.peer_id);
+    if (it != peers.end()) {
+      if (it->second.source != spec.source_table || it->second.target != spec.target_table) {
+        return Status::FailedPrecondition("peer " + spec.peer_id + " is another capture");
+      }
+      return false;
+    }
+    peers[spec.peer_id] = Peer{spec.source_table, spec.target_table, spec.migration, {}};
+    peers_ever.insert(spec.peer_id);
+    return true;
+  }
+  Result<bool> RemoveCapture(const std::string& peer_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    return peers.erase(peer_id) > 0;
+  }
+  Result<CapturePeerState> DescribeCapture(const std::string& peer_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    CapturePeerState out;
+    auto it = peers.find(peer_id);
+    if (it == peers.end()) return out;
+    out.exists = out.enabled = true;
+    out.source = it->second.source;
+    out.target = it->second.target;
+    return out;
+  }
+  Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    probes++;
+    ProbeRound round{probe_id, {}};
+    for (const auto& region : RegionsLocked(table)) {
+      const std::string row = region.start_key.empty() ? std::string(1, '\0') : region.start_key;
+      round.rows.push_back(row);
+      for (auto& [id, peer] : peers) {
+        if (peer.source == table) peer.pending.push_back(Edit{Edit::kProbe, row, {}, probe_id});
+      }
+    }
+    return round;
+  }
+  Result<CaptureAcks> ReadAcks(const std::string& ack_table, int64_t probe_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!stall) ShipLocked();
+    CaptureAcks out;
+    for (const auto& [id, row] : probe_acks[ack_table]) {
+      if (id == probe_id) out.probe_rows.push_back(row);
+    }
+    out.closed = close_acks[ack_table];
+    out.bulk_loads = bulk_load_notices;
+    out.unfit = unfit_notices;
+    return out;
+  }
+  Status SetKeepDeletedCells(const std::string& table, bool keep) override {
+    std::lock_guard<std::mutex> lock(mu);
+    keep_deleted_history.push_back(table + (keep ? "=TRUE" : "=FALSE"));
+    return Status::Ok();
+  }
+  Status SetReadOnly(const std::string& table, bool read_only_now) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!read_only_now) {
+      read_only.erase(table);
+      return Status::Ok();
+    }
+    if (read_only.count(table)) return Status::Ok();
+    read_only.insert(table);
+    // The reopen closes every region: the close is each region's last entry in the WAL.
+    for (const auto& region : RegionsLocked(table)) {
+      ++clock;
+      for (auto& [id, peer] : peers) {
+        if (peer.source == table) peer.pending.push_back(Edit{Edit::kClose, region.name, {}, clock});
+      }
+    }
+    return Status::Ok();
+  }
+
+  Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string&,
+                                            const std::string& from_row,
+                                            const std::string& end_row, int partitions) override {
+    if (before_source_digest) before_source_digest(from_row);
+    std::lock_guard<std::mutex> lock(mu);
+    PartitionDigests out;
+    out.partitions.assign(partitions, 0);
+    const Rows& rows = tables[table];
+    for (auto it = rows.lower_bound(from_row);
+         it != rows.end() && (end_row.empty() || it->first < end_row); ++it) {
+      Add(out, it->first, it->second, partitions);
+    }
+    return out;
+  }
+  Result<std::vector<PartitionDigests>> DigestTargetPartitions(
+      const CopyRange& range, const std::vector<std::string>& starts, int partitions) override {
+    std::vector<PartitionDigests> out(starts.size());
+    for (auto& d : out) d.partitions.assign(partitions, 0);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      digest_target_calls++;
+      for (const auto& [key, row] : tables[range.target_table]) {
+        Add(out[RegionOf(starts, key)], key, row, partitions);
+      }
+    }
+    if (after_target_digest) after_target_digest();
+    return out;
+  }
+  Result<RowDifferences> DiffPartitions(const CopyRange& range,
+                                        const std::vector<std::string>& starts,
+                                        const std::vector<RegionPartitions>& regions,
+                                        int partitions, int max_keys) override {
+    if (before_diff) before_diff();
+    std::lock_guard<std::mutex> lock(mu);
+    diff_calls++;
+    std::set<std::pair<size_t, int>> asked;
+    for (const auto& r : regions) {
+      for (int p : r.partitions) asked.insert({RegionOf(starts, r.region.start), p});
+    }
+    auto wanted = [&](const std::string& key) {
+      return asked.count({RegionOf(starts, key), PartitionOf(key, partitions)}) > 0;
+    };
+    std::set<std::string> differing;
+    const Rows& source = tables[range.source_table];
+    const Rows& target = tables[range.target_table];
+    for (const auto& [key, row] : source) {
+      if (!wanted(key)) continue;
+      auto t = target.find(key);
+      if (t == target.end() || !(t->second == row)) differing.insert(key);
+    }
+    for (const auto& [key, row] : target) {
+      if (wanted(key) && !source.count(key)) differing.insert(key);
+    }
+    RowDifferences out;
+    out.differing = static_cast<int64_t>(differing.size());
+    for (const auto& key : differing) {
+      if (static_cast<int>(out.keys.size()) == max_keys) break;
+      out.keys.push_back(key);
+    }
+    out.truncated = static_cast<int>(differing.size()) > max_keys;
+    return out;
+  }
+  Result<std::vector<uint64_t>> RowHashes(const std::string& table, const std::string&,
+                                          const std::vector<std::string>& keys) override {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<uint64_t> out;
+    for (const auto& key : keys) {
+      auto it = tables[table].find(key);
+      out.push_back(it == tables[table].end() ? 0 : Hash(key, it->second));
+    }
+    return out;
+  }
+  Result<std::string> DescribeRow(const CopyRange& range, const std::string& key) override {
+    std::lock_guard<std::mutex> lock(mu);
+    return "'" + key + "': " + std::to_string(tables[range.source_table].count(key)) + " row in " +
+           range.source_table + ", " + std::to_string(tables[range.target_table].count(key)) +
+           " in " + range.target_table;
+  }
+
+  // ---- the bulk copy (engine "mapreduce")
+  Result<std::string> SubmitBulkCopy(const std::string& spec) override {
+    std::lock_guard<std::mutex> lock(mu);
+    submits++;
+    last_spec = nlohmann::json::parse(spec);
+    if (!submit_error.ok()) return submit_error;
+    finished = loaded = false;  // an unfinished output of an earlier attempt is replaced
+    const std::string id = "job_fake_" + std::to_string(submits);
+    jobs[id] = Job{};
+    return id;
+  }
+  Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id,
+                                           const std::string&) override {
+    std::lock_guard<std::mutex> lock(mu);
+    progress_calls++;
+    BulkJobProgress p;
+    p.job_id = job_id;
+    auto it = jobs.find(job_id);
+    if (it == jobs.end()) {
+      p.state = "UNKNOWN";
+      return p;
+    }
+    p.state = it->second.state;
+    p.map_progress = it->second.map_progress;
+    p.rows = static_cast<int64_t>(tables[source_name].size() * it->second.map_progress);
+    p.cells = p.rows * 3;
+    p.failure = it->second.failure;
+    return p;
+  }
+  Result<BulkOutput> BulkCopyOutput(const std::string&) override {
+    std::lock_guard<std::mutex> lock(mu);
+    return BulkOutput{finished, loaded};
+  }
+  Result<BulkLoaded> LoadBulkCopy(const std::string&) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!finished) return Status::FailedPrecondition("no finished job output");
+    if (loaded) return BulkLoaded{};
+    loads++;
+    for (const auto& [key, row] : tables[source_name]) tables[target_name][key] = row;
+    loaded = true;
+    return BulkLoaded{16, 4096};
+  }
+  Status KillBulkCopy(const std::string& job_id, const std::string&) override {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = jobs.find(job_id);
+    if (it != jobs.end() && it->second.state == "RUNNING") kills++;
+    jobs.erase(job_id);
+    return Status::Ok();
+  }
+  Status CleanupBulkCopy(const std::string& spec) override {
+    std::lock_guard<std::mutex> lock(mu);
+    cleanups.push_back(nlohmann::json::parse(spec));
+    finished = loaded = false;
+    return Status::Ok();
+  }
+  void Succeed(const std::string& id) {
+    std::lock_guard<std::mutex> lock(mu);
+    jobs.at(id).state = "SUCCEEDED";
+    jobs.at(id).map_progress = 1;
+    finished = true;
+  }
+  void FailJob(const std::string& id, const std::string& why) {
+    std::lock_guard<std::mutex> lock(mu);
+    jobs.at(id).state = "FAILED";
+    jobs.at(id).failure = why;
+  }
+  // The daemon restarted: its JVM, and the local runner's jobs in it, are gone.
+  void Restart() {
+    std::lock_guard<std::mutex> lock(mu);
+    jobs.clear();
+  }
+
+  // ---- state the tests look at and set
+  std::mutex mu;
+  std::string source_name = "tinawang:check";
+  std::string target_name = "tinawang:check__g2";
+  std::map<std::string, Rows> tables;
+  std::set<std::string> read_only;
+  std::vector<std::string> keep_deleted_history;
+  std::map<std::string, Peer> peers;
+  std::set<std::string> peers_ever;
+  std::map<std::string, std::set<std::pair<int64_t, std::string>>> probe_acks;  // by ack table
+  std::map<std::string, std::map<std::string, int64_t>> close_acks;             // by ack table
+  std::vector<std::string> bulk_load_notices, unfit_notices;
+  bool stall = false;  // peers ship nothing
+  int64_t clock = 1000;
+  int refused_writes = 0;
+  int copy_calls = 0, probes = 0, ensure_calls = 0, diff_calls = 0, digest_target_calls = 0;
+  int copy_error_after = -1;
+  int64_t last_rate = 0;
+  std::set<std::string> staging_specs;  // CopyRange::hfile_staging_spec of every chunk
+  std::set<int> chunk_sizes;            // max_rows of every chunk
+  std::vector<nlohmann::json> cleanups;  // CleanupBulkCopy's specs
+  int copies_into_a_missing_target = 0;
+  const FakeAdmin* admin = nullptr;  // regions of the tables
+  std::function<void(int calls)> after_chunk;
+  std::function<void()> after_target_digest;
+  std::function<void(const std::string& from_row)> before_source_digest;
+  std::function<void()> before_diff;
+  // bulk
+  std::map<std::string, Job> jobs;
+  bool finished = false, loaded = false;
+  nlohmann::json last_spec;
+  Status submit_error;
+  int submits = 0, loads = 0, kills = 0, progress_calls = 0;
+
+ private:
+  bool WriteLocked(const std::string& table, const std::string& key, const Row& row,
+                   const std::string& mark, Edit::Kind kind) {
+    if (read_only.count(table)) {
+      refused_writes++;
+      return false;
+    }
+    if (kind == Edit::kDelete) {
+      tables[table].erase(key);
+    } else {
+      tables[table][key] = row;
+    }
+    for (auto& [id, peer] : peers) {
+      if (peer.source == table && peer.mark != mark) peer.pending.push_back(Edit{kind, key, row, 0});
+    }
+    return true;
+  }
+  void ShipLocked() {
+    for (auto& [id, peer] : peers) {
+      while (!peer.pending.empty()) {
+        const Edit& e = peer.pending.front();
+        switch (e.kind) {
+          case Edit::kWrite:
+          case Edit::kDelete:
+            // A read-only target refuses the batch: the peer keeps it and offers it again.
+            if (!WriteLocked(peer.target, e.key, e.row, peer.mark, e.kind)) return;
+            break;
+          case Edit::kProbe:
+            probe_acks[peer.target].insert({e.id, e.key});
+            break;
+          case Edit::kClose:
+            close_acks[peer.target][e.key] = e.id;
+            break;
+        }
+        peer.pending.pop_front();
+      }
+    }
+  }
+  Result<ChunkCopied> CopyLocked(const CopyRange& range, const std::string& from_row,
+                                 const std::string& end_row, int max_rows,
+                                 int64_t max_cells_per_s) {
+    std::lock_guard<std::mutex> lock(mu);
+    copy_calls++;
+    last_rate = max_cells_per_s;
+    staging_specs.insert(range.hfile_staging_spec);
+    chunk_sizes.insert(max_rows);
+    if (copy_error_after >= 0 && copy_calls > copy_error_after) {
+      return Status::Unavailable("region server went away");
+    }
+    if (range.target_table != target_name) return Status::NotFound(range.target_table);
+    if (admin != nullptr && !admin->tables.count(target_name)) {
+      copies_into_a_missing_target++;
+      return Status::NotFound(range.target_table);
+    }
+    ChunkCopied out;
+    const Rows& source = tables[range.source_table];
+    int copied = 0;
+    for (auto it = source.lower_bound(from_row);
+         it != source.end() && (end_row.empty() || it->first < end_row); ++it) {
+      if (copied == max_rows) {
+        out.next_row = it->first;
+        break;
+      }
+      // The copy writes what it read; it carries no mark (it is not a peer).
+      tables[range.target_table][it->first] = it->second;
+      out.copied.rows++;
+      out.copied.cells += it->second.cells;
+      out.copied.digest += Hash(it->first, it->second);
+      ++copied;
+    }
+    return out;
+  }
+  std::vector<RegionInfo> RegionsLocked(const std::string& table) const {
+    if (admin == nullptr) return {RegionInfo{"r0", "", "", ""}};
+    auto it = admin->tables.find(table);
+    return it == admin->tables.end() ? std::vector<RegionInfo>{} : it->second.regions;
+  }
+  static size_t RegionOf(const std::vector<std::string>& starts, const std::string& key) {
+    return std::upper_bound(starts.begin(), starts.end(), key) - starts.begin() - 1;
+  }
+  static void Add(PartitionDigests& d, const std::string& key, const Row& row, int partitions) {
+    d.total.rows++;
+    d.total.cells += row.cells;
+    const uint64_t h = Hash(key, row);
+    d.total.digest += h;
+    d.partitions[PartitionOf(key, partitions)] += h;
+  }
+};
+
+}  // namespace presplit::daemon::testing
