@@ -1,19 +1,26 @@
-"""End-to-end: presplitd re-salts a live table (10 -> 16 buckets) on the real cluster.
+"""End-to-end: presplitd re-salts a live table (10 -> 16 buckets) on the real cluster, its change
+capture riding on HBase replication (presplit's re-keying endpoint in the RegionServer).
 
-Scenarios (combined to keep the running time small):
-- test_1: a table loaded with ROWS rows of several versions per cell while an SDK writer keeps
-  inserting; the daemon is SIGKILLed in the middle of the copy (after a number of checkpoints,
-  not a time) and started again: it resumes from its checkpoints, verifies, switches; afterwards
-  every row written before, during and after is read back at its new key with the same cells and
-  timestamps, none twice (tests/e2e/java/MigrationE2E.java, plain HBase client). Then a second,
-  standby daemon takes over when the leader is killed during the grace period and finishes.
-- test_2 (the "hfile" engine: presplitd reads the source from a snapshot's files, writes each
-  chunk as HFiles and bulk-loads them): a
-  target damaged behind presplit's back while the migration is paused fails verification and
-  nothing switches; an abort then drops only the target, removes the engine's staging directory
-  and the snapshot,
-  and the status stays at generation 1 (an abort after the switch is refused: unit-tested in
-  tests/daemon/migrate).
+Every test compares the migrated table with a reference table that took the same mutations
+without any migration (tests/e2e/java/CaptureE2E.java), cell by cell, every version, tags
+included: nothing missing, resurrected or doubled. The mutations are the ones a timestamp-based
+capture gets wrong: whole-row deletes, deletes of the newest version only, cells stamped a day
+ahead, puts and deletes with explicit old timestamps, per-cell TTL puts (which must expire in the
+new generation too), and a plain client that keeps writing into the old generation after the
+switch.
+
+- test_1 (engine "put", ROWS rows): the daemon is SIGKILLed mid-copy and again during the
+  catch-up, held there by a disabled replication peer (the catch-up waits for the peer, not for
+  quiet rounds); a late writer writes into the old generation during the grace period.
+- test_2 (engine "hfile", live source): the same workload, SIGKILL mid-copy.
+- test_3 (engine "hfile", source read from a snapshot): a target cell deleted behind presplit's
+  back while the migration is paused fails verification, names the row, and nothing switches;
+  abort drops only the target, its capture peer, staging directory and snapshot.
+- test_4: rollback during the grace period: writes made to the new generation since the switch
+  are in the old one afterwards; the SDK writes to the old one again; the two peers do not loop
+  (their shipped-edit counts stay still while nobody writes).
+- test_5: a plan written by hand naming another table as its target, another snapshot and a
+  staging path changes nothing and the table's status says why.
 """
 import json
 import os
@@ -27,8 +34,12 @@ import uuid
 import harness as h
 
 PROGRAM = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "MigrationE2E.java")
+CAPTURE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "CaptureE2E.java")
 ROWS = int(os.environ.get("PRESPLIT_E2E_MIGRATION_ROWS", "200000"))
+HFILE_ROWS = int(os.environ.get("PRESPLIT_E2E_MIGRATION_HFILE_ROWS", "30000"))
 VERSIONS = 3
+TTL_MS = 45000
+CLUSTER_DIR = os.environ["PRESPLIT_CLUSTER_DIR"]
 
 
 def java_program():
@@ -38,6 +49,15 @@ def java_program():
 
 def helper(root, *args, timeout=600):
     proc = h.run([*java_program(), "--zk", h.ZK_QUORUM, "--root", root, *args], timeout=timeout)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def capture(root, *args, timeout=600, check=True):
+    """Runs CaptureE2E; its last stdout line as JSON."""
+    proc = h.run([*h.java_command(CAPTURE, sdk=True), "--zk", h.ZK_QUORUM, "--root", root,
+                  *args], timeout=timeout, check=check)
+    if proc.returncode != 0:
+        raise AssertionError(f"CaptureE2E {args} failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -84,6 +104,17 @@ def checkpoints_written(root, table):
     return status is not None and status.get("phase") == "copying" and status.get("rows", 0) > 0
 
 
+def old_layout_json():
+    return json.dumps({"salt": {"buckets": 10, "encoding": "decimal", "from": "key"}})
+
+
+def kill(daemon):
+    daemon.proc.send_signal(signal.SIGKILL)
+    daemon.proc.wait()
+    daemon.log.close()
+    daemon.proc = None
+
+
 class MigrationTest(unittest.TestCase):
     def daemon(self, root, port, **settings):
         d = h.Daemon(root, port, settings={
@@ -93,71 +124,131 @@ class MigrationTest(unittest.TestCase):
         self.addCleanup(lambda: d.alive() and d.stop())
         return d
 
-    def test_1_resalt_under_writes_survives_sigkill_and_a_new_leader(self):
+    def names(self, prefix):
         root = "/presplit-mig-" + uuid.uuid4().hex[:8]
-        table = "mig" + uuid.uuid4().hex[:6] + ":events"
+        ns = prefix + uuid.uuid4().hex[:6]
+        return root, ns + ":events", ns + ":reference"
+
+    def start_mutator(self, root, table, reference, rows):
+        stop_file = os.path.join(tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e")), "stop")
+        mutator = subprocess.Popen(
+            [*h.java_command(CAPTURE, sdk=True), "--zk", h.ZK_QUORUM, "--root", root, "mutator",
+             table, reference, str(rows), str(TTL_MS), stop_file],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: mutator.poll() is None and mutator.kill())
+        return mutator, stop_file
+
+    def stop_mutator(self, mutator, stop_file):
+        with open(stop_file, "w"):
+            pass
+        out, err = mutator.communicate(timeout=120)
+        self.assertEqual(mutator.returncode, 0, err[-3000:])
+        return json.loads(out.strip().splitlines()[-1])
+
+    def compare_after_ttl(self, root, table, reference, mutations):
+        """Waits until the reference's TTL cells expired (so both sides are read past every
+        expiry), then compares the active generation with the reference."""
+        for kind in ["row_deletes", "newest_version_deletes", "future", "old_puts", "ttl",
+                     "old_deletes", "new_old", "new"]:
+            self.assertGreater(mutations.get(kind, 0), 0, f"the workload wrote no {kind}")
+        h.wait_for(lambda: capture(root, "ttl-cells", "ref:" + reference)["ttl_cells"] == 0,
+                   TTL_MS / 1000 + 120, "the reference's TTL cells to expire")
+        evidence = capture(root, "compare", table, reference)
+        self.assertEqual(evidence["generation"], 2)
+        self.assertEqual(evidence["buckets"], 16)
+        self.assertEqual(capture(root, "ttl-cells", table)["ttl_cells"], 0,
+                         "the TTL cells expired in the new generation too")
+        return evidence
+
+    def test_1_put_engine_under_mutations_survives_sigkill_mid_copy_and_during_catch_up(self):
+        root, table, reference = self.names("mig")
         first = self.daemon(root, 19501).start()
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])
         started = time.time()
-        helper(root, "load", table, str(ROWS), str(VERSIONS))
+        capture(root, "load", table, reference, str(ROWS))
         print(f"loaded {ROWS} rows in {time.time() - started:.0f} s", flush=True)
+        mutator, stop_file = self.start_mutator(root, table, reference, ROWS)
 
-        stop_file = os.path.join(tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e")), "stop")
-        writer = subprocess.Popen(
-            [*java_program(), "--zk", h.ZK_QUORUM, "--root", root, "writer", table,
-             stop_file], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.addCleanup(lambda: writer.poll() is None and writer.kill())
-
-        put_doc(root, document(table, 16, {"allowed": True, "workers": 2, "grace_period_s": 60}))
+        put_doc(root, document(table, 16, {"allowed": True, "workers": 2, "engine": "put",
+                                           "grace_period_s": 40}))
         h.wait_for(lambda: checkpoints_written(root, table), 180, "the first checkpoints")
         killed_at = migration_status(root, table)
-        first.proc.send_signal(signal.SIGKILL)
-        first.proc.wait()
-        first.log.close()
-        first.proc = None
+        kill(first)
         self.assertEqual(h.status(root, table)["generation"], 1, "killed before the switch")
+        peer = killed_at["capture"]["peer"]
+        self.assertTrue(capture(root, "peer", "stats", peer)["found"],
+                        "the capture peer runs in the RegionServer while no daemon runs")
 
-        # A restarted daemon resumes from the checkpoints (it says how much was copied already).
-        restarted = self.daemon(root, 19501).start()
-        h.wait_for(lambda: h.status(root, table).get("generation") == 2, 600,
-                   "the switch to generation 2")
-        log = restarted.log_text()
+        # A restarted daemon resumes from the checkpoints; held before its switch, its catch-up
+        # is then held by a disabled peer, and it is killed there.
+        second = self.daemon(root, 19501).start()
+        h.wait_for(lambda: migration_phase(root, table) == "verifying", 600, "the verification")
+        h.ctl(root, "migration", "pause", table)
+        h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 300, "the pause")
+        self.assertEqual(migration_phase(root, table), "switching",
+                         "paused after the verification, before the switch")
+        log = second.log_text()
         self.assertRegex(log, r"copying \d+ of \d+ source regions with \d+ workers \(\d+ regions, "
                               r"[1-9]\d* rows already copied\)")
         self.assertIn("verified:", log)
-        status = h.status(root, table)
-        self.assertEqual(status["physical_table"], table + "__g2")
-        self.assertEqual(status["buckets"], 16)
+        capture(root, "peer", "disable", peer)
+        h.ctl(root, "migration", "resume", table)
+        h.wait_for(lambda: migration_phase(root, table) == "catching_up", 120,
+                   "the switch, then a catch-up waiting for the disabled peer")
+        self.assertEqual(h.status(root, table)["generation"], 2)
+        kill(second)
+        capture(root, "peer", "enable", peer)
 
-        # During the grace period: a standby joins, the leader is killed, the standby finishes.
-        standby = self.daemon(root, 19502).start()
-        h.wait_for(lambda: migration_phase(root, table) == "grace", 120, "grace")
-        restarted.proc.send_signal(signal.SIGKILL)
-        restarted.proc.wait()
-        restarted.log.close()
-        restarted.proc = None
-        h.wait_for(lambda: migration_phase(root, table) == "done", 180,
-                   "the standby to finish the migration")
-        self.assertIn("old generation " + table + " disabled", standby.log_text())
+        third = self.daemon(root, 19501).start()
+        h.wait_for(lambda: migration_phase(root, table) == "grace", 300, "the catch-up")
+        self.assertIn("caught up:", third.log_text())
+        # A plain client that never heard of the switch writes into the old generation.
+        late = capture(root, "late-writer", table, old_layout_json(), reference, "500")
+        self.assertEqual(late["late_written"], 500)
+        self.assertEqual(migration_phase(root, table), "grace", "written before the fence")
+        h.wait_for(lambda: migration_phase(root, table) == "done", 300, "the fence and the end")
+        log = third.log_text()
+        self.assertIn(f"{table} is read-only and drained", log)
+        self.assertIn("old generation " + table + " disabled", log)
+        self.assertFalse(capture(root, "peer", "stats", peer)["found"], "the peer is removed")
 
-        written, evidence = stop_writer_and_verify(self, root, table, writer, stop_file, ROWS)
-        print(f"test_1: killed at {killed_at}, writer {written}, verified {evidence}", flush=True)
+        mutations = self.stop_mutator(mutator, stop_file)
+        self.assertEqual(mutations["generations"], 2, "the SDK writer followed the switch")
+        evidence = self.compare_after_ttl(root, table, reference, mutations)
+        print(f"test_1: killed at {killed_at['phase']} ({killed_at['rows']} rows), "
+              f"mutations {mutations}, compared {evidence}", flush=True)
 
-    def test_2_corrupted_target_fails_verification_then_abort(self):
-        # With the "hfile" engine: each 200-row chunk is written by presplitd as HFiles under
-        # migration_staging_dir and bulk-loaded (test_1 covers the put engine).
-        root = "/presplit-mig-" + uuid.uuid4().hex[:8]
-        table = "mig" + uuid.uuid4().hex[:6] + ":small"
-        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
+    def test_2_hfile_engine_under_mutations_survives_sigkill_mid_copy(self):
+        root, table, reference = self.names("mih")
+        staging = tempfile.mkdtemp(prefix="hfile-staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
+        settings = {"migration_hfile_chunk_rows": 2000, "migration_staging_dir": staging}
+        first = self.daemon(root, 19503, **settings).start()
+        put_doc(root, document(table, 10))
+        h.wait_status(root, table, ["ready"])
+        capture(root, "load", table, reference, str(HFILE_ROWS))
+        mutator, stop_file = self.start_mutator(root, table, reference, HFILE_ROWS)
+        put_doc(root, document(table, 16, {"allowed": True, "workers": 1, "engine": "hfile",
+                                           "grace_period_s": 5}))
+        h.wait_for(lambda: checkpoints_written(root, table), 180, "the first checkpoints")
+        self.assertEqual(migration_status(root, table)["engine"], "hfile")
+        kill(first)
+        restarted = self.daemon(root, 19503, **settings).start()
+        h.wait_for(lambda: migration_phase(root, table) == "done", 600, "the migration's end")
+        self.assertIn("verified:", restarted.log_text())
+        self.assertEqual(os.listdir(staging), [], "the chunks' staging directory is removed")
+        mutations = self.stop_mutator(mutator, stop_file)
+        evidence = self.compare_after_ttl(root, table, reference, mutations)
+        print(f"test_2: mutations {mutations}, compared {evidence}", flush=True)
+
+    def test_3_a_target_cell_deleted_behind_its_back_fails_verification_then_abort(self):
+        root, table, _ = self.names("miv")
         staging = tempfile.mkdtemp(prefix="hfile-staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
         # The chunks read one snapshot of the source (hbase-site.xml names hbase.rootdir).
-        cluster_dir = os.environ["PRESPLIT_CLUSTER_DIR"]
-        d = self.daemon(root, 19503, migration_hfile_chunk_rows=200,
+        d = self.daemon(root, 19505, migration_hfile_chunk_rows=200,
                         migration_staging_dir=staging, migration_hfile_source="snapshot",
-                        hbase_conf_dir=os.path.join(cluster_dir, "conf")).start()
-        snapshot = os.path.join(cluster_dir, "hbase", ".hbase-snapshot",
-                                "presplit_resalt_" + table.replace(":", "_") + "__g2")
+                        hbase_conf_dir=os.path.join(CLUSTER_DIR, "conf")).start()
+        snapshot = "presplit_resalt_" + table.replace(":", "_") + "__g2"
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])
         helper(root, "load", table, "4000", str(VERSIONS))
@@ -165,39 +256,124 @@ class MigrationTest(unittest.TestCase):
         put_doc(root, document(table, 16, {"allowed": True, "workers": 1, "engine": "hfile",
                                            "max_cells_per_s": 2000}))
         h.wait_for(lambda: checkpoints_written(root, table), 120, "the first checkpoints")
-        self.assertEqual(migration_status(root, table)["engine"], "hfile")
         h.ctl(root, "migration", "pause", table)
         h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 60, "the pause")
-        self.assertTrue(os.path.isdir(snapshot), "the hfile engine reads a snapshot of the source")
-        migration_staging = os.path.join(staging, table.replace(":", "_") + "__g2")
-        self.assertTrue(any(name.startswith("restore-")
-                            for name in os.listdir(migration_staging)),
-                        "the snapshot is restored under the migration's staging directory")
-        deleted = helper(root, "delete-first-row", table + "__g2")
-        self.assertTrue(deleted["deleted"])
+        self.assertTrue(capture(root, "snapshot-exists", snapshot)["exists"],
+                        "the hfile engine reads a snapshot of the source")
+        peer = migration_status(root, table)["capture"]["peer"]
+        deleted = capture(root, "delete-cell", table + "__g2")
         h.ctl(root, "migration", "resume", table)
         h.wait_for(lambda: migration_phase(root, table) == "failed_verification", 180,
                    "the verification to fail")
         status = h.status(root, table)
         self.assertEqual(status["generation"], 1)
         self.assertEqual(status["physical_table"], table)
-        self.assertIn("verification failed in 1 of 10", migration_status(root, table)["error"])
+        error = migration_status(root, table)["error"]
+        self.assertIn("1 rows differ", error)
+        # The target's row key is a 2-digit salt (16 buckets) and the logical key.
+        logical = deleted["deleted"].split(" ")[0][2:]
+        self.assertIn(logical, error, "the report names the row")
         self.assertIn("verification:", d.log_text())
 
         h.ctl(root, "migration", "abort", table)
         h.wait_for(lambda: migration_phase(root, table) == "aborted", 120, "the abort")
         gone = h.probe("exists", table + "__g2", check=False)
         self.assertIn("false", gone.stdout.lower())
-        # the abort removed the engine's staging directory (every chunk's HFiles and the
-        # snapshot's restore with it) and the snapshot
+        self.assertFalse(capture(root, "peer", "stats", peer)["found"], "the peer is removed")
         self.assertEqual(os.listdir(staging), [])
-        self.assertFalse(os.path.exists(snapshot))
+        self.assertFalse(capture(root, "snapshot-exists", snapshot)["exists"])
         status = h.status(root, table)
         self.assertEqual(status["generation"], 1)
         self.assertEqual(status["layout"]["salt"]["buckets"], 10)
         refused = h.ctl(root, "migration", "abort", table, check=False)
         self.assertEqual(refused.returncode, 1)
         self.assertIn("no migration of", refused.stderr)
+
+    def test_4_rollback_during_grace_keeps_the_new_generations_writes(self):
+        root, table, _ = self.names("mir")
+        self.daemon(root, 19507).start()
+        put_doc(root, document(table, 10))
+        h.wait_status(root, table, ["ready"])
+        helper(root, "load", table, "3000", str(VERSIONS))
+        put_doc(root, document(table, 16, {"allowed": True, "workers": 2, "grace_period_s": 600}))
+        h.wait_for(lambda: migration_phase(root, table) == "grace", 300, "the grace period")
+        status = migration_status(root, table)
+        forward, reverse = status["capture"]["peer"], status["capture"]["reverse_peer"]
+        # Writers on the new generation since the switch.
+        for i in range(20):
+            self.assertEqual(capture(root, "sdk-put", table, f"after-switch-{i}")["generation"], 2)
+        # Idle, the two peers do not ship each other's writes back and forth: their counts stay
+        # still over two RegionServer reports once the writes above are shipped.
+        new_layout = json.dumps(h.status(root, table)["layout"])
+        h.wait_for(lambda: capture(root, "has-row", table, old_layout_json(),
+                                   "after-switch-19")["present"], 60,
+                   "the reverse peer to ship the new generation's writes")
+
+        def stats():
+            return capture(root, "peer", "stats", forward), capture(root, "peer", "stats", reverse)
+        before = stats()
+        h.wait_for(lambda: stats()[0]["report_ms"] > before[0]["report_ms"] + 3000, 60,
+                   "two more RegionServer reports")
+        after = stats()
+        self.assertTrue(before[0]["found"] and before[1]["found"])
+        self.assertEqual(after[0]["shipped"], before[0]["shipped"], "the forward peer is idle")
+        self.assertEqual(after[1]["shipped"], before[1]["shipped"], "the reverse peer is idle")
+
+        h.ctl(root, "migration", "rollback", table)
+        h.wait_for(lambda: migration_phase(root, table) == "rolled_back", 180, "the rollback")
+        status = h.status(root, table)
+        self.assertEqual(status["generation"], 1)
+        self.assertEqual(status["physical_table"], table)
+        self.assertEqual(status["layout"]["salt"]["buckets"], 10)
+        for i in range(20):
+            self.assertTrue(capture(root, "has-row", table, old_layout_json(),
+                                    f"after-switch-{i}")["present"], f"after-switch-{i}")
+        written = capture(root, "sdk-put", table, "after-rollback")
+        self.assertEqual(written["generation"], 1, "the SDK writes to the old generation again")
+        self.assertTrue(capture(root, "has-row", table, old_layout_json(),
+                                "after-rollback")["present"])
+        gone = h.probe("exists", table + "__g2", check=False)
+        self.assertIn("false", gone.stdout.lower(), "the abandoned generation is dropped")
+        self.assertFalse(capture(root, "peer", "stats", forward)["found"])
+        self.assertFalse(capture(root, "peer", "stats", reverse)["found"])
+        self.assertNotEqual(new_layout, json.dumps(status["layout"]))
+
+    def test_5_a_hand_written_plan_changes_nothing(self):
+        root, table, _ = self.names("mif")
+        victim = table.split(":")[0] + ":victim"
+        staging_base = tempfile.mkdtemp(prefix="staging-", dir=os.path.join(h.BUILD_DIR, "e2e"))
+        precious = os.path.join(staging_base, "precious")
+        os.makedirs(precious)
+        with open(os.path.join(precious, "keep"), "w") as f:
+            f.write("keep")
+        d = self.daemon(root, 19509, migration_staging_dir=staging_base).start()
+        put_doc(root, document(table, 10))
+        put_doc(root, document(victim, 4))
+        h.wait_status(root, table, ["ready"])
+        h.wait_status(root, victim, ["ready"])
+        capture(root, "snapshot", "precious_snapshot", victim)
+        plan = {"table": table, "source": table, "target": victim, "source_generation": 1,
+                "target_generation": 2,
+                "old_layout": {"salt": {"buckets": 10, "encoding": "decimal", "from": "key"}},
+                "new_layout": {"salt": {"buckets": 4, "encoding": "decimal", "from": "key"}},
+                "source_regions": [{"start": "", "end": ""}], "engine": "mapreduce",
+                "workers": 1, "document": document(table, 16), "phase": "copying",
+                "bulk": {"staging_dir": precious, "snapshot": "precious_snapshot",
+                         "job_id": ""}}
+        zk_raw = h.java_command(os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "ZkRaw.java"),
+                                short_lived=True)
+        subprocess.run([*zk_raw, h.ZK_QUORUM, "set", f"{root}/migrations/{table}"],
+                       input=json.dumps(plan).encode(), check=True, timeout=120)
+        h.ctl(root, "migration", "abort", table)
+        h.wait_for(lambda: "plan refused" in (h.status(root, table).get("migration") or {})
+                   .get("refused", ""), 60, "the status to say the plan was refused")
+        refused = h.status(root, table)["migration"]["refused"]
+        self.assertIn(f"its target '{victim}' is not generation 2", refused)
+        self.assertIn("true", h.probe("exists", victim).stdout.lower())
+        self.assertTrue(capture(root, "snapshot-exists", "precious_snapshot")["exists"])
+        self.assertTrue(os.path.exists(os.path.join(precious, "keep")))
+        self.assertTrue(d.alive())
+        self.assertIn("plan refused, nothing done with it", d.log_text())
 
 
 if __name__ == "__main__":
