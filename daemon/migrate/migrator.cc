@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "presplit/json_bounds.h"
 #include "presplit/layout_attributes.h"
 #include "presplit/table_derived.h"
 
@@ -269,6 +270,10 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto current = zk_.Get(path, /*watch=*/false);
     if (!current.ok()) return current.status();
+    // Not parsed when out of bounds: a copy of a status nested too deep overflows the stack.
+    if (Status bounded = CheckJsonBounds(current->data); !bounded.ok()) {
+      return Status::FailedPrecondition("status cannot be read: " + bounded.message());
+    }
     json status = json::parse(current->data, nullptr, false);
     if (!status.is_object()) return Status::FailedPrecondition("status is not a JSON object");
     status["migration"] = migration;
@@ -815,7 +820,7 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
     } else if (!current.ok()) {
       written = current.status();
     } else {
-      json status = json::parse(current->data, nullptr, false);
+      json status = ParseBoundedJson(current->data);  // out of bounds: replaced, as non-JSON
       if (!status.is_object()) status = json::object();
       const bool already =
           status.contains("generation") && status["generation"] == plan.target_generation &&
@@ -994,7 +999,7 @@ Result<bool> Migrator::StatusNamesTarget(const MigrationPlan& plan) {
     if (current.status().code() == StatusCode::kNotFound) return false;
     return current.status();
   }
-  json status = json::parse(current->data, nullptr, false);
+  json status = ParseBoundedJson(current->data);
   return status.is_object() && status.contains("physical_table") &&
          status["physical_table"] == plan.target;
 }
