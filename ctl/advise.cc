@@ -8,6 +8,7 @@
 #include "ctl/common.h"
 #include "ctl/http_get.h"
 #include "ctl/live_advice.h"
+#include "presplit/json_bounds.h"
 #include "presplit/planning.h"
 #include "presplit/table_name.h"
 
@@ -35,6 +36,9 @@ Result<int> CountFlag(const Args& args, const std::string& flag) {
 // A JSON object from a file, or an error naming it.
 Result<nlohmann::json> ReadJsonObject(const std::string& path) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string text, ReadInput(path));
+  // A saved status (or /status) nested too deep would overflow the stack in the copies below.
+  PRESPLIT_RETURN_IF_ERROR(CheckJsonBounds(text, JsonBounds{std::string::npos, kMaxJsonDepth})
+                               .WithContext(path + " cannot be read"));
   nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_object()) return Status::InvalidArgument(path + " is not a JSON object");
   return parsed;
@@ -90,13 +94,18 @@ int CmdAdviseLive(const Args& args, const std::string& format) {
     auto zk = Connect(args);
     Result<daemon::ZkNode> node =
         zk.ok() ? (*zk)->Get(daemon::JoinZkPath(StatusRoot(args), table), false) : zk.status();
-    nlohmann::json parsed =
-        node.ok() ? nlohmann::json::parse(node->data, nullptr, false) : nlohmann::json();
+    // Before the parser: a status nested too deep would overflow the stack when copied.
+    const Status bounded = node.ok() ? CheckJsonBounds(node->data) : Status::Ok();
+    nlohmann::json parsed = node.ok() && bounded.ok()
+                                ? nlohmann::json::parse(node->data, nullptr, false)
+                                : nlohmann::json();
     if (parsed.is_object()) {
       status = parsed;
     } else {
-      missing.push_back("the status document: " +
-                        (node.ok() ? std::string("not a JSON object") : node.status().message()));
+      missing.push_back("the status document: " + (!node.ok() ? node.status().message()
+                                                   : !bounded.ok()
+                                                       ? bounded.message()
+                                                       : std::string("not a JSON object")));
     }
   }
   auto facts = FactsFromStatus(table, load ? &*load : nullptr, status ? &*status : nullptr);

@@ -8,6 +8,7 @@
 
 #include "ctl/common.h"
 #include "daemon/zk/zk_client.h"
+#include "presplit/json_bounds.h"
 #include "presplit/table_config.h"
 #include "presplit/table_derived.h"
 #include "presplit/table_name.h"
@@ -32,7 +33,7 @@ int CmdPut(const Args& args) {
     if (args.flags.count("table")) {
       table = CanonicalTableName(args.flags.at("table"));
     } else {
-      auto doc = nlohmann::json::parse(*text, nullptr, false);
+      auto doc = ParseBoundedJson(*text);
       if (doc.is_discarded() || !doc.is_object() || !doc.contains("table") ||
           !doc["table"].is_string()) {
         return UsageError("--force needs --table NAME when the document does not name its table");
@@ -104,6 +105,9 @@ Result<nlohmann::json> ReadStatus(daemon::ZkClient& zk, const Args& args,
                                   const std::string& table) {
   auto node = zk.Get(JoinZkPath(StatusRoot(args), table), false);
   if (!node.ok()) return node.status();
+  // Before the parser: printing a status nested too deep would overflow the stack.
+  Status bounded = CheckJsonBounds(node->data);
+  if (!bounded.ok()) return bounded.WithContext("status of " + table + " cannot be read");
   auto doc = nlohmann::json::parse(node->data, nullptr, false);
   if (doc.is_discarded()) return Status::Internal("status of " + table + " is not JSON");
   return doc;
@@ -204,7 +208,14 @@ int CmdStatus(const Args& args) {
     std::vector<std::pair<std::string, nlohmann::json>> statuses;
     for (const auto& name : names.ok() ? *names : std::vector<std::string>{}) {
       auto status = ReadStatus(**zk, args, name);
-      if (!status.ok()) continue;  // removed meanwhile, or not JSON
+      if (!status.ok()) {
+        // Removed meanwhile is nothing to say; a status that cannot be read is, on stderr so
+        // that stdout stays one status a line.
+        if (status.status().code() == StatusCode::kInvalidArgument) {
+          std::cerr << "presplitctl: warning: " << status.status().message() << "\n";
+        }
+        continue;
+      }
       if (format == "json") {
         std::cout << status->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       } else {
@@ -253,8 +264,14 @@ int CmdStatus(const Args& args) {
       if (status.ok()) {
         std::cout << status->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       }
+      // A status that was there but could not be read says why it never matched.
+      const std::string unreadable =
+          !status.ok() && status.status().code() == StatusCode::kInvalidArgument
+              ? " (" + status.status().message() + ")"
+              : "";
       return Fail("timed out after " + std::to_string(timeout_s) + " s waiting for " + table +
-                  " to reach " + args.flags.at("wait") + " for its current document version");
+                  " to reach " + args.flags.at("wait") + " for its current document version" +
+                  unreadable);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

@@ -10,6 +10,7 @@
 
 #include "ctl/common.h"
 #include "daemon/migrate/migration_request.h"
+#include "presplit/json_bounds.h"
 #include "presplit/table_name.h"
 
 namespace presplit::ctl {
@@ -155,12 +156,19 @@ int CmdMigration(const Args& args) {
   if (!node.ok() && node.status().code() != StatusCode::kNotFound) {
     return Fail("cannot read the migration plan of " + table + ": " + node.status().message());
   }
+  if (node.ok()) {
+    // Before the parser: printing a plan nested too deep would overflow the stack.
+    Status bounded = CheckJsonBounds(node->data);
+    if (!bounded.ok()) {
+      return Fail("the migration plan of " + table + " cannot be read: " + bounded.message());
+    }
+  }
   json plan = node.ok() ? json::parse(node->data, nullptr, false) : json();
   if (node.ok() && !plan.is_object()) return Fail("the migration plan of " + table + " is not JSON");
   auto pending = (*zk)->Get(request_path, /*watch=*/false);
   std::string pending_request;
   if (pending.ok()) {
-    json parsed = json::parse(pending->data, nullptr, false);
+    json parsed = ParseBoundedJson(pending->data);
     if (parsed.is_object()) pending_request = parsed.value("request", "");
   }
 
@@ -168,7 +176,7 @@ int CmdMigration(const Args& args) {
     json progress;
     auto status = (*zk)->Get(daemon::JoinZkPath(StatusRoot(args), table), false);
     if (status.ok()) {
-      json parsed = json::parse(status->data, nullptr, false);
+      json parsed = ParseBoundedJson(status->data);  // out of bounds: no progress to show
       if (parsed.is_object() && parsed.contains("migration")) progress = parsed["migration"];
     }
     if (!plan.is_object() && !progress.is_object()) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/migrate/migration_bridge.h"
+#include "presplit/json_bounds.h"
 
 namespace presplit::daemon::migrate {
 namespace {
@@ -116,6 +117,8 @@ std::string PlanToJson(const MigrationPlan& p) {
 }
 
 Result<MigrationPlan> ParsePlan(const std::string& text) {
+  // A plan nested too deep would overflow the stack when its layouts are dumped below.
+  PRESPLIT_RETURN_IF_ERROR(CheckJsonBounds(text).WithContext("the migration plan"));
   json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded() || !o.is_object()) {
     return Status::InvalidArgument("the migration plan is not a JSON object");
@@ -225,6 +228,7 @@ std::string CheckpointToJson(const RegionCheckpoint& c) {
 }
 
 Result<RegionCheckpoint> ParseCheckpoint(const std::string& text) {
+  PRESPLIT_RETURN_IF_ERROR(CheckJsonBounds(text).WithContext("a region checkpoint"));
   json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded() || !o.is_object()) {
     return Status::InvalidArgument("a region checkpoint is not a JSON object");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/zk/zk_client.h"
+#include "presplit/json_bounds.h"
 
 namespace presplit::daemon::migrate {
 namespace {
@@ -43,6 +44,7 @@ std::string RequestToJson(Request request, const std::string& requested_at) {
 Result<Request> ParseRequest(const std::string& text) {
   // A request is a few dozen bytes; anything much larger is not one (and is not parsed).
   if (text.size() > 4096) return Status::InvalidArgument("the migration request is too large");
+  PRESPLIT_RETURN_IF_ERROR(CheckJsonBounds(text).WithContext("the migration request"));
   json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded() || !o.is_object() || !o.contains("request") || !o["request"].is_string()) {
     return Status::InvalidArgument("the migration request is not {\"request\": \"...\"}");

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "daemon/migrate/plan_check.h"
+#include "presplit/json_bounds.h"
 
 namespace presplit::daemon::migrate {
 namespace {
@@ -179,7 +180,7 @@ Status Migrator::CheckAgainstStatus(const MigrationPlan& plan) {
   }
   if (!status.ok() && status.status().code() != StatusCode::kNotFound) return status.status();
   if (status.ok()) {
-    json parsed = json::parse(status->data, nullptr, false);
+    json parsed = ParseBoundedJson(status->data);  // out of bounds: as if there were none
     if (parsed.is_object()) {
       facts.status_found = true;
       if (parsed.contains("physical_table") && parsed["physical_table"].is_string()) {
@@ -223,7 +224,7 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
         const std::string path = StatusPath(options_.zk_root, table);
         auto current = zk_.Get(path, false);
         if (current.ok() && LeaseHeldLocked()) {
-          json status = json::parse(current->data, nullptr, false);
+          json status = ParseBoundedJson(current->data);
           if (status.is_object()) {
             json migration = status.contains("migration") && status["migration"].is_object()
                                  ? status["migration"]
@@ -473,6 +474,10 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
   for (int attempt = 0; attempt < 3; ++attempt) {
     auto current = zk_.Get(path, /*watch=*/false);
     if (!current.ok()) return current.status();
+    // Not parsed when out of bounds: a copy of a status nested too deep overflows the stack.
+    if (Status bounded = CheckJsonBounds(current->data); !bounded.ok()) {
+      return Status::FailedPrecondition("status cannot be read: " + bounded.message());
+    }
     json status = json::parse(current->data, nullptr, false);
     if (!status.is_object()) return Status::FailedPrecondition("status is not a JSON object");
     // Only the `migration` object is this writer's; the rest of a status written meanwhile by
@@ -507,7 +512,7 @@ Status Migrator::WriteStatusGeneration(const MigrationPlan& plan, bool to_target
   std::lock_guard<std::mutex> lock(zk_mu_);
   auto current = zk_.Get(path, /*watch=*/false);
   if (!current.ok()) return current.status();
-  json status = json::parse(current->data, nullptr, false);
+  json status = ParseBoundedJson(current->data);  // out of bounds: replaced, as non-JSON
   if (!status.is_object()) status = json::object();
   const bool already = status.contains("generation") && status["generation"] == generation &&
                        status.contains("physical_table") && status["physical_table"] == physical;
@@ -565,7 +570,7 @@ Result<bool> Migrator::StatusNamesTarget(const MigrationPlan& plan) {
     if (current.status().code() == StatusCode::kNotFound) return false;
     return current.status();
   }
-  json status = json::parse(current->data, nullptr, false);
+  json status = ParseBoundedJson(current->data);
   return status.is_object() && status.contains("physical_table") &&
          status["physical_table"] == plan.target;
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "daemon/migrate/migrator.h"
+#include "presplit/json_bounds.h"
 #include "presplit/layout_attributes.h"
 #include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
@@ -64,8 +65,10 @@ json WithoutVolatileFields(json doc) {
   return doc;
 }
 
+// A status znode as JSON, or null when it is not a JSON object within json_bounds.h's limits: a
+// status nested too deep would overflow the stack in the copies and comparisons below.
 json ParseStatus(const std::string& text) {
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json parsed = ParseBoundedJson(text);
   return parsed.is_object() ? parsed : json();
 }
 
@@ -520,7 +523,7 @@ std::string Reconciler::KnownLayoutOfTable(const std::string& znode_name,
 std::string Reconciler::RecordedLayout(const std::string& znode_name, const std::string& table) {
   auto current = zk_.Get(StatusPath(znode_name), /*watch=*/false);
   if (!current.ok()) return "";
-  json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
+  json status = ParseBoundedJson(current->data);
   if (status.is_discarded() || !status.is_object() || !status.contains("layout") ||
       !status["layout"].is_object() || !status.contains("physical_table") ||
       status["physical_table"] != table) {
@@ -552,7 +555,14 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
   const std::string path = StatusPath(table);
   auto current = zk_.Get(path, /*watch=*/false);
   if (current.ok()) {
-    json parsed = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
+    // A status out of bounds is not parsed, only replaced (nothing in it is carried over).
+    const Status bounded = CheckJsonBounds(current->data);
+    if (!bounded.ok()) {
+      spdlog::warn("table {}: replacing its status, which cannot be read: {}", Printable(table),
+                   bounded.message());
+    }
+    json parsed =
+        bounded.ok() ? json::parse(current->data, nullptr, /*allow_exceptions=*/false) : json();
     if (parsed.is_object()) {
       // A migration switched the table since this pass read its status: what was decided here
       // is about the previous generation; the next pass looks again.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "daemon/watch/load_report.h"
+#include "presplit/json_bounds.h"
 
 namespace presplit::daemon::watch {
 namespace {
@@ -106,6 +107,12 @@ Result<bool> StatusPublisher::PublishTable(const std::string& table,
         return false;
       }
       return current.status();
+    }
+    // Out of json_bounds.h's limits (nested too deep: copying its members would overflow the
+    // stack) it is not parsed at all; the reconciler replaces it on its next full pass.
+    if (Status bounded = CheckJsonBounds(current->data); !bounded.ok()) {
+      return Status::FailedPrecondition("the status cannot be read (" + bounded.message() +
+                                        "); left for the reconciler to rewrite");
     }
     json status = json::parse(current->data, nullptr, /*allow_exceptions=*/false);
     if (!status.is_object()) {

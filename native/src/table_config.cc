@@ -15,6 +15,7 @@
 
 #include "presplit/bigint.h"
 #include "presplit/bytes.h"
+#include "presplit/json_bounds.h"
 #include "presplit/split_points.h"
 #include "presplit/split_policy.h"
 #include "presplit/table_derived.h"
@@ -800,6 +801,9 @@ Status WithPrintableMessage(const Status& status) {
 }  // namespace
 
 Result<TableConfig> ParseTableConfig(std::string_view json_text) {
+  // Before the parser: a document nested deeper would overflow the stack of whoever copies or
+  // dumps the parsed value later.
+  if (Status bounded = CheckJsonBounds(json_text); !bounded.ok()) return bounded;
   try {
     Result<TableConfig> config = ParseTableConfigOrThrow(json_text);
     if (!config.ok()) return WithPrintableMessage(config.status());

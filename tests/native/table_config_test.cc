@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "presplit/bytes.h"
+#include "presplit/json_bounds.h"
 #include "presplit/table_derived.h"
 #include "table_documents.h"
 
@@ -53,6 +54,42 @@ TEST(TableConfig, ReferenceCase) {
   Result<std::vector<std::string>> keys = ComputeSplitKeys(c);
   ASSERT_TRUE(keys.ok());
   EXPECT_EQ(*keys, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9"}));
+}
+
+// The bounds of presplit/json_bounds.h come first: a valid document nested too deep, or larger
+// than a znode can be, is refused with that reason and no field error.
+TEST(TableConfig, DocumentsOutOfBoundsAreRefusedBeforeParsing) {
+  const std::string valid = R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+      "regions":2},"families":[{"name":"f"}]})";
+  ASSERT_TRUE(ParseTableConfig(valid).ok());
+
+  std::string deep;
+  for (int i = 0; i < 200000; ++i) deep += R"({"":)";  // 4 bytes a level: below 1 MiB
+  deep += "1" + std::string(200000, '}');
+  for (const std::string& doc :
+       {deep, std::string(200000, '[') + std::string(200000, ']'),
+        valid.substr(0, valid.size() - 1) + R"(,"description":)" + deep + "}"}) {
+    Result<TableConfig> r = ParseTableConfig(doc);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().message().rfind("JSON nested deeper than 64 levels (at byte offset ", 0),
+              0u)
+        << r.status().message();
+  }
+
+  // 64 levels are the limit, not a reason: an unknown field nested that deep is a field error.
+  std::string at_limit = valid.substr(0, valid.size() - 1) + R"(,"x":)";
+  at_limit += std::string(63, '[') + std::string(63, ']') + "}";
+  Result<TableConfig> r = ParseTableConfig(at_limit);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "field 'x': unknown field");
+
+  // Whitespace is JSON: a valid document padded past 1 MiB is refused for its size alone.
+  r = ParseTableConfig(valid + std::string(kMaxJsonBytes, ' '));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "JSON of " + std::to_string(valid.size() + kMaxJsonBytes) +
+                                      " bytes is larger than the limit of 1048576 bytes");
+  EXPECT_TRUE(ParseTableConfig(valid + std::string(kMaxJsonBytes - valid.size(), ' ')).ok());
 }
 
 TEST(TableConfig, MalformedDocuments) {

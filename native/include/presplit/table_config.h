@@ -42,6 +42,10 @@
 //  - table: a valid HBase table name (ValidateTableName);
 //  - unknown fields, wrong JSON types, missing required fields, duplicate keys and malformed JSON
 //    are errors (malformed JSON: "malformed JSON: " + the parser's message with the position);
+//  - the text is checked against presplit/json_bounds.h's limits before it is parsed: more than
+//    kMaxJsonBytes (1 MiB) or arrays and objects nested more than kMaxJsonDepth (64) levels is
+//    an InvalidArgument whose message is CheckJsonBounds's (e.g. "JSON nested deeper than 64
+//    levels (at byte offset 64)"; no "field" prefix: no field was read);
 //  - layout.salt: buckets required (1..256 for byte encoding, 1..10000 for decimal and hex);
 //    encoding "byte" (default) | "decimal" | "hex"; width optional (0 or absent = the minimum,
 //    see SaltWidth); hash "murmur3" (default) | "phoenix" | "java-hashcode"; from "group"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/daemon/fakes.h"
@@ -681,6 +682,89 @@ TEST_F(ReconcilerTest, AMigrationsStatusIsNotRemovedWithItsDocument) {
   ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
   ASSERT_TRUE(zk_.nodes.count("/presplit/status/tinawang:check"));
   EXPECT_EQ(zk_.nodes.at("/presplit/status/tinawang:check").data, migration);
+}
+
+// Valid JSON nested `depth` levels: arrays, or objects {"":{"":...1}} (4 bytes a level, so that
+// 200,000 levels fit in a znode's 1 MiB).
+std::string DeepArrays(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+std::string DeepObjects(int depth) {
+  std::string s;
+  for (int i = 0; i < depth; ++i) s += "{\"\":";
+  return s + "1" + std::string(depth, '}');
+}
+
+// A document nested 200,000 deep is refused before any parser copies it (a copy or a dump
+// recurses once per level): the daemon says why and goes on with the other documents.
+TEST_F(ReconcilerTest, ADocumentNestedTooDeepIsInvalidAndOthersAreServed) {
+  const std::map<std::string, std::string> documents = {
+      {"default:deep_arrays", DeepArrays(200000)},
+      {"default:deep_objects", DeepObjects(200000)},
+      {"default:deep_member",
+       R"({"version":1,"table":"deep_member","split":{"algorithm":"uniform","regions":2},)"
+       R"("families":[{"name":"f"}],"description":)" +
+           DeepObjects(200000) + "}"},
+  };
+  for (const auto& [name, doc] : documents) PutDoc(name, doc);
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  for (const auto& [name, doc] : documents) {
+    auto status = StatusOf(name);
+    EXPECT_EQ(status["phase"], "invalid") << name;
+    EXPECT_NE(status["error"].get<std::string>().find("JSON nested deeper than 64 levels"),
+              std::string::npos)
+        << status.dump();
+  }
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(reconciler_.counters().exceptions_caught, 0u);
+}
+
+TEST_F(ReconcilerTest, ADocumentAboveOneMebibyteIsInvalidWithItsSize) {
+  // Valid JSON, padded with spaces past ZooKeeper's default znode limit.
+  std::string doc = R"({"version":1,"table":"big","split":{"algorithm":"uniform","regions":2},)"
+                    R"("families":[{"name":"f"}]})";
+  doc += std::string(1024 * 1024, ' ');
+  PutDoc("default:big", doc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  auto status = StatusOf("default:big");
+  EXPECT_EQ(status["phase"], "invalid");
+  EXPECT_NE(status["error"].get<std::string>().find("is larger than the limit of 1048576 bytes"),
+            std::string::npos)
+      << status.dump();
+  EXPECT_EQ(admin_.creates, 0);
+}
+
+// A status nested too deep (written by hand, or by a faulty tool) is not read: it is replaced by
+// the daemon's own status on the next pass, and nothing of it is carried over.
+TEST_F(ReconcilerTest, AStatusNestedTooDeepIsReplacedNotRead) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  const std::string deep_load =
+      R"({"phase":"ready","generation":1,"physical_table":"tinawang:check","load":)" +
+      DeepObjects(200000) + "}";
+  for (const std::string& deep : {deep_load, DeepArrays(200000)}) {
+    ASSERT_TRUE(zk_.Upsert("/presplit/status/tinawang:check", deep).ok());
+    ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+    auto status = StatusOf("tinawang:check");
+    EXPECT_EQ(status["phase"], "ready") << status.dump().substr(0, 200);
+    EXPECT_EQ(status["layout"]["salt"]["buckets"], 10);
+    EXPECT_FALSE(status.contains("load"));
+  }
+  EXPECT_EQ(reconciler_.counters().exceptions_caught, 0u);
+}
+
+// A status nested too deep beside no document is an orphan like any other: removed.
+TEST_F(ReconcilerTest, AnOrphanStatusNestedTooDeepIsRemoved) {
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/default:gone",
+                         R"({"generation":2,"deep":)" + DeepObjects(200000) + "}")
+                  .ok());
+  ASSERT_TRUE(zk_.Upsert("/presplit/status/default:gone_too", DeepArrays(200000)).ok());
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  // Out of bounds, its "generation" is never read: it is no migration's status.
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:gone"));
+  EXPECT_FALSE(zk_.nodes.count("/presplit/status/default:gone_too"));
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "daemon/watch/status_publisher.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/daemon/fakes.h"
 
@@ -143,6 +146,29 @@ TEST(StatusPublisher, AStatusThatIsNotJsonIsLeftAlone) {
   f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
   EXPECT_EQ(f.publisher.Publish(f.snapshot, 1000).failed, 1);
   EXPECT_EQ(f.zk.nodes.at(kStatus).data, "not json");
+}
+
+// A status nested 200,000 deep (valid JSON) is not parsed: copying its "load" would overflow the
+// stack. Left for the reconciler to replace, with the reason in the log.
+TEST(StatusPublisher, AStatusNestedTooDeepIsLeftAloneAndTheReasonLogged) {
+  std::ostringstream logged;
+  auto previous = spdlog::default_logger();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(logged);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  Fixture f;
+  std::string deep = R"({"table": "default:t", "phase": "ready", "load": )";
+  for (int i = 0; i < 200000; ++i) deep += R"({"":)";
+  deep += "[]" + std::string(200000, '}') + "}";
+  ASSERT_TRUE(f.zk.Set(kStatus, deep, -1).ok());
+  f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
+  const PublishResult result = f.publisher.Publish(f.snapshot, 1000);
+  spdlog::set_default_logger(previous);
+  EXPECT_EQ(result.failed, 1);
+  EXPECT_EQ(result.written, 0);
+  EXPECT_EQ(f.zk.nodes.at(kStatus).data, deep);
+  EXPECT_NE(logged.str().find("the status cannot be read (JSON nested deeper than 64 levels"),
+            std::string::npos)
+      << logged.str();
 }
 
 }  // namespace

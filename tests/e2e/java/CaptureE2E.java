@@ -377,7 +377,8 @@ public class CaptureE2E {
       } else {
         try (PresplitTables tables = PresplitTables.open(c, zk, root,
             new PresplitTables.Options())) {
-          physical = tables.table(table).awaitReady(Duration.ofSeconds(60)).physicalTable();
+          physical = tables.table(table).awaitReady(Duration.ofSeconds(60)).physicalTable()
+              .getNameAsString();
         }
       }
       long n = 0;

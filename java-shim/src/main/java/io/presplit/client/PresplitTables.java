@@ -473,7 +473,15 @@ public final class PresplitTables implements Closeable {
     }
   }
 
-  private static JsonObject parseObject(String path, byte[] data) throws PresplitConfigException {
+  /**
+   * The znode's JSON object. Bounded first ({@link JsonBounds}): a znode nested too deep or too
+   * large is refused like invalid JSON, so a refresh keeps the last good snapshot.
+   */
+  static JsonObject parseObject(String path, byte[] data) throws PresplitConfigException {
+    String outOfBounds = JsonBounds.problem(data);
+    if (outOfBounds != null) {
+      throw new PresplitConfigException(path + " cannot be read: " + outOfBounds);
+    }
     try {
       JsonElement e = JsonParser.parseString(new String(data, StandardCharsets.UTF_8));
       if (!e.isJsonObject()) {
