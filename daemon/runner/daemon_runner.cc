@@ -331,7 +331,8 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   // connection: a copy runs for minutes and must not hold up the reconcile passes. The copy
   // threads call MigrationBridge on their own (attached) JVM threads.
   auto migrate_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
-  migrate::JniMigrationBridge migration_bridge(*jvm, hbase_settings);
+  // Owned here and released before the JVM: its destructor drops global references through it.
+  auto migration_bridge = std::make_unique<migrate::JniMigrationBridge>(*jvm, hbase_settings);
   migrate::MigratorOptions migrator_options;
   migrator_options.zk_root = options.zk_root;
   migrator_options.daemon_id = reconciler_options.daemon_id;
@@ -357,7 +358,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     for (const auto& region : loads) bytes += region.store_file_bytes + region.memstore_bytes;
     return bytes;
   };
-  migrate::Migrator migrator(*zk, *migrate_admin, migration_bridge, migrator_options);
+  migrate::Migrator migrator(*zk, *migrate_admin, *migration_bridge, migrator_options);
   std::atomic<uint64_t> migrate_failures{0};
   PeriodicWorker migrate_worker(
       "migrate", std::chrono::seconds(std::max(1, options.migration_interval_s)),
@@ -740,6 +741,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   migrate_admin.reset();
   admin.reset();
   zk.reset();
+  // Everything that calls into the JVM goes before it (a bridge destroyed after the JVM would
+  // attach to a JVM that is gone).
+  migration_bridge.reset();
   jvm.reset();
   spdlog::info("presplitd stopped");
   return Status::Ok();

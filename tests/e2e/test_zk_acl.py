@@ -213,12 +213,13 @@ class ZkAclTest(unittest.TestCase):
             return json.loads(proc.stdout) if proc.returncode == 0 else {}
         h.wait_for(lambda: migration().get("phase") == "copying", 90, "the migration copying")
         plan_path = f"{ROOT}/migrations/{TABLE}"
+        request_path = f"{ROOT}/requests/{TABLE}"
 
         # Without credentials (not even a reader here) and as a reader: refused, nothing written.
         self.assert_refused(self.ctl_as(None, "migration", "abort", TABLE, check=False),
                             f"not authorised to read {plan_path}")
         self.assert_refused(self.ctl_as("writer", "migration", "abort", TABLE, check=False),
-                            f"not authorised to write {plan_path}",
+                            f"not authorised to write {request_path}",
                             "need the portal's credentials")
         self.assertIsNone(migration().get("request"))
 

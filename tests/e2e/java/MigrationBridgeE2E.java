@@ -10,7 +10,8 @@
  * 4-byte groups, family keeping 3 versions) gets ROWS rows with 1..3 versions per cell and some
  * deletes; it is copied to a 16-bucket target by source region in chunks, then:
  *  - the chunks resume: each next_row starts the next chunk and the region ends with null;
- *  - per region, copyChunk's digest == digestRange(source) == digestTargetBySourceRegion;
+ *  - per region, copyChunk's digest == digestPartitions(source) == digestTargetPartitions (the
+ *    partition digests too);
  *  - every source cell is read back from the target at its new key (computed by the SDK's
  *    KeyLayout, independently of libpresplit) with the same timestamp and value, and the target
  *    holds nothing else (cell counts equal);
@@ -19,10 +20,14 @@
  *    through the shared connection: counted as ZooKeeper sessions, one per HBase connection);
  *  - copying a region again changes no digest (idempotence);
  *  - a throttled chunk takes at least its cells / rate;
- *  - writes and deletes after a start timestamp are replayed (puts and markers counted), after
- *    which source and target digests agree again and checkPresent finds nothing missing;
- *  - a cell deleted in the target is excused while its delete marker is there, and found missing
- *    (with its key) once a major compaction has removed the marker.
+ *  - a capture peer (the re-keying replication endpoint in the RegionServer) ships what is
+ *    written to the source after it exists, whatever the timestamps (a day ahead, explicit and
+ *    old), deletes of every kind and a per-cell TTL with its tag; a probe in every source region
+ *    is acknowledged, after which source and target digests agree and checkPresent finds
+ *    nothing missing; the peer is removed;
+ *  - a cell deleted in the target: its partition's digest differs, diffPartitions names its row,
+ *    rowHashes differ, describeRow names the column; checkPresent excuses it while its delete
+ *    marker is there, and finds it missing (with its key) once a major compaction removed it.
  */
 
 import io.presplit.client.KeyLayout;
@@ -66,7 +71,6 @@ public final class MigrationBridgeE2E {
   static final String NEW_LAYOUT = "{\"salt\":{\"buckets\":16,\"encoding\":\"decimal\","
       + "\"hash\":\"java-hashcode\"},\"group\":{\"length\":4}}";
   static final byte[] F = Bytes.toBytes("f");
-  static final long ALL = Long.MAX_VALUE;
 
   static void check(boolean ok, String what) {
     if (!ok) {
@@ -109,6 +113,8 @@ public final class MigrationBridgeE2E {
     Configuration c = HBaseConfiguration.create();
     c.set(conf[0], conf[1]);
     c.set(conf[2], conf[3]);
+    // Reads the cells' tags too (a per-cell TTL shipped by the capture).
+    c.set("hbase.client.rpc.codec", "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags");
     MigrationBridge.configure(conf);
     KeyLayout oldLayout = KeyLayout.fromDocument(obj(OLD_LAYOUT));
     KeyLayout newLayout = KeyLayout.fromDocument(obj(NEW_LAYOUT));
@@ -172,7 +178,7 @@ public final class MigrationBridgeE2E {
         byte[] from = starts.get(r);
         while (true) {
           JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-              target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0, startTs,
+              target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r),
               150, 0, null));
           chunks++;
           regionRows[r] += chunk.get("rows").getAsLong();
@@ -196,14 +202,10 @@ public final class MigrationBridgeE2E {
       check(chunks > starts.size(), "only " + chunks + " chunks: the test must resume chunks");
 
       // Per region: the copy's digest == the source's == the target's attributed one.
-      byte[][] startArray = starts.toArray(new byte[0][]);
-      JsonArray byRegion = JsonParser.parseString(MigrationBridge.digestTargetBySourceRegion(
-          target.getNameAsString(), NEW_LAYOUT, OLD_LAYOUT, startArray, 0, startTs))
-          .getAsJsonArray();
-      check(byRegion.size() == starts.size(), "digestTargetBySourceRegion is not aligned");
+      JsonArray byRegion = targetDigests(target, starts);
+      check(byRegion.size() == starts.size(), "digestTargetPartitions is not aligned");
       for (int r = 0; r < starts.size(); r++) {
-        JsonObject src = obj(MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT,
-            starts.get(r), ends.get(r), 0, startTs));
+        JsonObject src = digest(source, OLD_LAYOUT, starts.get(r), ends.get(r));
         JsonObject dst = byRegion.get(r).getAsJsonObject();
         String copyHex = String.format("%016x", regionDigest[r]);
         check(src.get("digest").getAsString().equals(copyHex)
@@ -268,8 +270,8 @@ public final class MigrationBridgeE2E {
         byte[] from = starts.get(r);
         while (true) {
           JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-              hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r), 0,
-              startTs, 150, 0, spec));
+              hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r),
+               150, 0, spec));
           hfileChunks++;
           hfileRows += chunk.get("rows").getAsLong();
           if (chunk.get("next_row").isJsonNull()) {
@@ -279,7 +281,7 @@ public final class MigrationBridgeE2E {
         }
       }
       JsonObject crossing = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-          hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(5), null, 0, startTs,
+          hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(5), null,
           1_000_000, 0, spec));
       hfileChunks++;
       long hfileMsPerChunk = (System.nanoTime() - hfileStartNs) / 1_000_000 / hfileChunks;
@@ -292,12 +294,9 @@ public final class MigrationBridgeE2E {
       hfileRows += crossing.get("rows").getAsLong();
       check(hfileRows == copiedRows, "hfile engine copied " + hfileRows + " rows, the put path "
           + copiedRows);
-      JsonArray hfileByRegion = JsonParser.parseString(
-          MigrationBridge.digestTargetBySourceRegion(hfileTarget.getNameAsString(), NEW_LAYOUT,
-              OLD_LAYOUT, starts.toArray(new byte[0][]), 0, startTs)).getAsJsonArray();
+      JsonArray hfileByRegion = targetDigests(hfileTarget, starts);
       for (int r = 0; r < starts.size(); r++) {
-        JsonObject src = obj(MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT,
-            starts.get(r), ends.get(r), 0, startTs));
+        JsonObject src = digest(source, OLD_LAYOUT, starts.get(r), ends.get(r));
         check(src.equals(hfileByRegion.get(r).getAsJsonObject()), "hfile engine, region " + r
             + ": source " + src + " vs target " + hfileByRegion.get(r));
       }
@@ -346,12 +345,11 @@ public final class MigrationBridgeE2E {
       String snapSpec = snapSpecJson.toString();
       List<JsonObject> sourceBefore = new ArrayList<>();
       for (int r = 0; r < starts.size(); r++) {
-        sourceBefore.add(obj(MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT,
-            starts.get(r), ends.get(r), 0, startTs)));
+        sourceBefore.add(digest(source, OLD_LAYOUT, starts.get(r), ends.get(r)));
       }
       JsonObject firstSnapChunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0), 0,
-          startTs, 150, 0, snapSpec));
+          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0),
+           150, 0, snapSpec));
       check(!admin.listSnapshots(java.util.regex.Pattern.compile(snapshotName)).isEmpty(),
           "the first chunk took no snapshot " + snapshotName);
       byte[] lateLogical = null;
@@ -369,18 +367,16 @@ public final class MigrationBridgeE2E {
       long snapRows = firstSnapChunk.get("rows").getAsLong();
       byte[] resume = Base64.getDecoder().decode(firstSnapChunk.get("next_row").getAsString());
       snapRows += obj(MigrationBridge.copyChunk(source.getNameAsString(),
-          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, resume, ends.get(0), 0, startTs,
+          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, resume, ends.get(0),
           1_000_000, 0, snapSpec)).get("rows").getAsLong();
       JsonObject restOfSource = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), null, 0, startTs,
+          snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), null,
           1_000_000, 0, snapSpec));
       check(restOfSource.get("next_row").isJsonNull(), "the snapshot copy did not finish");
       snapRows += restOfSource.get("rows").getAsLong();
       check(snapRows == copiedRows, "the snapshot copy read " + snapRows + " rows, the live "
           + "copy " + copiedRows);
-      JsonArray snapByRegion = JsonParser.parseString(
-          MigrationBridge.digestTargetBySourceRegion(snapTarget.getNameAsString(), NEW_LAYOUT,
-              OLD_LAYOUT, starts.toArray(new byte[0][]), 0, startTs)).getAsJsonArray();
+      JsonArray snapByRegion = targetDigests(snapTarget, starts);
       for (int r = 0; r < starts.size(); r++) {
         check(sourceBefore.get(r).equals(snapByRegion.get(r).getAsJsonObject()),
             "snapshot copy, region " + r + ": source when the snapshot was taken "
@@ -391,8 +387,7 @@ public final class MigrationBridgeE2E {
             "a cell written to the source after the snapshot reached the target: the chunks "
                 + "read the live table");
       }
-      JsonObject liveRegion0 = obj(MigrationBridge.digestRange(source.getNameAsString(),
-          OLD_LAYOUT, starts.get(0), ends.get(0), 0, startTs));
+      JsonObject liveRegion0 = digest(source, OLD_LAYOUT, starts.get(0), ends.get(0));
       check(liveRegion0.get("cells").getAsLong()
           == sourceBefore.get(0).get("cells").getAsLong() + 1,
           "the live source's region 0 should hold the late cell: " + liveRegion0);
@@ -407,31 +402,41 @@ public final class MigrationBridgeE2E {
       evidence.addProperty("snapshot_rows", snapRows);
 
       // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
-      String before = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
-          null, 0, ALL);
+      String before = digest(target, NEW_LAYOUT, null, null).toString();
       JsonObject again = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0), 0,
-          startTs, 1_000_000, 0, null));
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0),
+           1_000_000, 0, null));
       check(again.get("next_row").isJsonNull() && again.get("rows").getAsLong() == regionRows[0],
           "copying region 0 again: " + again);
-      String after = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
-          null, 0, ALL);
+      String after = digest(target, NEW_LAYOUT, null, null).toString();
       check(before.equals(after), "a second copy changed the target: " + before + " -> " + after);
 
       // Throttling: 600 cells at 2000 cells/s take at least 0.3 s (well, 0.25 s of margin).
       long t0 = System.nanoTime();
       JsonObject throttled = obj(MigrationBridge.copyChunk(source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), ends.get(1), 0,
-          startTs, 150, 2000, null));
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), ends.get(1),
+           150, 2000, null));
       double seconds = (System.nanoTime() - t0) / 1e9;
       long cells = throttled.get("cells").getAsLong();
       check(seconds >= cells / 2000.0 * 0.8, "throttled chunk of " + cells + " cells took "
           + seconds + " s");
 
-      // Catch-up: new rows, a new version, and deletes after startTs, replayed.
-      while (System.currentTimeMillis() <= startTs) {
-        Thread.sleep(1); // the writes below must be stamped after startTs
-      }
+      // Change capture: the re-keying replication endpoint (in the RegionServer) ships what is
+      // written to the source once its peer exists, whatever the timestamps: new rows, a cell a
+      // day ahead, a put with an explicit old timestamp, a per-cell TTL (a tag), a delete of
+      // the newest version only, a whole-row delete and a column delete.
+      String peer = "presplit_e2e_" + ns;
+      check(obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()))
+          .get("added").getAsBoolean(), "the capture peer was not added");
+      check(!obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()))
+          .get("added").getAsBoolean(), "a second ensure added the peer again");
+      JsonObject described = obj(MigrationBridge.describeCapture(peer));
+      check(described.get("exists").getAsBoolean()
+          && described.get("target").getAsString().equals(target.getNameAsString()),
+          "describeCapture: " + described);
+      long day = 86_400_000L;
       try (Table t = conn.getTable(source)) {
         List<Put> puts = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
@@ -440,28 +445,51 @@ public final class MigrationBridgeE2E {
               Bytes.toBytes("late " + i)));
         }
         puts.add(new Put(oldLayout.encode(logicalKeys.get(3))).addColumn(F, Bytes.toBytes("q0"),
-            Bytes.toBytes("newer")));
+            System.currentTimeMillis() + day, Bytes.toBytes("a day ahead")));
+        puts.add(new Put(oldLayout.encode(logicalKeys.get(6))).addColumn(F, Bytes.toBytes("q9"),
+            1000L, Bytes.toBytes("explicit old timestamp")));
+        Put ttl = new Put(oldLayout.encode(logicalKeys.get(7))).addColumn(F, Bytes.toBytes("qt"),
+            Bytes.toBytes("with a TTL"));
+        ttl.setTTL(3_600_000L);
+        puts.add(ttl);
         t.put(puts);
         // (Table.delete(List) removes what it applied from the list: a mutable one.)
         t.delete(new ArrayList<>(List.of(new Delete(oldLayout.encode(logicalKeys.get(4))),
-            new Delete(oldLayout.encode(logicalKeys.get(5))).addColumns(F,
-                Bytes.toBytes("q1")))));
+            new Delete(oldLayout.encode(logicalKeys.get(5))).addColumns(F, Bytes.toBytes("q1")),
+            new Delete(oldLayout.encode(logicalKeys.get(8))).addColumn(F, Bytes.toBytes("q0")))));
       }
-      JsonObject replay = obj(MigrationBridge.replayRange(source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, startTs, ALL, 0));
-      check(replay.get("cells").getAsLong() == 51, "replayed puts: " + replay);
-      check(replay.get("deletes").getAsLong() == 2, "replayed delete markers: " + replay);
-      String sourceAll = MigrationBridge.digestRange(source.getNameAsString(), OLD_LAYOUT, null,
-          null, 0, ALL);
-      String targetAll = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
-          null, 0, ALL);
-      check(sourceAll.equals(targetAll), "after the replay: source " + sourceAll + " target "
+      long probeId = System.currentTimeMillis();
+      JsonObject probe = obj(MigrationBridge.probe(source.getNameAsString(),
+          Long.toString(probeId)));
+      int probed = probe.getAsJsonArray("rows").size();
+      check(probed == starts.size(), "probed " + probed + " regions of " + starts.size());
+      long captureDeadline = System.currentTimeMillis() + 120_000;
+      while (obj(MigrationBridge.captureAcks(target.getNameAsString(), Long.toString(probeId)))
+          .getAsJsonArray("probe_rows").size() < probed) {
+        check(System.currentTimeMillis() < captureDeadline, "the peer acknowledged no probe");
+        Thread.sleep(100);
+      }
+      String sourceAll = digest(source, OLD_LAYOUT, null, null).toString();
+      String targetAll = digest(target, NEW_LAYOUT, null, null).toString();
+      check(sourceAll.equals(targetAll), "after the capture: source " + sourceAll + " target "
           + targetAll);
+      try (Table t = conn.getTable(target)) {
+        Cell shipped = t.get(new Get(newLayout.encode(logicalKeys.get(7)))).getColumnLatestCell(
+            F, Bytes.toBytes("qt"));
+        check(shipped != null && shipped.getTagsLength() > 0,
+            "the TTL cell arrived without its tag: " + shipped);
+        check(t.get(new Get(newLayout.encode(logicalKeys.get(4)))).isEmpty(),
+            "the whole-row delete did not arrive");
+      }
       JsonObject present = obj(MigrationBridge.checkPresent(source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, 0, ALL));
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT));
       check(present.get("missing").getAsLong() == 0
           && present.get("checked").getAsLong() == obj(sourceAll).get("cells").getAsLong(),
-          "checkPresent after the replay: " + present + " source " + sourceAll);
+          "checkPresent after the capture: " + present + " source " + sourceAll);
+      check(obj(MigrationBridge.removeCapture(peer)).get("removed").getAsBoolean(),
+          "the peer was not removed");
+      check(!obj(MigrationBridge.describeCapture(peer)).get("exists").getAsBoolean(),
+          "the peer is still there");
 
       // A cell removed from the target: excused while its delete marker is there (a writer
       // deleted it after the switch), missing once a major compaction has dropped the marker.
@@ -470,11 +498,50 @@ public final class MigrationBridgeE2E {
         t.delete(new Delete(newLayout.encode(victim)).addColumns(F, Bytes.toBytes("q1")));
       }
       JsonObject excused = obj(MigrationBridge.checkPresent(source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, 0, ALL));
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT));
       check(excused.get("missing").getAsLong() == 0, "a deleted cell is not excused: " + excused);
-      String corrupted = MigrationBridge.digestRange(target.getNameAsString(), NEW_LAYOUT, null,
-          null, 0, ALL);
+      String corrupted = digest(target, NEW_LAYOUT, null, null).toString();
       check(!corrupted.equals(sourceAll), "the digest did not see the deleted cell");
+      // The verification's row-by-row step finds it: the differing partition, then the row.
+      JsonArray damaged = targetDigests(target, starts);
+      JsonArray regionsToDiff = new JsonArray();
+      for (int r = 0; r < starts.size(); r++) {
+        JsonArray want = digest(source, OLD_LAYOUT, starts.get(r), ends.get(r))
+            .getAsJsonArray("partitions");
+        JsonArray got = damaged.get(r).getAsJsonObject().getAsJsonArray("partitions");
+        JsonArray differing = new JsonArray();
+        for (int p = 0; p < want.size(); p++) {
+          if (!want.get(p).equals(got.get(p))) {
+            differing.add(p);
+          }
+        }
+        if (differing.size() > 0) {
+          JsonObject region = new JsonObject();
+          region.addProperty("start", b64(starts.get(r)));
+          region.addProperty("end", b64(ends.get(r)));
+          region.add("partitions", differing);
+          regionsToDiff.add(region);
+        }
+      }
+      check(regionsToDiff.size() == 1, "one region differs, not " + regionsToDiff);
+      JsonObject diff = obj(MigrationBridge.diffPartitions(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, startsJson(starts),
+          regionsToDiff.toString(), "16", "100"));
+      check(diff.get("differing").getAsLong() == 1 && Bytes.equals(Base64.getDecoder().decode(
+          diff.getAsJsonArray("keys").get(0).getAsString()), victim), "diffPartitions: " + diff);
+      JsonArray keys = new JsonArray();
+      keys.add(b64(victim));
+      String sourceHash = obj(MigrationBridge.rowHashes(source.getNameAsString(), OLD_LAYOUT,
+          keys.toString())).getAsJsonArray("hashes").get(0).getAsString();
+      String targetHash = obj(MigrationBridge.rowHashes(target.getNameAsString(), NEW_LAYOUT,
+          keys.toString())).getAsJsonArray("hashes").get(0).getAsString();
+      check(!sourceHash.equals(targetHash) && !targetHash.equals("0000000000000000"),
+          "rowHashes: " + sourceHash + " vs " + targetHash);
+      String text = obj(MigrationBridge.describeRow(source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, b64(victim))).get("text")
+          .getAsString();
+      check(text.contains(Bytes.toStringBinary(victim)) && text.contains("q1"),
+          "describeRow: " + text);
       admin.flush(target);
       admin.majorCompact(target);
       long deadline = System.currentTimeMillis() + 120_000;
@@ -483,7 +550,7 @@ public final class MigrationBridgeE2E {
         Thread.sleep(200);
       }
       JsonObject missing = obj(MigrationBridge.checkPresent(source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, 0, ALL));
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT));
       check(missing.get("missing").getAsLong() >= 1
           && missing.get("first_missing").getAsString().contains(Bytes.toStringBinary(victim)),
           "checkPresent did not find the removed cell: " + missing);
@@ -493,7 +560,7 @@ public final class MigrationBridgeE2E {
       evidence.addProperty("rows", copiedRows);
       evidence.addProperty("cells", copiedCells);
       evidence.addProperty("throttled_seconds", seconds);
-      evidence.add("replay", replay);
+      evidence.addProperty("capture_probes", probed);
       evidence.add("missing", missing);
       for (TableName tn : List.of(source, target, hfileTarget, snapTarget)) {
         admin.disableTable(tn);
@@ -504,6 +571,32 @@ public final class MigrationBridgeE2E {
       MigrationBridge.closeConnection();
     }
     System.out.println(evidence);
+  }
+
+  static String b64(byte[] key) {
+    return key == null ? "" : Base64.getEncoder().encodeToString(key);
+  }
+
+  static String startsJson(List<byte[]> starts) {
+    JsonArray out = new JsonArray();
+    for (byte[] s : starts) {
+      out.add(b64(s));
+    }
+    return out.toString();
+  }
+
+  /** Rows, cells, digest and 16 partition digests of a table's rows [from, end). */
+  static JsonObject digest(TableName table, String layout, byte[] from, byte[] end)
+      throws Exception {
+    return obj(MigrationBridge.digestPartitions(table.getNameAsString(), layout, b64(from),
+        b64(end), "16"));
+  }
+
+  /** The target's rows attributed to the source regions (as digest() per region). */
+  static JsonArray targetDigests(TableName target, List<byte[]> starts) throws Exception {
+    return JsonParser.parseString(MigrationBridge.digestTargetPartitions(
+        target.getNameAsString(), NEW_LAYOUT, OLD_LAYOUT, startsJson(starts), "16"))
+        .getAsJsonArray();
   }
 
   static void create(Admin admin, TableName name, KeyLayout layout) throws Exception {

@@ -112,7 +112,7 @@ final class WalEntryRekeyer {
     long acks = 0;
     long unfit = 0;
     int group = -1;
-    ExtendedCellBuilder builder = ExtendedCellBuilderFactory.create(CellBuilderType.DEEP_COPY);
+    ExtendedCellBuilder builder = ExtendedCellBuilderFactory.create(CellBuilderType.SHALLOW_COPY);
     for (WAL.Entry entry : entries) {
       if (!wants(entry)) {
         continue;

@@ -8,8 +8,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import org.apache.hadoop.hbase.ArrayBackedTag;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.TagType;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
 /** The migration digest: XXH64 itself, order independence, field boundaries, the salt ignored. */
@@ -101,6 +104,25 @@ class CellDigestTest {
     assertNotEquals(base, hashOf("ab", cell("x", "f", "c", 1, "w")));
     assertNotEquals(base, hashOf("ab", cell("x", "g", "c", 1, "v")));
     assertNotEquals(base, hashOf("ac", cell("x", "f", "c", 1, "v")));
+    // A tag too: a cell whose per-cell TTL (or visibility label, ACL) was lost differs.
+    Cell tagged = new KeyValue(b("x"), b("f"), b("c"), 1, KeyValue.Type.Put, b("v"),
+        List.of(new ArrayBackedTag(TagType.TTL_TAG_TYPE, Bytes.toBytes(60_000L))));
+    assertNotEquals(base, hashOf("ab", tagged));
+  }
+
+  @Test
+  void rowsHashToNonZeroAndPartitionsAreStable() {
+    assertNotEquals(0L, CellDigest.rowHash(0, 0), "0 stands for no row");
+    assertNotEquals(CellDigest.rowHash(5, 1), CellDigest.rowHash(5, 2));
+    byte[] key = b("0012abcd");
+    int p = CellDigest.partitionOf(key, 4, 4, 256);
+    assertEquals(p, CellDigest.partitionOf(b("3abcd"), 1, 4, 256),
+        "the same logical key in another salt falls into the same partition");
+    for (int i = 0; i < 1000; i++) {
+      byte[] k = b("key-" + i);
+      int q = CellDigest.partitionOf(k, 0, k.length, 7);
+      assertEquals(true, q >= 0 && q < 7, "partition " + q);
+    }
   }
 
   @Test
