@@ -107,11 +107,16 @@ void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& set
     decision.action = SplitDecision::Action::kSkip;
     decision.reason = reason;
   };
-  // Right before the mutation: a deposed leader must not split what the new one may split too.
-  if (options_.may_act && !options_.may_act()) {
-    skip("not_leader");
-    return;
-  }
+  // Asked right before each split request, not before the key sample: sampling reads many rows
+  // and takes a while, and a lease confirmed before it says nothing about the moment of the
+  // split. A deposed leader must not split what the new one may split too.
+  auto may_split = [&] {
+    if (options_.may_act && !options_.may_act()) {
+      skip("not_leader");
+      return false;
+    }
+    return true;
+  };
   Status split;
   if (settings.point_from_key_sample) {
     // HBase's own policy would split at the largest store's mid key, blind to groups and load:
@@ -141,10 +146,12 @@ void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& set
             "balanced, not requests)",
             decision.region, decision.table, ToStringBinary(decision.split_key), sampled,
             (*point)->left, (*point)->right);
+        if (!may_split()) return;
         split = source_.SplitRegionAt(decision.region, decision.split_key);
       }
     }
   } else {
+    if (!may_split()) return;
     split = source_.SplitRegion(decision.region);
   }
   if (!split.ok()) {

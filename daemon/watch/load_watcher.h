@@ -31,7 +31,8 @@ struct LoadWatcherOptions {
   // tables plus a margin (SetTables adjusts it), so no more than the rules can use.
   int64_t min_history_ms = 30'000;
   size_t decisions_kept = 20;  // per table
-  // "May I act?": asked right before every split request; false turns the split into a
+  // "May I act?": asked right before every split request (after the key sample of a region
+  // whose point presplitd computes, never before it); false turns the split into a
   // "not_leader" skip. Unset means always (tests). presplitd passes its election's lease check.
   std::function<bool()> may_act = nullptr;
   // The key sample of a region whose split point presplitd computes: about this many keys, from

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 namespace presplit::daemon::watch {
 namespace {
 
@@ -25,6 +27,7 @@ class FakeLoadSource : public RegionLoadSource {
     sampled.push_back(table + " [" + start_key + ", " + end_key + ")");
     EXPECT_GT(max_keys, 0);
     EXPECT_GT(max_rows, 0);
+    if (on_sample) on_sample();
     return sample;
   }
   Status SplitRegionAt(const std::string& region, const std::string& point) override {
@@ -57,6 +60,7 @@ class FakeLoadSource : public RegionLoadSource {
   std::vector<std::string> split_requests;
   std::vector<std::string> sampled;
   std::vector<std::string> sample;  // the keys SampleRowKeys returns
+  std::function<void()> on_sample;  // runs while SampleRowKeys reads
   std::vector<std::pair<std::string, std::string>> split_at;
   Status error = Status::Ok();
   Status split_status = Status::Ok();
@@ -247,6 +251,40 @@ TEST(LoadWatcher, NoSplitRequestWithoutTheLease) {
   }
   EXPECT_TRUE(source.split_requests.empty());
   EXPECT_EQ(watcher.snapshot().decisions.at("default:t").front().reason, "not_leader");
+}
+
+TEST(LoadWatcher, TheLeaseIsCheckedAfterTheKeySampleRightBeforeTheSplit) {
+  FakeLoadSource source;
+  for (int g = 0; g < 10; ++g) {
+    for (int r = 0; r < 5; ++r) source.sample.push_back("2g" + std::to_string(g) + "|r");
+  }
+  int64_t now = 0;
+  bool lease = true;
+  int checks = 0;
+  LoadWatcherOptions options;
+  options.may_act = [&] {
+    ++checks;
+    return lease;
+  };
+  // Deposed while the hot region's rows are read: the point is computed, the split never asked.
+  source.on_sample = [&] {
+    EXPECT_EQ(checks, 0) << "no lease check before the sample: it would be stale by the split";
+    lease = false;
+  };
+  LoadWatcher watcher(source, options, [&now] { return now; });
+  watcher.SetTables({{"default:t", KeySampleSettings()}});
+  for (int i = 0; i < 5; ++i) {
+    source.Advance(3, {500, 500, 9000, 500});
+    now = source.time_ms;
+    ASSERT_TRUE(watcher.Poll().ok());
+  }
+  EXPECT_EQ(source.sampled.size(), 1u);
+  EXPECT_EQ(checks, 1);
+  EXPECT_TRUE(source.split_at.empty());
+  EXPECT_TRUE(source.split_requests.empty());
+  const SplitDecision& decision = watcher.snapshot().decisions.at("default:t").front();
+  EXPECT_EQ(decision.action, SplitDecision::Action::kSkip);
+  EXPECT_EQ(decision.reason, "not_leader");
 }
 
 }  // namespace
