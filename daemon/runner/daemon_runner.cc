@@ -480,6 +480,15 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   std::atomic<uint64_t> load_polls{0}, load_poll_failures{0}, load_status_writes{0};
   auto last_tables_read = std::chrono::steady_clock::time_point::min();
   uint64_t tables_read_at_changes = 0;
+  // What moves when the watched tables may have changed: a document created, edited or removed
+  // (the reconciler holds the watches), and a migration started, switched (the status names
+  // another physical table), finished or aborted (its target is watched until the switch).
+  auto watch_changes = [&] {
+    const auto& r = reconciler.counters();
+    const auto& m = migrator.counters();
+    return r.document_changes.load() + r.migrations_started.load() + m.switches.load() +
+           m.completed.load() + m.aborted.load();
+  };
   PeriodicWorker watch_worker(
       "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
       [&](bool /*scheduled*/) {
@@ -491,20 +500,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
           }
           if (!watcher_was_leading) status_publisher.Forget();  // others wrote meanwhile
           watcher_was_leading = true;
-          // The documents are re-read as soon as a reconcile pass saw one created, edited or
-          // removed (the reconciler holds the watches), and at the resync interval anyway. Not
-          // only at the interval: a table documented a second after a read would go unwatched
-          // for up to a minute, and its hot regions with it.
+          // The documents and their statuses are re-read as soon as a reconcile pass saw a
+          // document created, edited or removed or a migration moved (watch_changes), and at
+          // the resync interval anyway. Not only at the interval: a table documented a second
+          // after a read would go unwatched for up to a minute, and its hot regions with it;
+          // after a switch, the old generation would be watched instead of the new one.
           const auto now = std::chrono::steady_clock::now();
-          const uint64_t document_changes = reconciler.counters().document_changes;
+          const uint64_t changes = watch_changes();
           if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
               last_tables_read == std::chrono::steady_clock::time_point::min() ||
-              document_changes != tables_read_at_changes) {
-            auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath());
+              changes != tables_read_at_changes) {
+            auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath(),
+                                                   JoinZkPath(options.zk_root, "status"));
             if (tables.ok()) {
               load_watcher.SetTables(std::move(tables).value());
               last_tables_read = now;
-              tables_read_at_changes = document_changes;
+              tables_read_at_changes = changes;
             } else {
               spdlog::warn("load watcher: cannot read the documents: {}",
                            tables.status().ToString());
