@@ -213,8 +213,10 @@ std::vector<CommandSpec> AdviseCommands() {
        "                        a re-salt to more buckets), with its numbers and the rule behind\n"
        "                        each advice: size and request rates from the leader's GET\n"
        "                        /status (default daemon 127.0.0.1:9464), buckets, decisions and\n"
-       "                        size history (growth) from the table's status znode; --from /\n"
-       "                        --status-from read saved copies instead (no network)\n",
+       "                        size history (growth) from the table's status znode; all of\n"
+       "                        the physical table serving the document now (after a re-salt,\n"
+       "                        the generation its status names); --from / --status-from read\n"
+       "                        saved copies instead (no network)\n",
        &CmdAdvise},
   };
 }

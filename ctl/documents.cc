@@ -238,6 +238,9 @@ int CmdStatus(const Args& args) {
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (true) {
+    // A wait may outlive its session (a long GC pause, a partition). presplitctl holds nothing
+    // tied to it, so an expired session is simply replaced; a failure is retried next round.
+    if ((*zk)->SessionExpired()) (void)(*zk)->StartNewSession();
     auto status = ReadStatus(**zk, args, table);
     bool reached = false;
     if (status.ok()) {

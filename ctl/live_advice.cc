@@ -10,6 +10,12 @@ namespace {
 
 using nlohmann::json;
 
+std::string Str(const json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
+}
+
 double Num(const json& object, const char* key) {
   return object.is_object() && object.contains(key) && object[key].is_number()
              ? object[key].get<double>()
@@ -44,12 +50,47 @@ Result<LiveFacts> FactsFromStatus(const std::string& table, const json* daemon_s
                                   const json* table_status) {
   LiveFacts facts;
   facts.table = table;
+  facts.physical_table = table;
+  if (table_status != nullptr && table_status->is_object()) {
+    // The physical table serving the document: the reconciler's rule (a generation above 1,
+    // written by a migration's switch, names it).
+    const json& s = *table_status;
+    const int64_t generation = s.contains("generation") && s["generation"].is_number_integer()
+                                   ? s["generation"].get<int64_t>()
+                                   : 1;
+    const std::string named = Str(s, "physical_table");
+    if (generation > 1 && !named.empty()) {
+      facts.physical_table = named;
+      facts.generation = generation;
+    }
+    if (s.contains("migration") && s["migration"].is_object()) {
+      const std::string phase = Str(s["migration"], "phase");
+      const std::string target = Str(s["migration"], "target");
+      if (!phase.empty() && phase != "done" && phase != "aborted" &&
+          target != facts.physical_table) {
+        facts.migration_target = target;
+      }
+    }
+  }
   if (daemon_status != nullptr && daemon_status->is_object() && daemon_status->contains("load") &&
       (*daemon_status)["load"].is_object() && (*daemon_status)["load"].contains("tables") &&
       (*daemon_status)["load"]["tables"].is_array()) {
     for (const json& t : (*daemon_status)["load"]["tables"]) {
-      if (!t.is_object() || t.value("table", std::string()) != table) continue;
+      if (!t.is_object()) continue;
+      const std::string physical =
+          Str(t, "physical_table").empty() ? Str(t, "table") : Str(t, "physical_table");
+      if (Str(t, "table") != table && physical != table) continue;
+      if (Str(t, "role") == "migration_target") {
+        // Shown beside the serving table while the copy runs: its load is the copy's.
+        if (facts.migration_target.empty()) facts.migration_target = physical;
+        continue;
+      }
       facts.has_load = true;
+      // The numbers are this table's: the decisions counted below are about it too.
+      facts.physical_table = physical;
+      if (t.contains("generation") && t["generation"].is_number_integer()) {
+        facts.generation = t["generation"].get<int64_t>();
+      }
       facts.region_count = static_cast<int>(Num(t, "region_count"));
       facts.size_bytes = static_cast<int64_t>(Num(t, "size_bytes"));
       facts.requests_per_s = Num(t, "requests_per_s");
@@ -85,6 +126,11 @@ Result<LiveFacts> FactsFromStatus(const std::string& table, const json* daemon_s
     if (load.contains("decisions") && load["decisions"].is_array()) {
       for (const json& d : load["decisions"]) {
         if (!d.is_object()) continue;
+        // About the physical table serving the document now; one written before decisions
+        // named theirs was about the document's own table.
+        const std::string about =
+            Str(d, "physical_table").empty() ? table : Str(d, "physical_table");
+        if (about != facts.physical_table) continue;
         ++facts.decisions;
         const std::string action = d.value("action", std::string());
         const std::string reason = d.value("reason", std::string());
@@ -110,6 +156,15 @@ LiveAdviceReport AdviseLive(const LiveFacts& f, const AdviceRules& rules) {
     report.advice.push_back(LiveAdvice{kind, rule, text});
   };
 
+  if (!f.physical_table.empty() && f.physical_table != f.table) {
+    fact("physical table: " + f.physical_table + " (generation " + std::to_string(f.generation) +
+         "); the numbers below are its own");
+  }
+  if (!f.migration_target.empty()) {
+    fact("migration under way into " + f.migration_target +
+         ": its load is the copy's and it is not split by load until the switch; no re-salt "
+         "advised meanwhile");
+  }
   fact("regions: " + std::to_string(f.region_count) + ", size " + Size(f.size_bytes) +
        (f.region_count > 0
             ? " (" + Size(static_cast<double>(f.size_bytes) / f.region_count) + " per region)"
@@ -179,8 +234,8 @@ LiveAdviceReport AdviseLive(const LiveFacts& f, const AdviceRules& rules) {
                "): use NativeSplitPolicy (the document's split_policy with load_balanced), "
                "whose points balance requests, not keys");
   }
-  // bucket_tails
-  if (f.buckets > 0 && f.region_count >= 2 * f.buckets &&
+  // bucket_tails (not while a re-salt is already under way)
+  if (f.migration_target.empty() && f.buckets > 0 && f.region_count >= 2 * f.buckets &&
       static_cast<int>(f.write_rates.size()) > f.buckets) {
     std::vector<double> rates = f.write_rates;
     std::sort(rates.begin(), rates.end(), std::greater<>());

@@ -17,6 +17,11 @@
 //                  write rate) while it has at least twice as many regions: each bucket's tail
 //                  takes the writes (rising keys)          -> re-salt to more buckets
 //  - hot_key:      hot regions were found unsplittable    -> none of the three helps (one key)
+//
+// Everything is about the physical table serving the document as its status names it (after a
+// re-salting migration's switch, "ns:t__g2"): the load of that table (not of a migration's
+// target, which the watcher shows beside it), and the decisions about it (not those about an
+// earlier generation). While a migration is under way no re-salt is advised (bucket_tails).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +36,11 @@
 namespace presplit::ctl {
 
 struct LiveFacts {
-  std::string table;
+  std::string table;           // the document's name, as asked
+  std::string physical_table;  // the table serving it (the document's name before any switch)
+  int64_t generation = 1;
+  // The target of a re-salting migration under way and not switched yet ("" when none is).
+  std::string migration_target;
   bool has_load = false;  // the daemon's /status had the table
   int region_count = 0;
   int64_t size_bytes = 0;
@@ -69,7 +78,9 @@ struct LiveAdviceReport {
 };
 
 // The facts for `table` from the daemon's /status answer and the table's status document (either
-// may be null: what it would tell is then missing). NotFound when neither knows the table.
+// may be null: what it would tell is then missing). `table` is the document's name; /status's
+// entry for it is the one of its serving physical table (a physical table's name finds it too).
+// NotFound when neither knows the table.
 Result<LiveFacts> FactsFromStatus(const std::string& table, const nlohmann::json* daemon_status,
                                   const nlohmann::json* table_status);
 

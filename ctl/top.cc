@@ -19,6 +19,12 @@ using nlohmann::json;
 
 double Number(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
 
+// A string member, "" when absent or null (a daemon before generations has none).
+std::string Text(const json& object, const char* key) {
+  return object.contains(key) && object.at(key).is_string() ? object.at(key).get<std::string>()
+                                                            : "";
+}
+
 std::string Rate(const json& v) {
   if (!v.is_number()) return "-";
   std::ostringstream out;
@@ -56,14 +62,25 @@ std::string Render(const json& status, const std::string& only_table, int rows) 
   }
   for (const json& t : load.at("tables")) {
     const std::string name = t.value("table", "");
-    if (!only_table.empty() && name != only_table) continue;
+    // The physical table whose regions these are: the document's own, another generation after
+    // a re-salting migration's switch, or a migration's target shown beside it while it runs.
+    const std::string physical =
+        Text(t, "physical_table").empty() ? name : Text(t, "physical_table");
+    if (!only_table.empty() && name != only_table && physical != only_table) continue;
+    std::string title = name;
+    if (physical != name) {
+      title += " -> " + physical + " (generation " + std::to_string(t.value("generation", 1)) + ")";
+    }
+    if (Text(t, "role") == "migration_target") title += " [migration target]";
     out << "\n"
-        << name << "  regions " << t.value("region_count", 0) << "  req/s "
+        << title << "  regions " << t.value("region_count", 0) << "  req/s "
         << Rate(t.value("requests_per_s", json())) << "  busiest "
         << Rate(t.value("max_requests_per_s", json())) << "  skew " << std::fixed
         << std::setprecision(2) << Number(t.value("request_skew", json())) << "  hot "
         << t.value("hot_regions", 0) << "  size " << Bytes(Number(t.value("size_bytes", json())))
         << "\n";
+    if (!Text(t, "split_hold").empty())
+      out << "load splits held: " << Text(t, "split_hold") << "\n";
     std::vector<json> regions(t.at("regions").begin(), t.at("regions").end());
     auto rate = [](const json& r) {
       return Number(r.value("read_per_s", json())) + Number(r.value("write_per_s", json()));
@@ -154,12 +171,14 @@ std::vector<CommandSpec> TopCommands() {
        {"daemon", "table", "rows", "interval", "from"},
        {"once"},
        "  top [--daemon HOST:PORT] [--table T] [--rows N] [--interval S] [--once] [--from FILE]\n"
-       "                    the load watcher's view like hbtop: per watched table its request\n"
-       "                    rate, skew and hot regions, then its regions by request rate\n"
-       "                    (* = hot), from the leader's GET /status (default daemon\n"
-       "                    127.0.0.1:9464; --rows 20, 0 = all; refreshes every --interval 3 s\n"
-       "                    until interrupted; --once prints one screen; --from reads a saved\n"
-       "                    /status, - for stdin)\n",
+       "                    the load watcher's view like hbtop: per watched table (the\n"
+       "                    physical table serving each document, and a re-salting\n"
+       "                    migration's target while it runs) its request rate, skew and hot\n"
+       "                    regions, then its regions by request rate (* = hot), from the\n"
+       "                    leader's GET /status (--table: a document or a physical table;\n"
+       "                    default daemon 127.0.0.1:9464; --rows 20, 0 = all; refreshes every\n"
+       "                    --interval 3 s until interrupted; --once prints one screen; --from\n"
+       "                    reads a saved /status, - for stdin)\n",
        CmdTop}};
 }
 

@@ -124,16 +124,20 @@ int main(int argc, char** argv) {
   SyntheticCluster cluster(tables, regions);
   LoadWatcherOptions options;
   LoadWatcher watcher(cluster, options, [&cluster] { return cluster.now(); });
-  std::map<std::string, LoadSplitSettings> watched;
+  std::vector<WatchedTable> watched;
   LoadSplitSettings settings;
   settings.enabled = true;
   settings.dry_run = true;
   settings.max_regions = 10000;
   settings.rule.sustain_ms = 6000;
   for (int t = 0; t < tables; ++t) {
-    watched["ns" + std::to_string(t % 20) + ":table" + std::to_string(t)] = settings;
+    WatchedTable table;
+    table.table = "ns" + std::to_string(t % 20) + ":table" + std::to_string(t);
+    table.physical_table = table.table;
+    table.settings = settings;
+    watched.push_back(std::move(table));
   }
-  watcher.SetTables(watched);
+  watcher.SetTables(std::move(watched));
 
   // The first polls fill the histories; measure the steady state after them.
   for (int i = 0; i < 3; ++i) {

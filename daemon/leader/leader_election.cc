@@ -46,26 +46,37 @@ Status LeaderElection::Refresh() {
 }
 
 Status LeaderElection::RefreshLocked() {
+  if (zk_.SessionExpired()) {
+    // The session ended, and the node and the leadership with it. The leadership ends here
+    // first, under the lock every lease check takes, and only then does a new session begin:
+    // nothing this daemon decided as leader can run on the new session as if it were the old
+    // one. With the new session this daemon is a new candidate, at the end of the queue.
+    if (leading_) LoseLocked("session expired");
+    node_.clear();
+    node_session_ = 0;
+    watching_.clear();
+    session_expired_ = false;
+    Status started = zk_.StartNewSession();
+    if (!started.ok()) return started.WithContext("opening a new ZooKeeper session");
+    spdlog::info("ZooKeeper session expired; entering the election again as a new candidate");
+  }
   if (session_expired_.exchange(false) &&
       !(node_session_ != 0 && zk_.SessionId() == node_session_)) {
-    // The expired session took the node along (unless a Refresh already entered again with the
-    // new session before the event arrived: that node stays).
+    // The expiry event of a session already replaced (a Refresh entered again with the new
+    // session before the event arrived) changes nothing; otherwise the node went with it.
     node_.clear();
     watching_.clear();
   }
   for (int attempt = 0; attempt < kMaxSettleAttempts; ++attempt) {
     if (!node_.empty() && zk_.SessionId() != node_session_) {
       if (zk_.SessionId() == 0) {
-        // Not connected: any call replaces an expired session; a merely disconnected one fails
-        // until the client has reconnected by itself.
-        auto probe = zk_.GetChildren(options_.election_path, /*watch=*/false);
-        if (!probe.ok()) return probe.status().WithContext("listing election candidates");
+        // Disconnected (an expired session was handled above): the node lives on if the
+        // client reconnects in time; until then there is nothing to decide.
+        return Status::Unavailable("not connected to ZooKeeper");
       }
-      if (zk_.SessionId() != node_session_) {
-        // The session that owned the node expired: the node went with it.
-        if (leading_) LoseLocked("session expired");
-        node_.clear();
-      }
+      // Another session than the one that created the node: the node went with its session.
+      if (leading_) LoseLocked("session expired");
+      node_.clear();
     }
     if (node_.empty()) PRESPLIT_RETURN_IF_ERROR(EnterLocked());
 
@@ -155,8 +166,9 @@ Status LeaderElection::EnterLocked() {
   return Status::Ok();
 }
 
-bool LeaderElection::HoldsLease() {
+bool LeaderElection::HoldsLease(int64_t* on_session) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (on_session != nullptr) *on_session = 0;
   if (!leading_) return false;
   const int64_t session = zk_.SessionId();
   if (session == 0) {
@@ -181,7 +193,15 @@ bool LeaderElection::HoldsLease() {
     LoseLocked(lowest.empty() ? node_ + " is gone" : lowest + " is now the lowest, not " + node_);
     return false;
   }
+  if (on_session != nullptr) *on_session = session;
   return true;
+}
+
+int64_t LeaderElection::LeaseSession() const {
+  // leading_ is cleared before a new session can begin (Refresh, under mu_), so a non-zero
+  // answer is a session this candidate leads with.
+  const int64_t session = node_session_;
+  return leading_ ? session : 0;
 }
 
 void LeaderElection::OnSessionExpired() {

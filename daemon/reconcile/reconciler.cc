@@ -93,6 +93,10 @@ std::string Reconciler::StatusPath(const std::string& table) const {
 }
 
 Status Reconciler::Prepare() {
+  // Creating the root nodes is a write like any other: the leader's, its lease checked first.
+  if (options_.lease && !options_.lease()) {
+    return Status::FailedPrecondition("lease lost: root nodes not prepared");
+  }
   const ZkAcls& acls = options_.acls;
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(options_.zk_root, acls.root));
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(TablesPath(), acls.tables));

@@ -38,7 +38,8 @@ struct ReconcilerOptions {
   std::string daemon_id;  // written into status documents ("host:pid")
   // "May I act?": asked right before every HBase mutation (CreateTable) and every status write
   // or removal. False stops the pass at once, with nothing more written; unset means always.
-  // presplitd passes its leader election's lease check.
+  // presplitd passes a LeaseFence's check, and the fence's client as the reconciler's ZkClient,
+  // so a write runs on the session its check was confirmed on or not at all.
   std::function<bool()> lease = nullptr;
   // When set and true, a pass stops between two documents (the daemon is shutting down).
   const std::atomic<bool>* stop = nullptr;
@@ -72,7 +73,8 @@ class Reconciler {
   Reconciler(ZkClient& zk, HBaseAdmin& admin, ReconcilerOptions options);
 
   // Creates <root>, <root>/tables and <root>/status with their ACLs when missing; warns about
-  // existing ones that anyone may change while access control is on.
+  // existing ones that anyone may change while access control is on. Asks the lease first
+  // (FailedPrecondition when it says no).
   Status Prepare();
 
   // One pass: lists the documents (re-arming the children watch), re-reads each one (re-arming

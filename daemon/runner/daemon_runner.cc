@@ -20,6 +20,7 @@
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/http/http_endpoint.h"
 #include "daemon/leader/leader_election.h"
+#include "daemon/leader/lease_fence.h"
 #include "daemon/migrate/jni_migration_bridge.h"
 #include "daemon/migrate/migrator.h"
 #include "daemon/reconcile/reconciler.h"
@@ -297,8 +298,12 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     asio::post(io, [event, &reconcile_worker, &election] {
       spdlog::debug("zookeeper event {} {}", static_cast<int>(event.type), event.path);
       if (event.type == ZkEventType::kSessionExpired) {
-        spdlog::warn("ZooKeeper session expired; watches are re-armed on the next pass");
+        spdlog::warn(
+            "ZooKeeper session expired; the reconcile worker opens a new one and joins the "
+            "election again, and watches are re-armed on the next pass");
         // Its election node went with the session: stop acting now, not at the next lease check.
+        // The client opens no new session by itself: the worker's election Refresh does, after
+        // the leadership ended.
         if (election != nullptr) election->OnSessionExpired();
       }
       if (event.type == ZkEventType::kDisconnected) {
@@ -319,13 +324,19 @@ Status RunDaemon(const DaemonOptions& initial_options) {
                                                             DaemonId(), zk_access.acls.leader});
   election = &leader_election;
 
+  // Each leader-only component writes through a fence of its own: a write runs on the session
+  // that component's last lease check was confirmed on, or not at all (lease_fence.h).
+  LeaseFence reconcile_lease(leader_election, *zk);
+  LeaseFence migrate_lease(leader_election, *zk);
+  LeaseFence publish_lease(leader_election, *zk);
+
   ReconcilerOptions reconciler_options;
   reconciler_options.zk_root = options.zk_root;
   reconciler_options.daemon_id = DaemonId();
   reconciler_options.acls = zk_access.acls;
-  reconciler_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
+  reconciler_options.lease = [&reconcile_lease] { return reconcile_lease.Check(); };
   reconciler_options.stop = &stopping;
-  Reconciler reconciler(*zk, *admin, reconciler_options);
+  Reconciler reconciler(reconcile_lease.zk(), *admin, reconciler_options);
 
   // Re-salting migrations (leader only), on a worker of their own with their own HBase
   // connection: a copy runs for minutes and must not hold up the reconcile passes. The copy
@@ -337,7 +348,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   migrator_options.zk_root = options.zk_root;
   migrator_options.daemon_id = reconciler_options.daemon_id;
   migrator_options.acls = zk_access.acls;
-  migrator_options.lease = [&leader_election] { return leader_election.HoldsLease(); };
+  migrator_options.lease = [&migrate_lease] { return migrate_lease.Check(); };
   migrator_options.stop = &stopping;
   migrator_options.chunk_rows = options.migration_chunk_rows;
   migrator_options.hfile_chunk_rows = options.migration_hfile_chunk_rows;
@@ -358,7 +369,8 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     for (const auto& region : loads) bytes += region.store_file_bytes + region.memstore_bytes;
     return bytes;
   };
-  migrate::Migrator migrator(*zk, *migrate_admin, *migration_bridge, migrator_options);
+  migrate::Migrator migrator(migrate_lease.zk(), *migrate_admin, *migration_bridge,
+                             migrator_options);
   std::atomic<uint64_t> migrate_failures{0};
   PeriodicWorker migrate_worker(
       "migrate", std::chrono::seconds(std::max(1, options.migration_interval_s)),
@@ -462,13 +474,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   // The decisions also go into the tables' status znodes, written only when they change.
   watch::StatusPublisherOptions publisher_options;
   publisher_options.status_path = JoinZkPath(options.zk_root, "status");
-  publisher_options.may_act = watch_options.may_act;
+  publisher_options.may_act = [&publish_lease] { return publish_lease.Check(); };
   publisher_options.decisions_kept = watch_options.decisions_kept;
-  watch::StatusPublisher status_publisher(*zk, publisher_options);
+  watch::StatusPublisher status_publisher(publish_lease.zk(), publisher_options);
   bool watcher_was_leading = false;
   std::atomic<uint64_t> load_polls{0}, load_poll_failures{0}, load_status_writes{0};
   auto last_tables_read = std::chrono::steady_clock::time_point::min();
   uint64_t tables_read_at_changes = 0;
+  // What moves when the watched tables may have changed: a document created, edited or removed
+  // (the reconciler holds the watches), and a migration started, switched (the status names
+  // another physical table), finished or aborted (its target is watched until the switch).
+  auto watch_changes = [&] {
+    const auto& r = reconciler.counters();
+    const auto& m = migrator.counters();
+    return r.document_changes.load() + r.migrations_started.load() + m.switches.load() +
+           m.completed.load() + m.aborted.load();
+  };
   PeriodicWorker watch_worker(
       "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
       [&](bool /*scheduled*/) {
@@ -480,20 +501,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
           }
           if (!watcher_was_leading) status_publisher.Forget();  // others wrote meanwhile
           watcher_was_leading = true;
-          // The documents are re-read as soon as a reconcile pass saw one created, edited or
-          // removed (the reconciler holds the watches), and at the resync interval anyway. Not
-          // only at the interval: a table documented a second after a read would go unwatched
-          // for up to a minute, and its hot regions with it.
+          // The documents and their statuses are re-read as soon as a reconcile pass saw a
+          // document created, edited or removed or a migration moved (watch_changes), and at
+          // the resync interval anyway. Not only at the interval: a table documented a second
+          // after a read would go unwatched for up to a minute, and its hot regions with it;
+          // after a switch, the old generation would be watched instead of the new one.
           const auto now = std::chrono::steady_clock::now();
-          const uint64_t document_changes = reconciler.counters().document_changes;
+          const uint64_t changes = watch_changes();
           if (now - last_tables_read >= std::chrono::seconds(options.resync_interval_s) ||
               last_tables_read == std::chrono::steady_clock::time_point::min() ||
-              document_changes != tables_read_at_changes) {
-            auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath());
+              changes != tables_read_at_changes) {
+            auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath(),
+                                                   JoinZkPath(options.zk_root, "status"));
             if (tables.ok()) {
               load_watcher.SetTables(std::move(tables).value());
               last_tables_read = now;
-              tables_read_at_changes = document_changes;
+              tables_read_at_changes = changes;
             } else {
               spdlog::warn("load watcher: cannot read the documents: {}",
                            tables.status().ToString());

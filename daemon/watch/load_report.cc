@@ -35,6 +35,7 @@ ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
   for (const auto& d : decisions) {
     ordered_json item;
     item["time_ms"] = d.time_ms;
+    item["physical_table"] = d.physical_table.empty() ? d.table : d.physical_table;
     item["region"] = d.region;
     item["start_key"] = ToStringBinary(d.start_key);
     item["split_key"] =
@@ -56,6 +57,13 @@ ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
   for (const auto& t : snapshot.tables) {
     ordered_json table;
     table["table"] = t.table;
+    table["physical_table"] = t.physical_table.empty() ? t.table : t.physical_table;
+    table["generation"] = t.generation;
+    table["role"] = t.migration_target ? "migration_target" : "serving";
+    table["migration"] = t.migration_target_table.empty()
+                             ? ordered_json(nullptr)
+                             : ordered_json{{"target", t.migration_target_table}};
+    table["split_hold"] = t.split_hold.empty() ? ordered_json(nullptr) : ordered_json(t.split_hold);
     table["region_count"] = t.region_count;
     table["requests_per_s"] = t.total_requests_per_s;
     table["mean_requests_per_s"] = t.mean_requests_per_s;
@@ -83,9 +91,16 @@ ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
       regions.push_back(std::move(region));
     }
     table["regions"] = std::move(regions);
-    auto decisions = snapshot.decisions.find(t.table);
-    table["decisions"] = decisions == snapshot.decisions.end() ? ordered_json::array()
-                                                               : DecisionsJson(decisions->second);
+    // The document's decisions about this physical table (another generation's stay in the
+    // status znode).
+    std::deque<SplitDecision> mine;
+    if (auto decisions = snapshot.decisions.find(t.table); decisions != snapshot.decisions.end()) {
+      const std::string& physical = t.physical_table.empty() ? t.table : t.physical_table;
+      for (const auto& d : decisions->second) {
+        if ((d.physical_table.empty() ? d.table : d.physical_table) == physical) mine.push_back(d);
+      }
+    }
+    table["decisions"] = DecisionsJson(mine);
     tables.push_back(std::move(table));
   }
   out["tables"] = std::move(tables);
@@ -97,10 +112,13 @@ ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
 }
 
 void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms) {
+  // Labelled by document and physical table: while a migration copies, a document has two.
   auto per_table = [&](const char* name, const char* help, auto value) {
     Header(out, name, help, "gauge");
     for (const auto& t : snapshot.tables) {
-      out << name << "{table=\"" << LabelValue(t.table) << "\"} " << value(t) << '\n';
+      out << name << "{table=\"" << LabelValue(t.table) << "\",physical_table=\""
+          << LabelValue(t.physical_table.empty() ? t.table : t.physical_table) << "\"} " << value(t)
+          << '\n';
     }
   };
   per_table("presplit_table_region_count", "Regions of a watched table.",

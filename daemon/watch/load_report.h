@@ -11,21 +11,28 @@
 
 namespace presplit::daemon::watch {
 
-// {"polled_at_ms": ..., "error": "...", "tables": [{"table", "region_count", "requests_per_s",
+// {"polled_at_ms": ..., "error": "...", "tables": [{"table", "physical_table", "generation",
+//  "role": "serving"|"migration_target", "migration": null|{"target"},
+//  "split_hold": null|"why", "region_count", "requests_per_s",
 //  "mean_requests_per_s", "max_requests_per_s", "request_skew", "coefficient_of_variation",
 //  "size_bytes", "size_skew", "hot_regions", "regions": [{"region", "start_key", "end_key",
 //  "server", "read_per_s", "write_per_s", "size_bytes", "store_files", "locality", "hot"}],
 //  "decisions": [...]}], "splits_total": n, "skips_total": {"reason": n}}
-// Keys are in Bytes.toStringBinary form; rates are null for a region without one yet.
+// One entry per watched physical table: "table" is the document's name, "physical_table" the
+// HBase table whose regions these are; a document has a second entry ("migration_target", its
+// splits held) while a re-salting migration copies into its target. Its "decisions" are those
+// about its physical table. Keys are in Bytes.toStringBinary form; rates are null for a region
+// without one yet.
 nlohmann::ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot);
 
-// The decisions, oldest first: [{"time_ms", "region", "start_key", "split_key" (the point
-// presplitd asked for, null when the RegionServer's policy picks it), "requests_per_s",
+// The decisions, oldest first: [{"time_ms", "physical_table", "region", "start_key", "split_key"
+// (the point presplitd asked for, null when the RegionServer's policy picks it), "requests_per_s",
 // "table_mean_per_s", "action": "split"|"skip", "reason"}].
 nlohmann::ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions);
 
 // presplit_table_region_count, presplit_table_max_region_request_rate,
-// presplit_table_request_skew, presplit_table_hot_regions (gauges, label table),
+// presplit_table_request_skew, presplit_table_hot_regions (gauges, labels table and
+// physical_table),
 // presplit_load_splits_total, presplit_load_split_skips_total{reason} (counters), and
 // presplit_load_poll_age_seconds.
 void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms);

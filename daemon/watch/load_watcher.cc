@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 
 #include "presplit/bytes.h"
 #include "presplit/load_split.h"
@@ -23,12 +24,14 @@ LoadWatcher::LoadWatcher(RegionLoadSource& source, LoadWatcherOptions options,
           std::max(options.min_history_ms, options.default_rule.sustain_ms + kHistoryMarginMs)),
       planner_(options.limits) {}
 
-void LoadWatcher::SetTables(std::map<std::string, LoadSplitSettings> tables) {
+void LoadWatcher::SetTables(std::vector<WatchedTable> tables) {
   // The hot rule needs samples covering its window; a margin of a few reports on top.
   int64_t history =
       std::max(options_.min_history_ms, options_.default_rule.sustain_ms + kHistoryMarginMs);
-  for (const auto& [name, settings] : tables) {
-    if (settings.enabled) history = std::max(history, settings.rule.sustain_ms + kHistoryMarginMs);
+  for (const auto& table : tables) {
+    if (table.settings.enabled) {
+      history = std::max(history, table.settings.rule.sustain_ms + kHistoryMarginMs);
+    }
   }
   std::lock_guard<std::mutex> lock(mu_);
   tables_ = std::move(tables);
@@ -49,20 +52,29 @@ void LoadWatcher::Record(const SplitDecision& d) {
   } else {
     ++snapshot_.skips_total[d.reason];
   }
+  // The physical table is named when it is not the document's (another generation).
   spdlog::info(
-      "load split {}: table {} region {} (start {}): {:.0f} requests/s, table mean {:.0f}{}",
-      ActionName(d.action), d.table, d.region, ToStringBinary(d.start_key), d.requests_per_s,
-      d.table_mean_per_s, d.reason.empty() ? "" : " (" + d.reason + ")");
+      "load split {}: table {}{} region {} (start {}): {:.0f} requests/s, table mean {:.0f}{}",
+      ActionName(d.action), d.table,
+      d.physical_table.empty() || d.physical_table == d.table ? "" : " (" + d.physical_table + ")",
+      d.region, ToStringBinary(d.start_key), d.requests_per_s, d.table_mean_per_s,
+      d.reason.empty() ? "" : " (" + d.reason + ")");
 }
 
 Status LoadWatcher::Poll() {
-  std::map<std::string, LoadSplitSettings> tables;
+  std::vector<WatchedTable> tables;
   {
     std::lock_guard<std::mutex> lock(mu_);
     tables = tables_;
   }
   std::vector<std::string> names;
-  for (const auto& [name, settings] : tables) names.push_back(name);
+  std::map<std::string, const LoadSplitSettings*> settings_of;  // by physical table
+  std::set<std::string> documents;
+  for (const auto& table : tables) {
+    names.push_back(table.physical_table);
+    settings_of[table.physical_table] = &table.settings;
+    documents.insert(table.table);
+  }
   // The cluster call runs without the lock: snapshot() must answer while HBase is slow.
   auto reports = source_.RegionLoads(names);
   const int64_t now = now_ms_();
@@ -78,15 +90,21 @@ Status LoadWatcher::Poll() {
     snapshot_.tables.clear();
     snapshot_.last_error.clear();
     snapshot_.polled_at_ms = now;
-    for (const auto& [name, settings] : tables) {
+    for (const auto& table : tables) {
+      const LoadSplitSettings& settings = table.settings;
       const HotRegionRule& rule = settings.enabled ? settings.rule : options_.default_rule;
-      TableLoad load = tracker_.Score(name, rule);
+      TableLoad load = tracker_.Score(table.physical_table, rule);
+      load.table = table.table;
+      load.generation = table.generation;
+      load.migration_target = table.migration_target;
+      load.migration_target_table = table.migration_target_table;
+      load.split_hold = table.split_hold;
       for (auto& decision : planner_.Plan(load, settings, now)) decisions.push_back(decision);
       snapshot_.tables.push_back(std::move(load));
     }
     // Tables no longer watched keep no decisions.
     for (auto it = snapshot_.decisions.begin(); it != snapshot_.decisions.end();) {
-      it = tables.count(it->first) ? std::next(it) : snapshot_.decisions.erase(it);
+      it = documents.count(it->first) ? std::next(it) : snapshot_.decisions.erase(it);
     }
   }
 
@@ -94,7 +112,7 @@ Status LoadWatcher::Poll() {
   // worker, so the planner needs no lock of its own.
   for (auto& decision : decisions) {
     if (decision.action != SplitDecision::Action::kSplit) continue;
-    CarryOut(decision, tables.at(decision.table), now);
+    CarryOut(decision, *settings_of.at(decision.physical_table), now);
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& decision : decisions) Record(decision);
@@ -107,16 +125,21 @@ void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& set
     decision.action = SplitDecision::Action::kSkip;
     decision.reason = reason;
   };
-  // Right before the mutation: a deposed leader must not split what the new one may split too.
-  if (options_.may_act && !options_.may_act()) {
-    skip("not_leader");
-    return;
-  }
+  // Asked right before each split request, not before the key sample: sampling reads many rows
+  // and takes a while, and a lease confirmed before it says nothing about the moment of the
+  // split. A deposed leader must not split what the new one may split too.
+  auto may_split = [&] {
+    if (options_.may_act && !options_.may_act()) {
+      skip("not_leader");
+      return false;
+    }
+    return true;
+  };
   Status split;
   if (settings.point_from_key_sample) {
     // HBase's own policy would split at the largest store's mid key, blind to groups and load:
     // the point comes from the region's keys, at a group boundary, instead.
-    auto keys = source_.SampleRowKeys(decision.table, decision.start_key, decision.end_key,
+    auto keys = source_.SampleRowKeys(decision.physical_table, decision.start_key, decision.end_key,
                                       options_.sample_max_keys, options_.sample_max_rows);
     if (!keys.ok()) {
       split = keys.status().WithContext("sampling the region's row keys");
@@ -127,31 +150,33 @@ void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& set
       if (!point.ok()) {
         split = point.status().WithContext("choosing a point from the key sample");
       } else if (!point->has_value()) {
-        planner_.SplitFailed(decision.table, decision.region, now_ms, settings);
+        planner_.SplitFailed(decision.physical_table, decision.region, now_ms, settings);
         skip("no_split_point");
         spdlog::warn(
             "load split of region {} of {}: its {} sampled keys have no group boundary that "
             "divides them; left alone for a while",
-            decision.region, decision.table, sampled);
+            decision.region, decision.physical_table, sampled);
         return;
       } else {
         decision.split_key = (*point)->key;
         spdlog::info(
             "load split of region {} of {}: point {} from {} sampled keys ({} | {}, keys "
             "balanced, not requests)",
-            decision.region, decision.table, ToStringBinary(decision.split_key), sampled,
+            decision.region, decision.physical_table, ToStringBinary(decision.split_key), sampled,
             (*point)->left, (*point)->right);
+        if (!may_split()) return;
         split = source_.SplitRegionAt(decision.region, decision.split_key);
       }
     }
   } else {
+    if (!may_split()) return;
     split = source_.SplitRegion(decision.region);
   }
   if (!split.ok()) {
-    planner_.SplitFailed(decision.table, decision.region, now_ms, settings);
+    planner_.SplitFailed(decision.physical_table, decision.region, now_ms, settings);
     skip("split_refused");
-    spdlog::warn("load split of region {} of {} refused: {}", decision.region, decision.table,
-                 split.message());
+    spdlog::warn("load split of region {} of {} refused: {}", decision.region,
+                 decision.physical_table, split.message());
   }
 }
 

@@ -18,6 +18,7 @@
 #include "daemon/hbase/region_loads.h"
 #include "daemon/watch/region_load.h"
 #include "daemon/watch/split_planner.h"
+#include "daemon/watch/watched_tables.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon::watch {
@@ -31,7 +32,8 @@ struct LoadWatcherOptions {
   // tables plus a margin (SetTables adjusts it), so no more than the rules can use.
   int64_t min_history_ms = 30'000;
   size_t decisions_kept = 20;  // per table
-  // "May I act?": asked right before every split request; false turns the split into a
+  // "May I act?": asked right before every split request (after the key sample of a region
+  // whose point presplitd computes, never before it); false turns the split into a
   // "not_leader" skip. Unset means always (tests). presplitd passes its election's lease check.
   std::function<bool()> may_act = nullptr;
   // The key sample of a region whose split point presplitd computes: about this many keys, from
@@ -45,8 +47,11 @@ struct LoadWatcherOptions {
 struct LoadSnapshot {
   int64_t polled_at_ms = 0;  // 0 before the first successful poll
   std::string last_error;    // empty when the last poll succeeded
+  // One per watched physical table, named by its document (TableLoad::table) and itself
+  // (physical_table); a document has two while a migration copies into its target.
   std::vector<TableLoad> tables;
-  std::map<std::string, std::deque<SplitDecision>> decisions;  // by table, oldest first
+  // By document (the status znode they go to), oldest first; each names its physical table.
+  std::map<std::string, std::deque<SplitDecision>> decisions;
   int64_t splits_total = 0;
   std::map<std::string, int64_t> skips_total;  // by reason
 };
@@ -56,8 +61,8 @@ class LoadWatcher {
   LoadWatcher(RegionLoadSource& source, LoadWatcherOptions options,
               std::function<int64_t()> now_ms);
 
-  // The tables to watch ("ns:qualifier") and their documents' load-split settings.
-  void SetTables(std::map<std::string, LoadSplitSettings> tables);
+  // The tables to watch (ReadWatchedTables): physical tables, each named by its document.
+  void SetTables(std::vector<WatchedTable> tables);
 
   // One poll: reports, scores, decisions, splits. An error from the source is returned (and
   // kept in the snapshot); a refused split is a decision, not an error.
@@ -75,8 +80,8 @@ class LoadWatcher {
   const LoadWatcherOptions options_;
   std::function<int64_t()> now_ms_;
 
-  mutable std::mutex mu_;  // guards everything below
-  std::map<std::string, LoadSplitSettings> tables_;
+  mutable std::mutex mu_;             // guards everything below
+  std::vector<WatchedTable> tables_;  // one per physical table
   RegionLoadTracker tracker_;
   SplitPlanner planner_;
   LoadSnapshot snapshot_;

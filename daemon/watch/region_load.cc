@@ -100,6 +100,7 @@ std::vector<std::string> RegionLoadTracker::Tables() const {
 TableLoad RegionLoadTracker::Score(const std::string& table, const HotRegionRule& rule) const {
   TableLoad load;
   load.table = table;
+  load.physical_table = table;
   std::vector<const Tracked*> members;
   auto names = by_table_.find(table);
   if (names != by_table_.end()) {

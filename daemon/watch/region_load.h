@@ -53,7 +53,20 @@ struct RegionLoad {
 
 // A managed table's load, as /status, /metrics and the split planner see it.
 struct TableLoad {
+  // The document's name ("ns:qualifier", its status znode's name). RegionLoadTracker::Score
+  // names the physical table here; the LoadWatcher puts the document's name in its place.
   std::string table;
+  // The HBase table whose regions these are: the document's own name, or after a re-salting
+  // migration's switch the generation its status names ("ns:t__g2").
+  std::string physical_table;
+  int64_t generation = 1;
+  // True for a re-salting migration's target before its switch (the physical table serving
+  // the document is then still the source): watched and shown, never split.
+  bool migration_target = false;
+  // The target of the re-salting migration under way, "" when none is.
+  std::string migration_target_table;
+  // Why load splits of this table are held ("" when they are not), for /status and the status.
+  std::string split_hold;
   std::vector<RegionLoad> regions;  // in key order (by start key)
   int region_count = 0;
   double total_requests_per_s = 0;

@@ -40,26 +40,32 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
     }
   }
 
+  // Everything is remembered by physical table: a document's old and new generations are two
+  // tables with regions, cool-downs and budgets of their own.
+  const std::string& physical = load.physical_table.empty() ? load.table : load.physical_table;
   // The table's cool-down counts from splits of earlier polls: two hot regions seen in the same
   // poll are independent and may both split.
-  const auto table_split = last_table_split_ms_.find(load.table);
+  const auto table_split = last_table_split_ms_.find(physical);
   const int64_t table_split_ms =
       table_split == last_table_split_ms_.end() ? -1 : table_split->second;
   int regions_after = load.region_count;
   for (const auto& region : load.regions) {
     if (!region.hot) continue;
     RegionMemory& memory = memory_[region.region];
-    memory.table = load.table;
+    memory.table = physical;
     SplitDecision decision;
     decision.time_ms = now_ms;
     decision.table = load.table;
+    decision.physical_table = physical;
     decision.region = region.region;
     decision.start_key = region.start_key;
     decision.end_key = region.end_key;
     decision.requests_per_s = region.requests_per_s();
     decision.table_mean_per_s = load.mean_requests_per_s;
 
-    if (now_ms < memory.unsplittable_until_ms) {
+    if (!settings.hold_reason.empty()) {
+      decision.reason = settings.hold_reason;
+    } else if (now_ms < memory.unsplittable_until_ms) {
       decision.reason = "unsplittable";
     } else if (memory.split_requested_ms >= 0 &&
                now_ms - memory.split_requested_ms < settings.region_cooldown_ms) {
@@ -81,7 +87,7 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
     if (decision.action == SplitDecision::Action::kSplit) {
       memory.split_requested_ms = now_ms;
       recent_splits_ms_.push_back(now_ms);
-      last_table_split_ms_[load.table] = now_ms;
+      last_table_split_ms_[physical] = now_ms;
       ++regions_after;
     }
     const bool changed =
@@ -99,7 +105,7 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
   // Forget this table's regions that no longer exist (split, merged, dropped): their halves
   // report under new names, and the table's own cool-down covers the time after a split.
   for (auto it = memory_.begin(); it != memory_.end();) {
-    if (it->second.table == load.table && !present.count(it->first)) {
+    if (it->second.table == physical && !present.count(it->first)) {
       it = memory_.erase(it);
     } else {
       ++it;

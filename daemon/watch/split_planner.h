@@ -29,7 +29,10 @@ struct LoadSplitSettings {
   // (NativeSplitPolicy, from its request sample); true = presplitd computes it from a sample of
   // the region's row keys (a table with HBase's own policy), group-safe under `layout`.
   bool point_from_key_sample = false;
-  KeyLayout layout;
+  KeyLayout layout;  // of the physical table (the status's record of it, else the document's)
+  // Why this table's hot regions are not split at all, as a skip reason ("" = they may be):
+  // "migration_under_way" for a re-salting migration's target before its switch.
+  std::string hold_reason;
 };
 
 // Limits over every table.
@@ -41,21 +44,23 @@ struct ClusterSplitLimits {
 struct SplitDecision {
   enum class Action { kSplit, kSkip };
   int64_t time_ms = 0;
-  std::string table;
-  std::string region;     // encoded name
-  std::string start_key;  // raw bytes, for the reader of the decision
-  std::string end_key;    // raw bytes; empty for the table's last region
+  std::string table;           // the document's name (its status znode's)
+  std::string physical_table;  // the HBase table the region belongs to
+  std::string region;          // encoded name
+  std::string start_key;       // raw bytes, for the reader of the decision
+  std::string end_key;         // raw bytes; empty for the table's last region
   // The point presplitd asked HBase to split at (raw bytes), when it computed one from a key
   // sample; empty when the RegionServer's policy picks it, or no split was asked for.
   std::string split_key;
   double requests_per_s = 0;
   double table_mean_per_s = 0;
   Action action = Action::kSkip;
-  // Why not, for kSkip: "dry_run", "region_budget", "cooldown", "cluster_rate", "unsplittable",
-  // or (set by the LoadWatcher) "split_refused" when HBase refused the request (or the key sample
-  // failed), "no_split_point" when the region's key sample has no group boundary worth splitting
-  // at (both leave the region unsplittable for a while), "not_leader" when the lease was lost
-  // before the request; empty for kSplit.
+  // Why not, for kSkip: "migration_under_way" (LoadSplitSettings::hold_reason), "dry_run",
+  // "region_budget", "cooldown", "cluster_rate", "unsplittable", or (set by the LoadWatcher)
+  // "split_refused" when HBase refused the request (or the key sample failed), "no_split_point"
+  // when the region's key sample has no group boundary worth splitting at (both leave the region
+  // unsplittable for a while), "not_leader" when the lease was lost before the request; empty for
+  // kSplit.
   std::string reason;
 };
 
@@ -65,7 +70,8 @@ class SplitPlanner {
  public:
   explicit SplitPlanner(ClusterSplitLimits limits) : limits_(limits) {}
 
-  // The decisions for one table's hot regions at `now_ms`. A region's decision is returned
+  // The decisions for one table's hot regions at `now_ms` (the table is load.physical_table;
+  // the decisions name load.table too). A region's decision is returned
   // again only when it changes (another action or reason) or after the region's cool-down, so a
   // region hot for an hour is not reported every poll. kSplit decisions count against the limits
   // at once: the caller asks HBase to split each, and reports a refused request with
@@ -73,7 +79,8 @@ class SplitPlanner {
   std::vector<SplitDecision> Plan(const TableLoad& load, const LoadSplitSettings& settings,
                                   int64_t now_ms);
 
-  // HBase refused or failed the split of `region`: it is unsplittable for a while.
+  // HBase refused or failed the split of `region` of the physical table `table`: it is
+  // unsplittable for a while.
   void SplitFailed(const std::string& table, const std::string& region, int64_t now_ms,
                    const LoadSplitSettings& settings);
 

@@ -53,31 +53,49 @@ StatusPublisher::StatusPublisher(ZkClient& zk, StatusPublisherOptions options)
 
 PublishResult StatusPublisher::Publish(const LoadSnapshot& snapshot, int64_t now_ms) {
   PublishResult result;
-  std::map<std::string, const TableLoad*> loads;
-  for (const auto& t : snapshot.tables) loads[t.table] = &t;
+  // Per document: the physical table serving it (its size is the document's) and why splits
+  // of any of its tables are held.
+  struct Watched {
+    const TableLoad* serving = nullptr;
+    std::string physical;
+    std::string hold;
+  };
+  std::map<std::string, Watched> watched;
+  for (const auto& t : snapshot.tables) {
+    Watched& w = watched[t.table];
+    if (!t.migration_target) {
+      w.serving = &t;
+      w.physical = t.physical_table.empty() ? t.table : t.physical_table;
+    }
+    if (!t.split_hold.empty()) w.hold += (w.hold.empty() ? "" : "; ") + t.split_hold;
+  }
   std::set<std::string> tables;
   for (const auto& [table, decisions] : snapshot.decisions) {
     if (!decisions.empty()) tables.insert(table);
   }
-  for (const auto& [table, load] : loads) {
-    if (load->region_count > 0) tables.insert(table);
+  for (const auto& [table, w] : watched) {
+    if ((w.serving != nullptr && w.serving->region_count > 0) || !w.hold.empty()) {
+      tables.insert(table);
+    }
   }
   for (const auto& table : tables) {
     auto found = snapshot.decisions.find(table);
     const std::string decisions =
         found == snapshot.decisions.end() ? "[]" : DecisionsJson(found->second).dump();
-    auto load = loads.find(table);
+    const Watched w = watched.count(table) ? watched.at(table) : Watched{};
     const TableLoad* table_load =
-        load != loads.end() && load->second->region_count > 0 ? load->second : nullptr;
+        w.serving != nullptr && w.serving->region_count > 0 ? w.serving : nullptr;
+    const std::string watching = w.physical + "\n" + w.hold;
     const Written& before = written_[table];
     const bool decisions_changed = decisions != "[]" && decisions != before.decisions;
+    const bool watching_changed = !w.physical.empty() && watching != before.watching;
     const bool size_due = table_load != nullptr && snapshot.polled_at_ms > 0 &&
                           (before.last_size_sample_ms < 0 ||
                            now_ms - before.last_size_sample_ms >= options_.size_sample_interval_ms);
-    if (!decisions_changed && !size_due) continue;
+    if (!decisions_changed && !size_due && !watching_changed) continue;
     Result<bool> written = false;
     try {
-      written = PublishTable(table, decisions, table_load, size_due, now_ms);
+      written = PublishTable(table, decisions, table_load, size_due, w.physical, w.hold, now_ms);
     } catch (const std::exception& e) {  // a malformed status must not end the worker
       written = Status::Internal(std::string("writing the load decisions threw: ") + e.what());
     }
@@ -96,7 +114,9 @@ PublishResult StatusPublisher::Publish(const LoadSnapshot& snapshot, int64_t now
 
 Result<bool> StatusPublisher::PublishTable(const std::string& table,
                                            const std::string& decisions_json, const TableLoad* load,
-                                           bool size_sample_due, int64_t now_ms) {
+                                           bool size_sample_due, const std::string& physical,
+                                           const std::string& hold, int64_t now_ms) {
+  const json hold_json = hold.empty() ? json(nullptr) : json(hold);
   const std::string path = JoinZkPath(options_.status_path, table);
   const json fresh = json::parse(decisions_json);
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
@@ -140,15 +160,24 @@ Result<bool> StatusPublisher::PublishTable(const std::string& table,
       }
       last_sample_ms = now_ms;
     }
+    // What is watched for the document, and why splits are held (not known without a load).
+    const bool watching_same =
+        physical.empty() || (load_object.value("physical_table", json()) == json(physical) &&
+                             load_object.value("split_hold", json()) == hold_json);
     Written& written = written_[table];
-    if (merged == recorded && !add_sample) {
+    if (merged == recorded && !add_sample && watching_same) {
       // Already there (written before a restart, or by this daemon in an earlier term).
       written.decisions = decisions_json;
       written.last_size_sample_ms = last_sample_ms;
+      if (!physical.empty()) written.watching = physical + "\n" + hold;
       return false;
     }
     load_object["decisions"] = merged;
     load_object["size_history"] = history;
+    if (!physical.empty()) {
+      load_object["physical_table"] = physical;
+      load_object["split_hold"] = hold_json;
+    }
     load_object["updated_at_ms"] = now_ms;
     status["load"] = load_object;
     if (options_.may_act && !options_.may_act()) {
@@ -159,6 +188,7 @@ Result<bool> StatusPublisher::PublishTable(const std::string& table,
     if (s.ok()) {
       written.decisions = decisions_json;
       written.last_size_sample_ms = last_sample_ms;
+      if (!physical.empty()) written.watching = physical + "\n" + hold;
       return true;
     }
     if (s.code() != StatusCode::kFailedPrecondition) {

@@ -1,8 +1,43 @@
 #include "daemon/watch/watched_tables.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 namespace presplit::daemon::watch {
+namespace {
+
+using nlohmann::json;
+
+std::string StringField(const json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
+}
+
+int64_t IntField(const json& object, const char* key, int64_t fallback) {
+  return object.is_object() && object.contains(key) && object[key].is_number_integer()
+             ? object[key].get<int64_t>()
+             : fallback;
+}
+
+// The status records a layout in the document's form: it is read with the document's parser, in
+// the smallest document around it (as LayoutToJson writes it). Unset when it does not parse.
+std::optional<KeyLayout> LayoutOfStatus(const json& layout) {
+  if (!layout.is_object()) return std::nullopt;
+  const json document = {{"version", kTableConfigVersion},
+                         {"table", "presplit:layout_record"},
+                         {"layout", layout},
+                         {"split", {{"algorithm", "hex-string"}, {"regions", 1}}},
+                         {"families", json::array({{{"name", "f"}}})}};
+  auto config = ParseTableConfig(document.dump());
+  if (!config.ok()) return std::nullopt;
+  auto made = LayoutFromConfig(config->layout);
+  if (!made.ok()) return std::nullopt;
+  return *made;
+}
+
+}  // namespace
 
 LoadSplitSettings SettingsFromDocument(const std::optional<LoadSplitConfig>& load_split) {
   LoadSplitSettings settings;
@@ -34,18 +69,75 @@ LoadSplitSettings SettingsFromDocument(const TableConfig& config) {
   return settings;
 }
 
-Result<std::map<std::string, LoadSplitSettings>> ReadWatchedTables(ZkClient& zk,
-                                                                   const std::string& tables_path) {
+std::vector<WatchedTable> WatchedTablesOf(const TableConfig& config, const json& status) {
+  WatchedTable serving;
+  serving.table = config.FullName();
+  serving.physical_table = serving.table;
+  serving.settings = SettingsFromDocument(config);
+  // The reconciler's rule: a generation above 1 (written by a migration's switch) names the
+  // physical table; the daemon's own statuses of generation 1 name the document's table.
+  const int64_t generation = IntField(status, "generation", 1);
+  const std::string named = StringField(status, "physical_table");
+  if (generation > 1 && !named.empty()) {
+    serving.physical_table = named;
+    serving.generation = generation;
+  }
+  // The layout the physical table was built with, when the status records it for that table: a
+  // document edited for a coming migration names the next generation's layout, not this one's.
+  if (named == serving.physical_table && status.is_object() && status.contains("layout")) {
+    if (auto layout = LayoutOfStatus(status["layout"])) serving.settings.layout = *layout;
+  }
+
+  std::vector<WatchedTable> watched;
+  const json migration =
+      status.is_object() && status.contains("migration") ? status["migration"] : json();
+  const std::string phase = StringField(migration, "phase");
+  const std::string target = StringField(migration, "target");
+  const bool under_way = !phase.empty() && phase != "done" && phase != "aborted";
+  if (under_way) serving.migration_target_table = target;
+  watched.push_back(serving);
+  if (under_way && !target.empty() && target != serving.physical_table) {
+    // Not switched yet: the target fills with the copy. Watched and shown, never split.
+    WatchedTable copy = serving;
+    copy.physical_table = target;
+    copy.generation = IntField(migration, "target_generation", serving.generation + 1);
+    copy.migration_target = true;
+    // The migration re-salts to the document's layout: the target is built with it.
+    copy.settings = SettingsFromDocument(config);
+    copy.settings.hold_reason = kMigrationUnderWay;
+    copy.split_hold = "migration under way: " + target +
+                      " is its target and is not split by load until the switch (its load is "
+                      "the copy's)";
+    watched.push_back(std::move(copy));
+  }
+  return watched;
+}
+
+Result<std::vector<WatchedTable>> ReadWatchedTables(ZkClient& zk, const std::string& tables_path,
+                                                    const std::string& status_path) {
   PRESPLIT_ASSIGN_OR_RETURN(auto names, zk.GetChildren(tables_path, /*watch=*/false));
-  std::map<std::string, LoadSplitSettings> tables;
+  std::vector<WatchedTable> serving, targets;
   for (const auto& name : names) {
     auto node = zk.Get(JoinZkPath(tables_path, name), /*watch=*/false);
     if (!node.ok()) continue;
     auto config = ParseTableConfig(node->data);
     if (!config.ok()) continue;
-    tables[config->FullName()] = SettingsFromDocument(*config);
+    auto recorded = zk.Get(JoinZkPath(status_path, name), /*watch=*/false);
+    const json status = recorded.ok() ? json::parse(recorded->data, nullptr, false) : json();
+    for (auto& table : WatchedTablesOf(*config, status)) {
+      (table.migration_target ? targets : serving).push_back(std::move(table));
+    }
   }
-  return tables;
+  // Serving tables first, so that a table serving one document is never held as another's
+  // migration target.
+  std::vector<WatchedTable> watched;
+  std::set<std::string> physical;
+  for (auto* list : {&serving, &targets}) {
+    for (auto& table : *list) {
+      if (physical.insert(table.physical_table).second) watched.push_back(std::move(table));
+    }
+  }
+  return watched;
 }
 
 }  // namespace presplit::daemon::watch

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 namespace presplit::daemon {
@@ -104,36 +105,67 @@ void OnAuthReply(int rc, const void* data) {
   delete reply;
 }
 
+class RealZkClient;
+
+// What the C client hands back to the watcher: which client, and which of its sessions (a
+// replaced session's late events must not change the state of the one that replaced it).
+struct WatcherContext {
+  RealZkClient* client;
+  uint64_t generation;
+};
+
+// One session's handle, closed when the last call using it has returned: a call in flight keeps
+// it alive, so replacing an expired session never closes a handle under a call.
+struct SessionHandle {
+  SessionHandle(zhandle_t* handle, std::unique_ptr<WatcherContext> watcher)
+      : zh(handle), context(std::move(watcher)) {}
+  ~SessionHandle() { zookeeper_close(zh); }
+  SessionHandle(const SessionHandle&) = delete;
+  SessionHandle& operator=(const SessionHandle&) = delete;
+
+  zhandle_t* const zh;
+  // Outlives zh: the C client calls the watcher with it until zookeeper_close has returned.
+  const std::unique_ptr<WatcherContext> context;
+};
+
 class RealZkClient final : public ZkClient {
  public:
   RealZkClient(ZkOptions options, ZkEventHandler handler)
       : options_(std::move(options)), handler_(std::move(handler)) {}
 
   ~RealZkClient() override {
-    std::lock_guard<std::mutex> lock(handle_mu_);
-    if (zh_ != nullptr) zookeeper_close(zh_);
+    {
+      // The events of the closing handle change nothing any more.
+      std::lock_guard<std::mutex> lock(state_mu_);
+      ++generation_;
+    }
+    std::shared_ptr<SessionHandle> last;
+    {
+      std::lock_guard<std::mutex> lock(handle_mu_);
+      last = std::move(handle_);
+    }
   }
 
   Status Open() {
-    std::lock_guard<std::mutex> lock(handle_mu_);
-    return OpenLocked();
+    std::unique_lock<std::shared_mutex> exclusive(session_mu_);
+    return OpenSession();
   }
 
   Result<ZkNode> Get(const std::string& path, bool watch) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
     std::string buffer(kMaxZnodeBytes, '\0');
     int length = static_cast<int>(buffer.size());
     struct Stat stat {};
-    int rc = zoo_get(zh, path.c_str(), watch ? 1 : 0, buffer.data(), &length, &stat);
+    int rc = zoo_get(session->zh, path.c_str(), watch ? 1 : 0, buffer.data(), &length, &stat);
     if (rc != ZOK) return FromZkError(rc, "get", path, options_.auth);
     buffer.resize(length < 0 ? 0 : static_cast<size_t>(length));
     return ZkNode{std::move(buffer), stat.version, stat.mzxid, stat.ephemeralOwner};
   }
 
   Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
     struct String_vector children {};
-    int rc = zoo_get_children(zh, path.c_str(), watch ? 1 : 0, &children);
+    int rc = zoo_get_children(session->zh, path.c_str(), watch ? 1 : 0, &children);
     if (rc != ZOK) return FromZkError(rc, "list", path, options_.auth);
     std::vector<std::string> names(children.data, children.data + children.count);
     deallocate_String_vector(&children);
@@ -142,29 +174,31 @@ class RealZkClient final : public ZkClient {
   }
 
   Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
     CAcl c_acl(acl);
-    int rc = zoo_create(zh, path.c_str(), data.data(), static_cast<int>(data.size()), c_acl.get(),
-                        ZOO_PERSISTENT, nullptr, 0);
+    int rc = zoo_create(session->zh, path.c_str(), data.data(), static_cast<int>(data.size()),
+                        c_acl.get(), ZOO_PERSISTENT, nullptr, 0);
     return FromZkError(rc, "create", path, options_.auth);
   }
 
   Status Set(const std::string& path, const std::string& data, int version) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
-    int rc = zoo_set(zh, path.c_str(), data.data(), static_cast<int>(data.size()), version);
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
+    int rc =
+        zoo_set(session->zh, path.c_str(), data.data(), static_cast<int>(data.size()), version);
     return FromZkError(rc, "set", path, options_.auth);
   }
 
   Status Delete(const std::string& path, int version) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
-    return FromZkError(zoo_delete(zh, path.c_str(), version), "delete", path, options_.auth);
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
+    return FromZkError(zoo_delete(session->zh, path.c_str(), version), "delete", path,
+                       options_.auth);
   }
 
   Result<ZkAcl> GetAcl(const std::string& path) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
     struct ACL_vector c_acl {};
     struct Stat stat {};
-    int rc = zoo_get_acl(zh, path.c_str(), &c_acl, &stat);
+    int rc = zoo_get_acl(session->zh, path.c_str(), &c_acl, &stat);
     if (rc != ZOK) return FromZkError(rc, "get ACL", path, options_.auth);
     ZkAcl acl;
     for (int32_t i = 0; i < c_acl.count; ++i) {
@@ -177,53 +211,78 @@ class RealZkClient final : public ZkClient {
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
                                                 const std::string& data,
                                                 const ZkAcl& acl) override {
-    PRESPLIT_ASSIGN_OR_RETURN(zhandle_t * zh, Handle());
+    PRESPLIT_ASSIGN_OR_RETURN(auto session, Handle());
     CAcl c_acl(acl);
     // Room for the prefix plus ZooKeeper's 10-digit sequence suffix.
     std::string created(path_prefix.size() + 32, '\0');
-    int rc =
-        zoo_create(zh, path_prefix.c_str(), data.data(), static_cast<int>(data.size()), c_acl.get(),
-                   ZOO_EPHEMERAL | ZOO_SEQUENCE, created.data(), static_cast<int>(created.size()));
+    int rc = zoo_create(session->zh, path_prefix.c_str(), data.data(),
+                        static_cast<int>(data.size()), c_acl.get(), ZOO_EPHEMERAL | ZOO_SEQUENCE,
+                        created.data(), static_cast<int>(created.size()));
     if (rc != ZOK) return FromZkError(rc, "create", path_prefix, options_.auth);
     created.resize(std::strlen(created.c_str()));
     return created;
   }
 
   int64_t SessionId() override {
+    std::lock_guard<std::mutex> handle_lock(handle_mu_);
+    if (handle_ == nullptr) return 0;  // none yet, or a new one still being opened
     std::lock_guard<std::mutex> lock(state_mu_);
     return connected_ && !expired_ ? session_id_ : 0;
   }
 
- private:
-  static void OnEvent(zhandle_t* zh, int type, int state, const char* path, void* context) {
-    static_cast<RealZkClient*>(context)->HandleEvent(zh, type, state, path ? path : "");
+  bool SessionExpired() override {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    return expired_;
+  }
+
+  Status StartNewSession() override {
+    std::unique_lock<std::shared_mutex> exclusive(session_mu_);
+    std::shared_ptr<SessionHandle> old;
+    int64_t old_id = 0;
+    {
+      std::lock_guard<std::mutex> handle_lock(handle_mu_);
+      std::lock_guard<std::mutex> lock(state_mu_);
+      if (!expired_ && handle_ != nullptr) return Status::Ok();  // still alive: nothing to do
+      old = std::move(handle_);
+      old_id = session_id_;
+    }
+    if (old != nullptr) {
+      spdlog::info("ZooKeeper session 0x{:x} expired; opening a new one with {}", old_id,
+                   options_.quorum);
+      old.reset();  // closed now, or when the last call still using it returns
+    }
+    return OpenSession();
+  }
+
+  void WithSession(const std::function<void(int64_t session)>& call) override {
+    std::shared_lock<std::shared_mutex> shared(session_mu_);
+    call(SessionId());
   }
 
   // Runs on the ZooKeeper completion thread: record state, hand events over, nothing else.
-  void HandleEvent(zhandle_t* zh, int type, int state, const std::string& path) {
-    if (type == ZOO_SESSION_EVENT) {
-      if (state == ZOO_CONNECTED_STATE) {
-        const clientid_t* client = zoo_client_id(zh);
-        {
-          std::lock_guard<std::mutex> lock(state_mu_);
+  void HandleEvent(uint64_t generation, zhandle_t* zh, int type, int state,
+                   const std::string& path) {
+    {
+      std::lock_guard<std::mutex> lock(state_mu_);
+      if (generation != generation_) return;  // a replaced (or closing) session
+      if (type == ZOO_SESSION_EVENT) {
+        if (state == ZOO_CONNECTED_STATE) {
+          const clientid_t* client = zoo_client_id(zh);
           connected_ = true;
           session_id_ = client != nullptr ? client->client_id : 0;
+        } else {
+          connected_ = false;
+          if (state == ZOO_EXPIRED_SESSION_STATE) expired_ = true;
         }
-        state_cv_.notify_all();
+      }
+    }
+    if (type == ZOO_SESSION_EVENT) {
+      state_cv_.notify_all();
+      if (state == ZOO_CONNECTED_STATE) {
         Emit({ZkEventType::kConnected, ""});
       } else if (state == ZOO_EXPIRED_SESSION_STATE) {
-        {
-          std::lock_guard<std::mutex> lock(state_mu_);
-          connected_ = false;
-          expired_ = true;
-        }
-        state_cv_.notify_all();
         Emit({ZkEventType::kSessionExpired, ""});
       } else {
-        {
-          std::lock_guard<std::mutex> lock(state_mu_);
-          connected_ = false;
-        }
         Emit({ZkEventType::kDisconnected, ""});
       }
       return;
@@ -236,45 +295,75 @@ class RealZkClient final : public ZkClient {
     }
   }
 
+ private:
+  static void OnEvent(zhandle_t* zh, int type, int state, const char* path, void* context) {
+    auto* watcher = static_cast<WatcherContext*>(context);
+    watcher->client->HandleEvent(watcher->generation, zh, type, state, path ? path : "");
+  }
+
   void Emit(const ZkEvent& event) {
     if (handler_) handler_(event);
   }
 
-  Status OpenLocked() {
+  // Opens a session and, once it is connected and authenticated, makes it the current one.
+  // Runs with session_mu_ held exclusively (no WithSession in progress).
+  Status OpenSession() {
+    uint64_t generation;
     {
       std::lock_guard<std::mutex> lock(state_mu_);
+      generation = ++generation_;
       connected_ = false;
       expired_ = false;
+      session_id_ = 0;
     }
-    zh_ = zookeeper_init2(options_.quorum.c_str(), &RealZkClient::OnEvent,
-                          options_.session_timeout_ms, nullptr, this, 0, &LogFromZooKeeper);
-    if (zh_ == nullptr) {
+    auto watcher = std::make_unique<WatcherContext>(WatcherContext{this, generation});
+    WatcherContext* context = watcher.get();
+    zhandle_t* zh =
+        zookeeper_init2(options_.quorum.c_str(), &RealZkClient::OnEvent,
+                        options_.session_timeout_ms, nullptr, context, 0, &LogFromZooKeeper);
+    if (zh == nullptr) {
+      MarkNoSession();
       return Status::InvalidArgument("cannot use ZooKeeper quorum '" + options_.quorum + "'");
     }
-    std::unique_lock<std::mutex> lock(state_mu_);
-    if (!state_cv_.wait_for(lock, std::chrono::milliseconds(options_.connect_timeout_ms),
-                            [this] { return connected_; })) {
-      return Status::Unavailable("no ZooKeeper session with " + options_.quorum + " within " +
-                                 std::to_string(options_.connect_timeout_ms) + " ms");
+    // Closed on every early return below: never an unauthenticated session left behind.
+    auto session = std::make_shared<SessionHandle>(zh, std::move(watcher));
+    {
+      std::unique_lock<std::mutex> lock(state_mu_);
+      if (!state_cv_.wait_for(lock, std::chrono::milliseconds(options_.connect_timeout_ms),
+                              [this] { return connected_ || expired_; }) ||
+          !connected_) {
+        lock.unlock();
+        MarkNoSession();
+        return Status::Unavailable("no ZooKeeper session with " + options_.quorum + " within " +
+                                   std::to_string(options_.connect_timeout_ms) + " ms");
+      }
     }
-    lock.unlock();
-    Status authenticated = AddAuthLocked();
+    Status authenticated = AddAuth(zh);
     if (!authenticated.ok()) {
-      // Never leave an unauthenticated session behind: the next call opens a new one.
-      zookeeper_close(zh_);
-      zh_ = nullptr;
+      MarkNoSession();
+      return authenticated;
     }
-    return authenticated;
+    std::lock_guard<std::mutex> handle_lock(handle_mu_);
+    handle_ = std::move(session);
+    return Status::Ok();
   }
 
-  // Adds the credentials to the new session and waits for ZooKeeper's answer, so that no call
+  // No usable session: calls fail, and SessionExpired says a StartNewSession is due.
+  void MarkNoSession() {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    ++generation_;  // the handle being closed changes nothing any more
+    connected_ = false;
+    expired_ = true;
+  }
+
+  // Adds the credentials to a new session and waits for ZooKeeper's answer, so that no call
   // runs unauthenticated. The C client re-sends them by itself when it reconnects this session;
-  // a session replacing an expired one comes through here again.
-  Status AddAuthLocked() {
+  // each new session comes through here again.
+  Status AddAuth(zhandle_t* zh) {
     if (options_.auth.user.empty()) return Status::Ok();
     auto reply = std::make_shared<AuthReply>();
     const std::string& secret = options_.auth.secret;
-    int rc = zoo_add_auth(zh_, options_.auth.scheme.c_str(), secret.data(),
+    int rc = zoo_add_auth(zh, options_.auth.scheme.c_str(), secret.data(),
                           static_cast<int>(secret.size()), &OnAuthReply,
                           new std::shared_ptr<AuthReply>(reply));
     if (rc != ZOK) return FromZkError(rc, "authenticate", "", options_.auth);
@@ -290,35 +379,35 @@ class RealZkClient final : public ZkClient {
     return Status::Ok();
   }
 
-  // The live handle; replaces an expired session first. A handle that is merely disconnected is
-  // kept: the C client reconnects by itself and calls fail with Unavailable meanwhile.
-  Result<zhandle_t*> Handle() {
-    std::lock_guard<std::mutex> lock(handle_mu_);
-    bool expired;
+  // The current session's handle, kept alive for the call. An expired session is never replaced
+  // here: the call fails until the owner calls StartNewSession. A handle that is merely
+  // disconnected is used: the C client reconnects by itself and calls fail meanwhile.
+  Result<std::shared_ptr<SessionHandle>> Handle() {
     {
-      std::lock_guard<std::mutex> state_lock(state_mu_);
-      expired = expired_;
-    }
-    if (expired || zh_ == nullptr) {
-      if (zh_ != nullptr) {
-        spdlog::warn("ZooKeeper session expired; opening a new one with {}", options_.quorum);
-        zookeeper_close(zh_);
-        zh_ = nullptr;
+      std::lock_guard<std::mutex> lock(state_mu_);
+      if (expired_) {
+        return Status::Unavailable(
+            "ZooKeeper session expired; no call runs until a new session is started");
       }
-      PRESPLIT_RETURN_IF_ERROR(OpenLocked());
     }
-    return zh_;
+    std::lock_guard<std::mutex> lock(handle_mu_);
+    if (handle_ == nullptr) return Status::Unavailable("no ZooKeeper session yet");
+    return handle_;
   }
 
   const ZkOptions options_;
   const ZkEventHandler handler_;
-  std::mutex handle_mu_;  // guards zh_ replacement
-  zhandle_t* zh_ = nullptr;
+  // Shared by WithSession, exclusive for opening a session: no new session begins while a
+  // caller acts on what it knows of the current one.
+  std::shared_mutex session_mu_;
+  std::mutex handle_mu_;                   // guards handle_ (taken before state_mu_ when both are)
+  std::shared_ptr<SessionHandle> handle_;  // null until the first session is usable
   std::mutex state_mu_;
   std::condition_variable state_cv_;
+  uint64_t generation_ = 0;  // of the session being opened or in use; others' events are ignored
   bool connected_ = false;
-  bool expired_ = false;
-  int64_t session_id_ = 0;  // of the last session that reached the connected state
+  bool expired_ = false;    // no usable session until StartNewSession
+  int64_t session_id_ = 0;  // of the current session once it reached the connected state
 };
 
 }  // namespace

@@ -20,9 +20,11 @@ struct ZkNode {
 };
 
 enum class ZkEventType {
-  kConnected,       // (re)connected: watches may have been lost with a new session; rescan
-  kSessionExpired,  // the session was lost; the client reconnects on its own
-  kDisconnected,    // the connection dropped; the session may survive if it comes back in time
+  kConnected,  // (re)connected: watches may have been lost with a new session; rescan
+  // ZooKeeper ended the session: its ephemeral nodes and watches are gone, and every call fails
+  // until the owner of the client opens a new session with StartNewSession (never on its own).
+  kSessionExpired,
+  kDisconnected,  // the connection dropped; the session may survive if it comes back in time
   kChildrenChanged,
   kDataChanged,  // data changed, node created or deleted
 };
@@ -62,6 +64,26 @@ class ZkClient {
   // calls returning the same non-zero id mean the ephemeral nodes created between them live on.
   virtual int64_t SessionId() = 0;
 
+  // Sessions. The client never replaces an expired session by itself: whatever rests on the old
+  // one (the leader's election node, and the lease every leader-only write checks) must end
+  // before a call can run on a new one, and only the owner of the client knows when it has.
+  //
+  // True once ZooKeeper has ended the session (and after a StartNewSession that failed), until
+  // a StartNewSession succeeds: every call fails with Unavailable meanwhile. A session that is
+  // merely disconnected and may still come back is not expired.
+  virtual bool SessionExpired() = 0;
+  // Opens a new session in place of an expired one and waits until it is usable (connected, and
+  // its credentials accepted), at most ZkOptions::connect_timeout_ms; Unavailable when it is not
+  // by then (the next call to this tries again). Ok and nothing done while the current session
+  // has not expired. Waits for the `WithSession` calls in progress.
+  virtual Status StartNewSession() = 0;
+  // Runs `call` with the id of the current session (0 while disconnected or expired), and keeps
+  // that session current until `call` returns: no StartNewSession completes meanwhile. So a
+  // call made from inside `call` runs on that session or fails (it may still expire), never on
+  // a later one: what was decided about one session never acts on the next. `call` must not
+  // call StartNewSession (it would wait for itself).
+  virtual void WithSession(const std::function<void(int64_t session)>& call) = 0;
+
   // Creates `path` and its missing ancestors with empty data and `acl`. Existing nodes are left
   // as they are (ACL included), so a session that may only read them passes.
   Status EnsurePath(const std::string& path, const ZkAcl& acl = OpenAcl());
@@ -74,18 +96,20 @@ using ZkEventHandler = std::function<void(const ZkEvent&)>;
 struct ZkOptions {
   std::string quorum = "127.0.0.1:2181";  // host:port[,host:port...][/chroot]
   int session_timeout_ms = 15000;
-  int connect_timeout_ms = 10000;  // how long Connect() waits for the first session
-  // Credentials added to every session (the first and each one replacing an expired session);
-  // none when `auth.user` is empty. Never logged.
+  // How long ConnectZooKeeper and StartNewSession wait for a session.
+  int connect_timeout_ms = 10000;
+  // Credentials added to every session (the first and each one StartNewSession opens); none
+  // when `auth.user` is empty. Never logged.
   ZkCredentials auth;
 };
 
 // Opens a session with the ZooKeeper C client (multi-threaded flavour). Events, including those
 // of the armed watches, are delivered to `handler` on the client's own completion thread: the
 // handler must only hand them over (e.g. post to an event loop), never call back into the client.
-// An expired session is replaced by a new one automatically and reported as kSessionExpired
-// followed by kConnected. With `options.auth`, a session is usable only once ZooKeeper has
-// accepted the credentials; a refusal is an error naming the user, never the password.
+// An expired session is reported as kSessionExpired and stays expired (calls fail) until
+// StartNewSession, whose session is then reported as kConnected. With `options.auth`, a session
+// is usable only once ZooKeeper has accepted the credentials; a refusal is an error naming the
+// user, never the password. Every method may be called from any thread.
 Result<std::unique_ptr<ZkClient>> ConnectZooKeeper(const ZkOptions& options,
                                                    ZkEventHandler handler = nullptr);
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace presplit::ctl {
 namespace {
 
@@ -144,6 +146,68 @@ TEST(FactsFromStatus, ReadsTheWatchersViewAndTheStatusDocument) {
   EXPECT_FALSE(FactsFromStatus("ns:other", &load, nullptr).ok());
   const json garbage = json::parse(R"({"load": {"tables": 7}})");
   EXPECT_FALSE(FactsFromStatus("ns:t", &garbage, nullptr).ok());
+}
+
+TEST(FactsFromStatus, FollowsThePhysicalTableTheStatusNames) {
+  // Served by ns:t__g2 since a switch; a second migration copies into ns:t__g3.
+  const json load = json::parse(R"({"load": {"tables": [
+      {"table": "ns:t", "physical_table": "ns:t__g2", "generation": 2, "role": "serving",
+       "region_count": 2, "size_bytes": 4096, "hot_regions": 1, "request_skew": 1.5,
+       "regions": [{"write_per_s": 10.0}, {"write_per_s": 20.0}]},
+      {"table": "ns:t", "physical_table": "ns:t__g3", "generation": 3,
+       "role": "migration_target", "region_count": 7, "size_bytes": 1, "hot_regions": 3,
+       "regions": [{"write_per_s": 9000.0}]}]}})");
+  const json status = json::parse(R"({"physical_table": "ns:t__g2", "generation": 2,
+      "buckets": 4, "migration": {"phase": "copying", "target": "ns:t__g3"},
+      "load": {"decisions": [
+        {"action": "skip", "reason": "region_budget"},
+        {"physical_table": "ns:t", "action": "skip", "reason": "unsplittable"},
+        {"physical_table": "ns:t__g2", "action": "skip", "reason": "cooldown"},
+        {"physical_table": "ns:t__g3", "action": "skip", "reason": "migration_under_way"}]}})");
+  auto facts = FactsFromStatus("ns:t", &load, &status);
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  EXPECT_EQ(facts->physical_table, "ns:t__g2");
+  EXPECT_EQ(facts->generation, 2);
+  EXPECT_EQ(facts->migration_target, "ns:t__g3");
+  // The serving table's load, not the target's.
+  EXPECT_EQ(facts->region_count, 2);
+  EXPECT_EQ(facts->size_bytes, 4096);
+  EXPECT_EQ(facts->hot_regions, 1);
+  EXPECT_EQ(facts->write_rates, (std::vector<double>{10.0, 20.0}));
+  // Only the decisions about ns:t__g2: the first generation's and the target's are not its own.
+  EXPECT_EQ(facts->decisions, 1);
+  EXPECT_EQ(facts->reasons, (std::map<std::string, int>{{"cooldown", 1}}));
+
+  const LiveAdviceReport report = AdviseLive(*facts, AdviceRules{});
+  ASSERT_GE(report.facts.size(), 2u);
+  EXPECT_EQ(report.facts[0].rfind("physical table: ns:t__g2 (generation 2)", 0), 0u)
+      << report.facts[0];
+  EXPECT_EQ(report.facts[1].rfind("migration under way into ns:t__g3", 0), 0u) << report.facts[1];
+  EXPECT_TRUE(report.advice.empty()) << "no budget or hot-key advice from other generations";
+
+  // From the status alone (no daemon), the same physical table and decisions.
+  auto from_status = FactsFromStatus("ns:t", nullptr, &status);
+  ASSERT_TRUE(from_status.ok());
+  EXPECT_EQ(from_status->physical_table, "ns:t__g2");
+  EXPECT_EQ(from_status->decisions, 1);
+}
+
+TEST(FactsFromStatus, AfterTheSwitchTheTargetIsThePhysicalTableAndNothingIsUnderWay) {
+  const json status = json::parse(R"({"physical_table": "ns:t__g2", "generation": 2,
+      "migration": {"phase": "grace", "target": "ns:t__g2"}})");
+  auto facts = FactsFromStatus("ns:t", nullptr, &status);
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->physical_table, "ns:t__g2");
+  EXPECT_EQ(facts->migration_target, "");
+}
+
+TEST(AdviseLive, NoReSaltIsAdvisedWhileOneIsUnderWay) {
+  LiveFacts f = Even(8);
+  f.buckets = 2;
+  f.write_rates = {950, 0, 10, 10, 950, 10, 10, 10};
+  ASSERT_EQ(Rules(AdviseLive(f, AdviceRules{})), std::vector<std::string>{"bucket_tails"});
+  f.migration_target = "default:t__g2";
+  EXPECT_TRUE(AdviseLive(f, AdviceRules{}).advice.empty());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "daemon/hbase/hbase_admin.h"
@@ -16,15 +17,69 @@ namespace presplit::daemon::testing {
 
 class FakeZk : public ZkClient {
  public:
+  // This client's calls: they fail while the ensemble is down (`available`) or this client's
+  // session expired (until StartNewSession), as the real client's do.
   Result<ZkNode> Get(const std::string& path, bool watch) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    return GetNode(path, watch);
+  }
+  Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    return ListChildren(path, watch);
+  }
+  Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path);
+    return CreateNode(path, data, acl);
+  }
+  Status Set(const std::string& path, const std::string& data, int version) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path);
+    return SetNode(path, data, version);
+  }
+  Status Delete(const std::string& path, int version) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path);
+    return DeleteNode(path, version);
+  }
+  Result<ZkAcl> GetAcl(const std::string& path) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    return AclOf(path);
+  }
+  Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
+                                                const std::string& data,
+                                                const ZkAcl& /*acl*/) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path_prefix);
+    return CreateEphemeralSequentialOf(session_id, path_prefix, data);
+  }
+  int64_t SessionId() override { return available && !expired ? session_id : 0; }
+  bool SessionExpired() override { return expired; }
+  Status StartNewSession() override {
+    if (!expired) return Status::Ok();
     if (!available) return Status::Unavailable("fake zookeeper down");
+    session_id = NewSessionId();
+    expired = false;
+    ++sessions_started;
+    return Status::Ok();
+  }
+  void WithSession(const std::function<void(int64_t session)>& call) override { call(SessionId()); }
+
+  // What ZooKeeper does when this client's session expires: its ephemeral nodes go, and the
+  // client makes no call until StartNewSession gives it a session with a new id.
+  void ExpireSession() {
+    DropEphemeralsOf(session_id);
+    expired = true;
+  }
+
+  // The ensemble's side, shared by every FakeZkSession of this fake: no session checks.
+  Result<ZkNode> GetNode(const std::string& path, bool watch) {
     if (watch) data_watches.insert(path);
     auto it = nodes.find(path);
     if (it == nodes.end()) return Status::NotFound(path);
     return it->second;
   }
-  Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
-    if (!available) return Status::Unavailable("fake zookeeper down");
+  Result<std::vector<std::string>> ListChildren(const std::string& path, bool watch) {
     if (watch) child_watches.insert(path);
     if (!nodes.count(path)) return Status::NotFound(path);
     std::vector<std::string> out;
@@ -36,8 +91,7 @@ class FakeZk : public ZkClient {
     }
     return out;
   }
-  Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
-    if (!available) return Status::Unavailable("fake zookeeper down");
+  Status CreateNode(const std::string& path, const std::string& data, const ZkAcl& acl) {
     if (before_write) before_write(path);
     if (nodes.count(path)) return Status::AlreadyExists(path);
     std::string parent = path.substr(0, path.rfind('/'));
@@ -47,8 +101,7 @@ class FakeZk : public ZkClient {
     writes++;
     return Status::Ok();
   }
-  Status Set(const std::string& path, const std::string& data, int version) override {
-    if (!available) return Status::Unavailable("fake zookeeper down");
+  Status SetNode(const std::string& path, const std::string& data, int version) {
     if (before_write) before_write(path);
     auto it = nodes.find(path);
     if (it == nodes.end()) return Status::NotFound(path);
@@ -57,35 +110,17 @@ class FakeZk : public ZkClient {
     writes++;
     return Status::Ok();
   }
-  Status Delete(const std::string& path, int version) override {
-    if (!available) return Status::Unavailable("fake zookeeper down");
+  Status DeleteNode(const std::string& path, int /*version*/) {
     if (!nodes.erase(path)) return Status::NotFound(path);
     acls.erase(path);
     writes++;
     return Status::Ok();
   }
-  Result<ZkAcl> GetAcl(const std::string& path) override {
-    if (!available) return Status::Unavailable("fake zookeeper down");
+  Result<ZkAcl> AclOf(const std::string& path) {
     auto it = acls.find(path);
     if (it == acls.end()) return Status::NotFound(path);
     return it->second;
   }
-  Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
-                                                const std::string& data,
-                                                const ZkAcl& /*acl*/) override {
-    if (!available) return Status::Unavailable("fake zookeeper down");
-    return CreateEphemeralSequentialOf(session_id, path_prefix, data);
-  }
-  int64_t SessionId() override { return available ? session_id : 0; }
-
-  // What ZooKeeper does when this client's session expires: its ephemeral nodes go, the next
-  // session has a new id.
-  void ExpireSession() {
-    DropEphemeralsOf(session_id);
-    session_id = NewSessionId();
-  }
-
-  // The ensemble's side, shared by every FakeZkSession of this fake.
   Result<std::string> CreateEphemeralSequentialOf(int64_t owner, const std::string& path_prefix,
                                                   const std::string& data) {
     std::string parent = path_prefix.substr(0, path_prefix.rfind('/'));
@@ -109,12 +144,24 @@ class FakeZk : public ZkClient {
   std::map<std::string, int> next_sequence;  // parent -> next sequence number
   int64_t last_session_id = 1;
   int64_t session_id = 1;  // this client's session
+  bool expired = false;    // this client's session expired; no new one started yet
+  int sessions_started = 0;
+  // This client's writes (create, set, delete, ephemeral create), each with the session it was
+  // issued on, in order: what a test of fencing reads.
+  std::vector<std::pair<int64_t, std::string>> write_log;
   // Runs at the start of Create and Set, before they look at the node: lets a test slip another
   // writer's change in between a read and the write that follows it.
   std::function<void(const std::string& path)> before_write;
   int64_t zxid = 0;
   int writes = 0;
-  bool available = true;
+  bool available = true;  // false: the ensemble is unreachable, for every client
+
+ private:
+  Status Usable() const {
+    if (!available) return Status::Unavailable("fake zookeeper down");
+    if (expired) return Status::Unavailable("fake zookeeper session expired");
+    return Status::Ok();
+  }
 };
 
 // Another client of the same fake ensemble (as a second presplitd would be): it sees and changes
@@ -125,45 +172,86 @@ class FakeZkSession : public ZkClient {
       : session_id(ensemble.NewSessionId()), ensemble_(ensemble) {}
 
   Result<ZkNode> Get(const std::string& path, bool watch) override {
-    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
-    return ensemble_.Get(path, watch);
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    return ensemble_.GetNode(path, watch);
   }
   Result<std::vector<std::string>> GetChildren(const std::string& path, bool watch) override {
-    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
-    return ensemble_.GetChildren(path, watch);
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    return ensemble_.ListChildren(path, watch);
   }
   Status Create(const std::string& path, const std::string& data, const ZkAcl& acl) override {
-    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
-    return ensemble_.Create(path, data, acl);
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path);
+    return ensemble_.CreateNode(path, data, acl);
   }
   Status Set(const std::string& path, const std::string& data, int version) override {
-    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
-    return ensemble_.Set(path, data, version);
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path);
+    return ensemble_.SetNode(path, data, version);
   }
   Status Delete(const std::string& path, int version) override {
-    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
-    return ensemble_.Delete(path, version);
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path);
+    return ensemble_.DeleteNode(path, version);
   }
-  Result<ZkAcl> GetAcl(const std::string& path) override { return ensemble_.GetAcl(path); }
+  Result<ZkAcl> GetAcl(const std::string& path) override {
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    return ensemble_.AclOf(path);
+  }
   Result<std::string> CreateEphemeralSequential(const std::string& path_prefix,
                                                 const std::string& data,
                                                 const ZkAcl& /*acl*/) override {
-    if (!available) return Status::Unavailable("fake zookeeper session disconnected");
+    PRESPLIT_RETURN_IF_ERROR(Usable());
+    write_log.emplace_back(session_id, path_prefix);
     return ensemble_.CreateEphemeralSequentialOf(session_id, path_prefix, data);
   }
-  int64_t SessionId() override { return available && ensemble_.available ? session_id : 0; }
+  int64_t SessionId() override {
+    return available && ensemble_.available && !expired ? session_id : 0;
+  }
+  bool SessionExpired() override { return expired; }
+  Status StartNewSession() override {
+    if (!expired) return Status::Ok();
+    if (!ensemble_.available) return Status::Unavailable("fake zookeeper down");
+    if (before_new_session) before_new_session();
+    session_id = ensemble_.NewSessionId();
+    expired = false;
+    ++sessions_started;
+    return Status::Ok();
+  }
+  void WithSession(const std::function<void(int64_t session)>& call) override {
+    if (before_with_session) before_with_session();
+    call(SessionId());
+  }
 
-  // The session expires (or its process dies): its ephemeral nodes go; the client's next
-  // session has a new id.
+  // The session expires (or its process dies): its ephemeral nodes go, and this client makes no
+  // call until StartNewSession gives it a session with a new id.
   void Expire() {
     ensemble_.DropEphemeralsOf(session_id);
-    session_id = ensemble_.NewSessionId();
+    expired = true;
   }
 
   int64_t session_id;
   bool available = true;  // false: this client is disconnected, its session still alive
+  bool expired = false;   // its session expired; no new one started yet
+  int sessions_started = 0;
+  // Runs inside StartNewSession, before the new session exists: what the daemon does then.
+  std::function<void()> before_new_session;
+  // Runs at the start of WithSession, before the session is read. The real client keeps its
+  // session in place from there on; this fake does not, so a test can play what another thread
+  // might have done just before (an expiry, a new session) and check the second line of defence.
+  std::function<void()> before_with_session;
+  // This client's writes, each with the session it was issued on, in order.
+  std::vector<std::pair<int64_t, std::string>> write_log;
 
  private:
+  Status Usable() const {
+    if (!available || !ensemble_.available) {
+      return Status::Unavailable("fake zookeeper session disconnected");
+    }
+    if (expired) return Status::Unavailable("fake zookeeper session expired");
+    return Status::Ok();
+  }
+
   FakeZk& ensemble_;
 };
 

@@ -6,7 +6,8 @@ placed by NativeSplitPolicy from the LoadSamplingObserver's samples. The load co
 tests/e2e/java/SplitWorkload.java through the plain HBase client; region counts are checked with
 HBaseProbe, decisions and rates through the daemon's GET /status and the tables' status
 znodes (presplitctl status), as an operator would. One table has HBase's own split policy: the
-daemon computes its split point from a key sample.
+daemon computes its split point from a key sample. One document is served by a physical table of
+another name (generation 2, as after a re-salting migration's switch): that table is split.
 """
 import json
 import os
@@ -22,6 +23,7 @@ import harness as h
 RUN = uuid.uuid4().hex[:6]
 ROOT = f"/presplit-e2e-load-{RUN}"
 WORKLOAD = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SplitWorkload.java")
+ZK_RAW = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "ZkRaw.java")
 GROUPS = 400
 # Four regions of 100 groups each: rows g00000|000000 .. g00399|000009.
 SPLIT_KEYS = ["g00100|", "g00200|", "g00300|"]
@@ -57,6 +59,13 @@ def document(table, load_split, native_policy=True):
 
 def regions(table):
     return int(h.probe("regions-count", f"default:{table}").stdout.strip())
+
+
+def zk_set(path, data):
+    """Writes a znode byte for byte with the plain ZooKeeper client (as a migration's switch or
+    an operator would), parents created as needed."""
+    h.run([*h.java_command(ZK_RAW, short_lived=True), h.ZK_QUORUM, "set", path],
+          input=data, timeout=120)
 
 
 class LoadSplitTest(unittest.TestCase):
@@ -244,6 +253,40 @@ class LoadSplitTest(unittest.TestCase):
         recorded = self.wait_recorded(table, lambda d: d["action"] == "split", "the split")
         self.assertEqual(recorded["split_key"], "g00050|")
         self.assertIn("keys balanced, not requests", self.daemon.log_text())
+
+    def test_the_physical_table_the_status_names_is_watched_and_split(self):
+        # A document served by another physical table, as after a re-salting migration's switch:
+        # the status names default:gen_RUN__g2 (generation 2) while the document keeps its name.
+        # The physical table is built by a document of its own, which is then removed (the table
+        # stays); the status is written straight into ZooKeeper before the document arrives.
+        table, physical = f"gen_{RUN}", f"gen_{RUN}__g2"
+        load_split = {"dry_run": False, "min_requests_per_s": 20, "mean_multiple": 2,
+                      "sustain_s": 6, "max_regions": 8, "cooldown_s": 600,
+                      "unsplittable_s": 600}
+        self.create_filled(physical, load_split)
+        h.ctl(ROOT, "rm", f"default:{physical}")
+        zk_set(f"{ROOT}/status/default:{table}", json.dumps({
+            "table": f"default:{table}", "phase": "ready",
+            "physical_table": f"default:{physical}", "generation": 2,
+            "layout": {"group": {"delimiter": "|"}}, "buckets": 0}))
+        h.ctl(ROOT, "put", "-", input=json.dumps(document(table, load_split)))
+        status = h.wait_status(ROOT, f"default:{table}", ["ready", "drift"], timeout=180)
+        self.assertEqual(status["physical_table"], f"default:{physical}", status)
+        self.assertEqual(status["generation"], 2)
+
+        self.loads.append(background_gets(physical, 300, hot_groups=100))
+        decision = self.wait_decision(table, lambda d: d["action"] == "split", 120,
+                                      "a split decision for the physical table's hot region")
+        self.assertEqual(decision["physical_table"], f"default:{physical}")
+        self.assertEqual(decision["start_key"], "")
+        h.wait_for(lambda: regions(physical) == 5, 120, "the physical table's hot region split")
+        watched = self.table_load(table)
+        self.assertEqual(watched["physical_table"], f"default:{physical}", watched)
+        self.assertIsNone(watched["split_hold"])
+        # The document's own name was never created, nor polled.
+        self.assertEqual(h.probe("exists", f"default:{table}").stdout.strip(), "false")
+        recorded = h.status(ROOT, f"default:{table}")["load"]
+        self.assertEqual(recorded["physical_table"], f"default:{physical}")
 
     def test_the_page_shows_the_table_and_its_regions(self):
         chromium = shutil.which("chromium")

@@ -140,15 +140,66 @@ TEST(LeaderElectionTest, LoneCandidateLeadsAgainAfterItsSessionExpired) {
   EXPECT_TRUE(a.election.HoldsLease());
 }
 
-TEST(LeaderElectionTest, LeaseRefusedOnANewSessionEvenBeforeTheExpiryEvent) {
+TEST(LeaderElectionTest, LeaseRefusedOnceTheSessionExpiredEvenBeforeTheExpiryEvent) {
   FakeZk zk;
   Candidate a(zk, "a:1");
   ASSERT_TRUE(a.election.Refresh().ok());
   a.session.Expire();  // the event has not been delivered yet
   EXPECT_FALSE(a.election.HoldsLease());
   EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_EQ(a.election.LeaseSession(), 0);
   ASSERT_TRUE(a.election.Refresh().ok());
   EXPECT_TRUE(a.election.IsLeader());
+}
+
+TEST(LeaderElectionTest, NoNewSessionBeginsUntilRefreshHasEndedTheLeadership) {
+  FakeZk zk;
+  Candidate a(zk, "a:1");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  const int64_t first = a.session.session_id;
+  a.session.Expire();
+  // IsLeader never starts a session; the client does not either.
+  EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_EQ(a.session.sessions_started, 0);
+  EXPECT_TRUE(a.session.SessionExpired());
+  // No lease check and no expiry event came before this Refresh: it ends the leadership itself.
+  int64_t lease_session = -1;
+  a.session.before_new_session = [&] { lease_session = a.election.LeaseSession(); };
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_EQ(lease_session, 0) << "the leadership ended before the new session began";
+  EXPECT_EQ(a.session.sessions_started, 1);
+  EXPECT_NE(a.session.session_id, first);
+  EXPECT_EQ(a.election.LeaseSession(), a.session.session_id);
+}
+
+TEST(LeaderElectionTest, ANewSessionThatCannotStartIsAnErrorAndIsTriedAgain) {
+  FakeZk zk;
+  Candidate a(zk, "a:1");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  a.session.Expire();
+  zk.available = false;  // the ensemble went away right after ending the session
+  Status s = a.election.Refresh();
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_FALSE(a.election.IsLeader());
+  EXPECT_EQ(a.election.NodeName(), "");
+  zk.available = true;
+  ASSERT_TRUE(a.election.Refresh().ok());
+  EXPECT_TRUE(a.election.IsLeader());
+  EXPECT_TRUE(a.election.HoldsLease());
+}
+
+TEST(LeaderElectionTest, HoldsLeaseNamesTheSessionItConfirmed) {
+  FakeZk zk;
+  Candidate a(zk, "a:1");
+  Candidate b(zk, "b:2");
+  ASSERT_TRUE(a.election.Refresh().ok());
+  ASSERT_TRUE(b.election.Refresh().ok());
+  int64_t on = -1;
+  EXPECT_TRUE(a.election.HoldsLease(&on));
+  EXPECT_EQ(on, a.session.session_id);
+  EXPECT_FALSE(b.election.HoldsLease(&on));
+  EXPECT_EQ(on, 0);
+  EXPECT_EQ(b.election.LeaseSession(), 0);
 }
 
 TEST(LeaderElectionTest, DisconnectedLeaderHoldsNoLeaseAndLeadsAgainOnReconnect) {

@@ -66,17 +66,70 @@ TEST(LoadReport, MetricsArePerTableWithEscapedLabels) {
   std::ostringstream out;
   AppendLoadMetrics(out, Sample(), 12'500);
   const std::string text = out.str();
-  EXPECT_NE(text.find("presplit_table_region_count{table=\"ns:t\\\"x\"} 2\n"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("presplit_table_max_region_request_rate{table=\"ns:t\\\"x\"} 900\n"),
+  // Labelled by document and physical table (named by the document's name until a migration).
+  const std::string labels = "{table=\"ns:t\\\"x\",physical_table=\"ns:t\\\"x\"}";
+  EXPECT_NE(text.find("presplit_table_region_count" + labels + " 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("presplit_table_max_region_request_rate" + labels + " 900\n"),
             std::string::npos);
-  EXPECT_NE(text.find("presplit_table_request_skew{table=\"ns:t\\\"x\"} 1.8\n"), std::string::npos);
+  EXPECT_NE(text.find("presplit_table_request_skew" + labels + " 1.8\n"), std::string::npos);
   EXPECT_NE(text.find("presplit_load_splits_total 0\n"), std::string::npos);
   EXPECT_NE(text.find("presplit_load_split_skips_total{reason=\"dry_run\"} 1\n"),
             std::string::npos);
   EXPECT_NE(text.find("presplit_load_poll_age_seconds 2.5\n"), std::string::npos);
   // No series per region.
   EXPECT_EQ(text.find("region=\""), std::string::npos);
+}
+
+TEST(LoadReport, EachPhysicalTableOfADocumentHasItsEntryAndItsDecisions) {
+  LoadSnapshot s;
+  TableLoad serving;
+  serving.table = "ns:t";
+  serving.physical_table = "ns:t__g2";
+  serving.generation = 2;
+  serving.migration_target_table = "ns:t__g3";
+  TableLoad target = serving;
+  target.physical_table = "ns:t__g3";
+  target.generation = 3;
+  target.migration_target = true;
+  target.split_hold = "migration under way: ns:t__g3 ...";
+  s.tables = {serving, target};
+  SplitDecision held;
+  held.table = "ns:t";
+  held.physical_table = "ns:t__g3";
+  held.region = "held";
+  held.reason = "migration_under_way";
+  SplitDecision split = held;
+  split.physical_table = "ns:t__g2";
+  split.region = "split";
+  split.reason.clear();
+  split.action = SplitDecision::Action::kSplit;
+  s.decisions["ns:t"] = {held, split};
+
+  const auto j = LoadSnapshotJson(s);
+  ASSERT_EQ(j["tables"].size(), 2u);
+  const auto& first = j["tables"][0];
+  EXPECT_EQ(first["table"], "ns:t");
+  EXPECT_EQ(first["physical_table"], "ns:t__g2");
+  EXPECT_EQ(first["generation"], 2);
+  EXPECT_EQ(first["role"], "serving");
+  EXPECT_EQ(first["migration"]["target"], "ns:t__g3");
+  EXPECT_TRUE(first["split_hold"].is_null());
+  ASSERT_EQ(first["decisions"].size(), 1u);
+  EXPECT_EQ(first["decisions"][0]["region"], "split");
+  EXPECT_EQ(first["decisions"][0]["physical_table"], "ns:t__g2");
+  const auto& second = j["tables"][1];
+  EXPECT_EQ(second["role"], "migration_target");
+  EXPECT_EQ(second["split_hold"], "migration under way: ns:t__g3 ...");
+  ASSERT_EQ(second["decisions"].size(), 1u);
+  EXPECT_EQ(second["decisions"][0]["reason"], "migration_under_way");
+
+  // Two series per gauge, told apart by their physical table.
+  std::ostringstream out;
+  AppendLoadMetrics(out, s, 0);
+  EXPECT_NE(
+      out.str().find("presplit_table_hot_regions{table=\"ns:t\",physical_table=\"ns:t__g3\"}"),
+      std::string::npos)
+      << out.str();
 }
 
 }  // namespace

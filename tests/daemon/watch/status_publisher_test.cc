@@ -171,5 +171,41 @@ TEST(StatusPublisher, AStatusNestedTooDeepIsLeftAloneAndTheReasonLogged) {
       << logged.str();
 }
 
+TEST(StatusPublisher, SaysWhichPhysicalTableIsWatchedAndWhySplitsAreHeld) {
+  Fixture f;
+  // A migration copies into default:t__g2: the source serves, the target is held.
+  TableLoad target = f.snapshot.tables[0];
+  target.physical_table = "default:t__g2";
+  target.generation = 2;
+  target.migration_target = true;
+  target.split_hold = "migration under way: default:t__g2 is its target";
+  f.snapshot.tables[0].migration_target_table = "default:t__g2";
+  f.snapshot.tables.push_back(target);
+  SplitDecision held = Decision(1000, "migration_under_way");
+  held.physical_table = "default:t__g2";
+  f.snapshot.decisions["default:t"].push_back(held);
+  ASSERT_EQ(f.publisher.Publish(f.snapshot, 1000).written, 1);
+  json load = f.Status()["load"];
+  EXPECT_EQ(load["physical_table"], "default:t");
+  EXPECT_EQ(load["split_hold"], "migration under way: default:t__g2 is its target");
+  EXPECT_EQ(load["decisions"][0]["physical_table"], "default:t__g2");
+  EXPECT_EQ(load["decisions"][0]["reason"], "migration_under_way");
+  ASSERT_EQ(load["size_history"].size(), 1u);
+  EXPECT_EQ(load["size_history"][0]["size_bytes"], 1000) << "the serving table's size";
+  EXPECT_EQ(f.publisher.Publish(f.snapshot, 2000).written, 0) << "nothing changed";
+
+  // The switch: the target is the physical table now, and nothing is held.
+  LoadSnapshot switched = f.snapshot;
+  switched.tables = {target};
+  switched.tables[0].migration_target = false;
+  switched.tables[0].split_hold.clear();
+  EXPECT_EQ(f.publisher.Publish(switched, 3000).written, 1);
+  load = f.Status()["load"];
+  EXPECT_EQ(load["physical_table"], "default:t__g2");
+  EXPECT_TRUE(load["split_hold"].is_null());
+  EXPECT_EQ(load["decisions"].size(), 1u) << "the decisions stay";
+  EXPECT_EQ(f.publisher.Publish(switched, 4000).written, 0);
+}
+
 }  // namespace
 }  // namespace presplit::daemon::watch

@@ -7,12 +7,32 @@
 namespace presplit::daemon::watch {
 namespace {
 
+using nlohmann::json;
+
 constexpr const char* kPlain = R"({"version":1,"table":"ns:plain","split":{"algorithm":"uniform",
   "regions":4},"families":[{"name":"f"}]})";
 constexpr const char* kLive = R"({"version":1,"table":"live","split":{"algorithm":"uniform",
   "regions":4},"load_split":{"dry_run":false,"min_requests_per_s":50,"mean_multiple":2,
   "sustain_s":6,"max_regions":6,"cooldown_s":60,"unsplittable_s":300},
   "families":[{"name":"f"}]})";
+// Re-salted once already: the document asks for 16 buckets, HBase's own split policy.
+constexpr const char* kSalted = R"({"version":1,"table":"ns:t",
+  "layout":{"salt":{"buckets":16,"encoding":"decimal"},"group":{"delimiter":"|"}},
+  "split":{"algorithm":"salt-buckets"},"load_split":{"dry_run":false},
+  "migration":{"allowed":true},"families":[{"name":"f"}]})";
+
+const WatchedTable* Find(const std::vector<WatchedTable>& tables, const std::string& physical) {
+  for (const auto& t : tables) {
+    if (t.physical_table == physical) return &t;
+  }
+  return nullptr;
+}
+
+TableConfig Salted() {
+  auto config = ParseTableConfig(kSalted);
+  EXPECT_TRUE(config.ok()) << config.status().message();
+  return *config;
+}
 
 TEST(WatchedTables, EveryValidDocumentWithItsLoadSplitSettings) {
   testing::FakeZk zk;
@@ -20,11 +40,16 @@ TEST(WatchedTables, EveryValidDocumentWithItsLoadSplitSettings) {
   zk.nodes["/p/tables/ns:plain"] = ZkNode{kPlain, 0, 1};
   zk.nodes["/p/tables/default:live"] = ZkNode{kLive, 0, 2};
   zk.nodes["/p/tables/garbage"] = ZkNode{"\xff not json", 0, 3};
-  auto tables = ReadWatchedTables(zk, "/p/tables");
+  auto tables = ReadWatchedTables(zk, "/p/tables", "/p/status");
   ASSERT_TRUE(tables.ok()) << tables.status().message();
   ASSERT_EQ(tables->size(), 2u) << "the unparsable document is the reconciler's to report";
-  EXPECT_FALSE(tables->at("ns:plain").enabled);
-  const LoadSplitSettings& live = tables->at("default:live");
+  ASSERT_NE(Find(*tables, "ns:plain"), nullptr);
+  EXPECT_FALSE(Find(*tables, "ns:plain")->settings.enabled);
+  const WatchedTable* live_table = Find(*tables, "default:live");
+  ASSERT_NE(live_table, nullptr);
+  EXPECT_EQ(live_table->table, "default:live") << "no status: the document's own table";
+  EXPECT_EQ(live_table->generation, 1);
+  const LoadSplitSettings& live = live_table->settings;
   EXPECT_TRUE(live.enabled);
   EXPECT_FALSE(live.dry_run);
   EXPECT_EQ(live.rule.min_requests_per_s, 50);
@@ -34,6 +59,7 @@ TEST(WatchedTables, EveryValidDocumentWithItsLoadSplitSettings) {
   EXPECT_EQ(live.region_cooldown_ms, 60'000);
   EXPECT_EQ(live.unsplittable_ms, 300'000);
   EXPECT_EQ(live.split_grace_ms, 30'000);
+  EXPECT_TRUE(live.hold_reason.empty());
   EXPECT_TRUE(zk.data_watches.empty()) << "the reconciler holds the watches";
 }
 
@@ -57,7 +83,116 @@ TEST(WatchedTables, TheSplitPointComesFromKeysWithoutTheRegionServersPolicy) {
 TEST(WatchedTables, AnUnreachableZooKeeperIsAnError) {
   testing::FakeZk zk;
   zk.available = false;
-  EXPECT_FALSE(ReadWatchedTables(zk, "/p/tables").ok());
+  EXPECT_FALSE(ReadWatchedTables(zk, "/p/tables", "/p/status").ok());
+}
+
+TEST(WatchedTables, TheStatusOfALaterGenerationNamesThePhysicalTable) {
+  const json status = json::parse(R"({"table": "ns:t", "phase": "ready",
+    "physical_table": "ns:t__g3", "generation": 3,
+    "layout": {"salt": {"buckets": 16, "encoding": "decimal"}, "group": {"delimiter": "|"}}})");
+  const auto watched = WatchedTablesOf(Salted(), status);
+  ASSERT_EQ(watched.size(), 1u);
+  EXPECT_EQ(watched[0].table, "ns:t");
+  EXPECT_EQ(watched[0].physical_table, "ns:t__g3");
+  EXPECT_EQ(watched[0].generation, 3);
+  EXPECT_FALSE(watched[0].migration_target);
+  EXPECT_TRUE(watched[0].split_hold.empty());
+}
+
+TEST(WatchedTables, AGenerationOneStatusNamingAnotherTableIsNotFollowed) {
+  // As the reconciler: only a migration's switch (generation above 1) moves the document.
+  const json status = json::parse(R"({"physical_table": "ns:elsewhere", "generation": 1})");
+  const auto watched = WatchedTablesOf(Salted(), status);
+  ASSERT_EQ(watched.size(), 1u);
+  EXPECT_EQ(watched[0].physical_table, "ns:t");
+  EXPECT_EQ(WatchedTablesOf(Salted(), json())[0].physical_table, "ns:t") << "no status";
+  EXPECT_EQ(WatchedTablesOf(Salted(), json("not an object"))[0].physical_table, "ns:t");
+}
+
+TEST(WatchedTables, TheKeySamplePointFollowsTheLayoutThePhysicalTableWasBuiltWith) {
+  // The document already asks for 16 buckets; the table was built with 10 and a 4-byte group.
+  const json status = json::parse(R"({"table": "ns:t", "phase": "drift",
+    "physical_table": "ns:t", "generation": 1,
+    "layout": {"salt": {"buckets": 10, "encoding": "decimal"}, "group": {"length": 4}}})");
+  const auto watched = WatchedTablesOf(Salted(), status);
+  ASSERT_EQ(watched.size(), 1u);
+  EXPECT_TRUE(watched[0].settings.point_from_key_sample);
+  EXPECT_EQ(watched[0].settings.layout.buckets, 10);
+  EXPECT_EQ(watched[0].settings.layout.group_length, std::optional<int>(4));
+  // Without a layout record (or one that does not parse), the document's.
+  const auto unrecorded = WatchedTablesOf(
+      Salted(), json::parse(R"({"physical_table": "ns:t", "layout": {"salt": "x"}})"));
+  EXPECT_EQ(unrecorded[0].settings.layout.buckets, 16);
+}
+
+TEST(WatchedTables, AMigrationsTargetIsWatchedAndHeldUntilItsSwitch) {
+  const json copying = json::parse(R"({"table": "ns:t", "phase": "drift",
+    "physical_table": "ns:t__g2", "generation": 2,
+    "migration": {"phase": "verifying", "target": "ns:t__g3", "target_generation": 3}})");
+  const auto watched = WatchedTablesOf(Salted(), copying);
+  ASSERT_EQ(watched.size(), 2u);
+  const WatchedTable& serving = watched[0];
+  EXPECT_EQ(serving.physical_table, "ns:t__g2");
+  EXPECT_FALSE(serving.migration_target);
+  EXPECT_EQ(serving.migration_target_table, "ns:t__g3");
+  EXPECT_TRUE(serving.settings.hold_reason.empty()) << "the source still serves the load";
+  const WatchedTable& target = watched[1];
+  EXPECT_EQ(target.table, "ns:t");
+  EXPECT_EQ(target.physical_table, "ns:t__g3");
+  EXPECT_EQ(target.generation, 3);
+  EXPECT_TRUE(target.migration_target);
+  EXPECT_EQ(target.settings.hold_reason, kMigrationUnderWay);
+  EXPECT_NE(target.split_hold.find("migration under way"), std::string::npos);
+  EXPECT_EQ(target.settings.layout.buckets, 16) << "built with the document's layout";
+}
+
+TEST(WatchedTables, FromTheSwitchOnTheTargetIsThePhysicalTableAndSplitAsAnyOther) {
+  for (const char* phase : {"catching_up", "grace", "done"}) {
+    const json switched = json::parse(std::string(R"({"table": "ns:t", "phase": "ready",
+      "physical_table": "ns:t__g2", "generation": 2,
+      "migration": {"phase": ")") + phase +
+                                      R"(", "target": "ns:t__g2"}})");
+    const auto watched = WatchedTablesOf(Salted(), switched);
+    ASSERT_EQ(watched.size(), 1u) << phase;
+    EXPECT_EQ(watched[0].physical_table, "ns:t__g2") << phase;
+    EXPECT_TRUE(watched[0].settings.hold_reason.empty()) << phase;
+    EXPECT_TRUE(watched[0].split_hold.empty()) << phase;
+  }
+  // An aborted migration leaves its (dropped) target alone.
+  const json aborted = json::parse(R"({"physical_table": "ns:t", "generation": 1,
+    "migration": {"phase": "aborted", "target": "ns:t__g2"}})");
+  const auto watched = WatchedTablesOf(Salted(), aborted);
+  ASSERT_EQ(watched.size(), 1u);
+  EXPECT_EQ(watched[0].physical_table, "ns:t");
+  EXPECT_EQ(watched[0].migration_target_table, "");
+}
+
+TEST(WatchedTables, ReadsEachDocumentsStatusAndWatchesEachPhysicalTableOnce) {
+  testing::FakeZk zk;
+  zk.nodes["/p/tables"] = ZkNode{};
+  zk.nodes["/p/tables/ns:t"] = ZkNode{kSalted, 0, 1};
+  zk.nodes["/p/tables/ns:plain"] = ZkNode{kPlain, 0, 2};
+  zk.nodes["/p/status/ns:t"] = ZkNode{R"({"physical_table": "ns:t", "generation": 1,
+    "migration": {"phase": "copying", "target": "ns:plain"}})",
+                                      0, 3};
+  auto tables = ReadWatchedTables(zk, "/p/tables", "/p/status");
+  ASSERT_TRUE(tables.ok()) << tables.status().message();
+  // ns:plain serves its own document: never held as another document's target.
+  ASSERT_EQ(tables->size(), 2u);
+  ASSERT_NE(Find(*tables, "ns:plain"), nullptr);
+  EXPECT_EQ(Find(*tables, "ns:plain")->table, "ns:plain");
+  EXPECT_FALSE(Find(*tables, "ns:plain")->migration_target);
+  ASSERT_NE(Find(*tables, "ns:t"), nullptr);
+
+  zk.nodes["/p/status/ns:t"] = ZkNode{R"({"physical_table": "ns:t", "generation": 1,
+    "migration": {"phase": "copying", "target": "ns:t__g2"}})",
+                                      0, 4};
+  tables = ReadWatchedTables(zk, "/p/tables", "/p/status");
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 3u);
+  ASSERT_NE(Find(*tables, "ns:t__g2"), nullptr);
+  EXPECT_TRUE(Find(*tables, "ns:t__g2")->migration_target);
+  EXPECT_EQ(Find(*tables, "ns:t__g2")->table, "ns:t");
 }
 
 }  // namespace

@@ -28,5 +28,15 @@ TEST(StatusPage, LoadsNothingFromElsewhere) {
   }
 }
 
+TEST(StatusPage, NamesThePhysicalTableAndWhySplitsAreHeld) {
+  const std::string page(StatusPageHtml());
+  // /status's per-table fields for generations: the heading names the physical table serving
+  // the document, a migration's target is marked, and a hold is said in words.
+  EXPECT_NE(page.find("t.physical_table"), std::string::npos);
+  EXPECT_NE(page.find("t.generation"), std::string::npos);
+  EXPECT_NE(page.find("\"migration_target\""), std::string::npos);
+  EXPECT_NE(page.find("load splits held: ${t.split_hold}"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace presplit::daemon::web
