@@ -8,8 +8,8 @@
  *  - MigrationBridge.copyChunk: what presplitd runs, one worker per source region (at most
  *    --workers at a time), each copying its region in chunks of --chunk rows (next_row to next
  *    chunk, as the daemon's checkpoints would; no ZooKeeper here), into another pre-split target;
- *    then the verification the daemon runs: digestRange of every source region against
- *    digestTargetBySourceRegion (one target scan).
+ *    then the digests the daemon's verification starts with: digestPartitions of every source
+ *    region against digestTargetPartitions (one target scan).
  *
  * Both targets must end with the source's cells (digests compared; a mismatch exits 1).
  *
@@ -121,10 +121,8 @@ public final class MigrationBench {
           double seconds = secs(t0);
           System.out.printf("plain copy: %d rows in %.1f s = %.0f rows/s%n", copied, seconds,
               copied / seconds);
-          String sourceAll = MigrationBridge.digestRange(source.getNameAsString(), oldJson, null,
-              null, 0, Long.MAX_VALUE);
-          String plainAll = MigrationBridge.digestRange(target.getNameAsString(), newJson, null,
-              null, 0, Long.MAX_VALUE);
+          String sourceAll = total(source.getNameAsString(), oldJson, null, null);
+          String plainAll = total(target.getNameAsString(), newJson, null, null);
           System.out.println("digests: source " + sourceAll + " plain " + plainAll);
           admin.disableTable(target);
           admin.deleteTable(target);
@@ -171,7 +169,6 @@ public final class MigrationBench {
         starts.add(loc.getRegion().getStartKey());
         ends.add(loc.getRegion().getEndKey());
       }
-      long startTs = System.currentTimeMillis() + 1;
       ExecutorService pool = Executors.newFixedThreadPool(workers);
       AtomicLong bridgeRows = new AtomicLong();
       AtomicLong bridgeDigest = new AtomicLong();
@@ -186,7 +183,7 @@ public final class MigrationBench {
           while (true) {
             JsonObject out = JsonParser.parseString(MigrationBridge.copyChunk(
                 source.getNameAsString(), bridgeTarget.getNameAsString(), oldJson, newJson,
-                from, end, 0, startTs, chunkRows, 0, null)).getAsJsonObject();
+                from, end, chunkRows, 0, null)).getAsJsonObject();
             bridgeRows.addAndGet(out.get("rows").getAsLong());
             bridgeDigest.addAndGet(Long.parseUnsignedLong(out.get("digest").getAsString(), 16));
             if (out.get("next_row").isJsonNull()) {
@@ -205,12 +202,16 @@ public final class MigrationBench {
       for (int r = 0; r < starts.size(); r++) {
         byte[] start = starts.get(r);
         byte[] end = ends.get(r);
-        sourceDigests.add(pool.submit(() -> MigrationBridge.digestRange(
-            source.getNameAsString(), oldJson, start, end, 0, startTs)));
+        sourceDigests.add(pool.submit(() -> total(
+            source.getNameAsString(), oldJson, start, end)));
       }
-      JsonArray targetDigests = JsonParser.parseString(MigrationBridge.digestTargetBySourceRegion(
-          bridgeTarget.getNameAsString(), newJson, oldJson, starts.toArray(new byte[0][]), 0,
-          startTs)).getAsJsonArray();
+      JsonArray starts64 = new JsonArray();
+      for (byte[] start : starts) {
+        starts64.add(Base64.getEncoder().encodeToString(start));
+      }
+      JsonArray targetDigests = JsonParser.parseString(MigrationBridge.digestTargetPartitions(
+          bridgeTarget.getNameAsString(), newJson, oldJson, starts64.toString(), "16"))
+          .getAsJsonArray();
       int mismatches = 0;
       for (int r = 0; r < starts.size(); r++) {
         if (!JsonParser.parseString(sourceDigests.get(r).get()).equals(targetDigests.get(r))) {
@@ -230,12 +231,9 @@ public final class MigrationBench {
           (bridgeRows.get() / (copySeconds + verifySeconds)) / (plainRows / plainSeconds));
 
       // Both targets hold the source's cells.
-      String sourceAll = MigrationBridge.digestRange(source.getNameAsString(), oldJson, null,
-          null, 0, Long.MAX_VALUE);
-      String plainAll = MigrationBridge.digestRange(plainTarget.getNameAsString(), newJson, null,
-          null, 0, Long.MAX_VALUE);
-      String bridgeAll = MigrationBridge.digestRange(bridgeTarget.getNameAsString(), newJson,
-          null, null, 0, Long.MAX_VALUE);
+      String sourceAll = total(source.getNameAsString(), oldJson, null, null);
+      String plainAll = total(plainTarget.getNameAsString(), newJson, null, null);
+      String bridgeAll = total(bridgeTarget.getNameAsString(), newJson, null, null);
       System.out.println("digests: source " + sourceAll + " plain " + plainAll + " bridge "
           + bridgeAll);
       boolean ok = mismatches == 0 && sourceAll.equals(plainAll) && sourceAll.equals(bridgeAll)
@@ -252,6 +250,13 @@ public final class MigrationBench {
     } finally {
       MigrationBridge.closeConnection();
     }
+  }
+
+  /** Rows, cells, digest and 16 partition digests of a table's rows [from, end). */
+  static String total(String table, String layout, byte[] from, byte[] end) throws Exception {
+    return MigrationBridge.digestPartitions(table, layout,
+        from == null ? "" : Base64.getEncoder().encodeToString(from),
+        end == null ? "" : Base64.getEncoder().encodeToString(end), "16");
   }
 
   /** What a user would write: one scanner, each row re-keyed, one BufferedMutator. */
