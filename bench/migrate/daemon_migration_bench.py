@@ -11,8 +11,8 @@ harness's environment. One run:
    BufferedMutator) into a new table pre-split for 16 buckets; checked against the source's
    digest, then dropped;
 4. the document is edited to 16 buckets with "migration": {"allowed": true}: presplitd plans the
-   migration, creates the target, copies it by source region with its ZooKeeper checkpoints,
-   replays, verifies every source region against the target. The figure is the rows the
+   migration, creates the target, adds its capture peer, copies it by source region with its
+   ZooKeeper checkpoints, verifies every source region against the target. The figure is the rows the
    verification counted over the time from the daemon's "target created" log line (the copy
    starts right after it) to its "verified" line, both timestamped by the daemon.
 
@@ -137,21 +137,19 @@ def main():
         log = daemon.log_text()
         created = find_line(log, prefix + "target ")
         copied = find_line(log, prefix + "copy finished:")
-        replayed = find_line(log, prefix + "replayed [")
         verified = find_line(log, prefix + "verified:")
-        rows = int(re.search(r"verified: (\d+) rows", verified).group(1))
+        digested = find_line(log, prefix + "verification: ")
+        rows = int(re.search(r"verification: (\d+) rows", digested).group(1))
         if rows != args.rows:
             raise RuntimeError(f"the daemon verified {rows} rows, {args.rows} were loaded")
-        start, copy_end, replay_end, end = (log_time(line) for line in
-                                            (created, copied, replayed, verified))
+        start, copy_end, end = (log_time(line) for line in (created, copied, verified))
         total = end - start
         rate = rows / total
         print(f"presplitd migration (engine {args.engine}, source {args.source}, "
               f"{args.workers} workers, chunks of "
               f"{args.chunk} rows, "
               f"checkpoints in ZooKeeper): {rows} rows verified in {total:.1f} s = {rate:.0f} "
-              f"rows/s (copy {copy_end - start:.1f} s, replay {replay_end - copy_end:.1f} s, "
-              f"verification {end - replay_end:.1f} s)")
+              f"rows/s (copy {copy_end - start:.1f} s, verification {end - copy_end:.1f} s)")
         print(f"ratio presplitd (copy + verification) / plain copy: {rate / plain_rate:.2f}x")
         if args.jfr:
             # The embedded JVM does not dump its recording on exit: ask it now.

@@ -4,7 +4,7 @@ The leader submits io.presplit.mapreduce.ResaltBulkJob (a snapshot of the source
 mappers, HFiles per target region, bulk load) on Hadoop's local job runner inside its own JVM,
 while an SDK writer keeps inserting. The daemon is SIGKILLed while the job runs (the job dies
 with its JVM); the restarted daemon finds the job id unknown, submits the job again, loads its
-output once, replays what arrived since the start, verifies, switches and retires the old
+output once, verifies (the capture peer carried what arrived meanwhile), switches and retires the old
 generation. Afterwards every row written before, during and after is read back once at its new
 key with the same cells and timestamps (tests/e2e/java/MigrationE2E.java, plain HBase client).
 

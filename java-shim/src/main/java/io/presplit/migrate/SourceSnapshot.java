@@ -30,7 +30,7 @@ import org.apache.hadoop.hbase.util.CommonFSUtils;
  * after the plan's start timestamp, and every chunk of the migration reads that one snapshot, so a
  * chunk copied again after a crash or by a new leader reads the same cells as the first time. It
  * holds every cell older than the start timestamp that the source had when it was taken; what
- * changes afterwards is the replay's and catch-up's, as for the live scan. The verification reads
+ * changes afterwards is the capture peer's to carry, as for the live scan. The verification reads
  * the live source, not the snapshot.
  *
  * <p>The snapshot is restored (reference files only, no data copied) once per JVM into a
