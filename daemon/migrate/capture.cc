@@ -15,30 +15,22 @@
 
 namespace presplit::daemon::migrate {
 
-Status Migrator::EnsureForwardCapture(MigrationPlan& plan) {
-  if (plan.capture.peer.empty()) plan.capture.peer = CapturePeerOf(plan.target);
+Status Migrator::EnsureCapture(MigrationPlan& plan, bool reverse) {
+  std::string& peer = reverse ? plan.capture.reverse_peer : plan.capture.peer;
+  int64_t& started_ms = reverse ? plan.capture.reverse_started_ms : plan.capture.started_ms;
+  if (peer.empty()) peer = reverse ? ReversePeerOf(plan.target) : CapturePeerOf(plan.target);
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
-  CaptureSpec spec{plan.capture.peer, plan.source,     plan.target,
-                   plan.old_layout,   plan.new_layout, plan.target};
+  // Both peers carry the mark of the migration (its target): neither ships the other's writes.
+  CaptureSpec spec = reverse ? CaptureSpec{peer,            plan.target,     plan.source,
+                                           plan.new_layout, plan.old_layout, plan.target}
+                             : CaptureSpec{peer,            plan.source,     plan.target,
+                                           plan.old_layout, plan.new_layout, plan.target};
   PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
-  if (plan.capture.started_ms == 0) plan.capture.started_ms = NowMs();
-  spdlog::info("migration {}: capture peer {} {}: every write to {} is shipped to {}", plan.table,
-               plan.capture.peer, added ? "added" : "already there", plan.source, plan.target);
-  return Status::Ok();
-}
-
-Status Migrator::EnsureReverseCapture(MigrationPlan& plan) {
-  if (plan.capture.reverse_peer.empty()) plan.capture.reverse_peer = ReversePeerOf(plan.target);
-  if (!MayAct()) return Status::FailedPrecondition("not the leader");
-  CaptureSpec spec{plan.capture.reverse_peer, plan.target,     plan.source,
-                   plan.new_layout,           plan.old_layout, plan.target};
-  PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
-  if (plan.capture.reverse_started_ms == 0) plan.capture.reverse_started_ms = NowMs();
-  spdlog::info(
-      "migration {}: reverse capture peer {} {}: every write to {} is shipped back to {} (a "
-      "rollback loses nothing)",
-      plan.table, plan.capture.reverse_peer, added ? "added" : "already there", plan.target,
-      plan.source);
+  if (started_ms == 0) started_ms = NowMs();
+  spdlog::info("migration {}: {}capture peer {} {}: every write to {} is shipped to {}{}",
+               plan.table, reverse ? "reverse " : "", peer, added ? "added" : "already there",
+               spec.source_table, spec.target_table,
+               reverse ? " (a rollback loses nothing)" : "");
   return Status::Ok();
 }
 

@@ -206,13 +206,27 @@ class Migrator {
   // ---- migrator.cc: the driver, requests, and what every phase shares
   Step DriveOne(const std::string& table);
   Step HandleRequest(PlanNode& node, const PlanStore::PendingRequest& pending);
-  // The plan check of plan_check.h with what the daemon reads itself (the status).
-  Status CheckAgainstStatus(const MigrationPlan& plan);
   // CAS write of the plan, then its progress into the status; Waiting (or Stopped when the lease
   // is gone) when the write is refused: DriveOne reads the plan again.
   Step Save(PlanNode& node);
   // Records an error in the plan and the status, logs it, and waits for the next run.
   Step Fail(PlanNode& node, const std::string& error);
+  // Removes the plan and its records; the status keeps `final_phase` and the summary.
+  Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
+  // The lease (and not stopping), asked under zk_mu_ (MayAct takes it; LeaseHeldLocked is for a
+  // caller that holds it).
+  bool MayAct();
+  bool LeaseHeldLocked() const;
+  bool Stopping() const { return options_.stop != nullptr && *options_.stop; }
+  int64_t NowMs() const;
+  void Sleep(std::chrono::milliseconds duration) const;
+  CopyRange RangeOf(const MigrationPlan& plan) const;
+
+  // ---- table_status.cc: what a migration reads from and writes into the table's status
+  // The plan check of plan_check.h with what the daemon reads itself (the status).
+  Status CheckAgainstStatus(const MigrationPlan& plan);
+  // The status's `migration.refused`: why a plan was left untouched.
+  void RecordRefusal(const std::string& table, const std::string& why);
   // The status's `migration` object (read-modify-CAS of the status; other fields kept).
   Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
   void UpdateSnapshot(const MigrationPlan& plan);
@@ -225,20 +239,11 @@ class Migrator {
   // `request_pending` is null (the write is the handling of a request).
   Status WriteStatusGeneration(const MigrationPlan& plan, bool to_target,
                                const std::string& migration_phase, bool* request_pending);
-  // Removes the plan and its records; the status keeps `final_phase` and the summary.
-  Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
-  // The lease (and not stopping), asked under zk_mu_ (MayAct takes it; LeaseHeldLocked is for a
-  // caller that holds it).
-  bool MayAct();
-  bool LeaseHeldLocked() const;
-  bool Stopping() const { return options_.stop != nullptr && *options_.stop; }
-  int64_t NowMs() const;
-  void Sleep(std::chrono::milliseconds duration) const;
-  CopyRange RangeOf(const MigrationPlan& plan) const;
 
   // ---- capture.cc: the replication peers, probes and acknowledgements
-  Status EnsureForwardCapture(MigrationPlan& plan);
-  Status EnsureReverseCapture(MigrationPlan& plan);
+  // Adds the forward peer (old generation -> new) or the reverse one (new -> old) unless it
+  // exists, recording its id and start in the plan.
+  Status EnsureCapture(MigrationPlan& plan, bool reverse);
   // Removes a peer of the plan's (NotFound-safe); `why` is for the log.
   Status RemoveCapture(const std::string& peer, const char* why);
   // Writes a probe into every region of `table` and waits (up to ack_timeout) until the peer

@@ -37,7 +37,7 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
     return Fail(node, "keeping deleted cells in " + plan.target + " while the copy runs: " +
                           kept.message());
   }
-  Status captured = EnsureForwardCapture(plan);
+  Status captured = EnsureCapture(plan, /*reverse=*/false);
   if (!captured.ok()) {
     return Fail(node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
   }

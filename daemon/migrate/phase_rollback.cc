@@ -16,7 +16,7 @@ namespace presplit::daemon::migrate {
 Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
   MigrationPlan& plan = node.plan;
   // The reverse peer exists from the switch on; made sure of before the status moves back.
-  Status reverse = EnsureReverseCapture(plan);
+  Status reverse = EnsureCapture(plan, /*reverse=*/true);
   if (!reverse.ok()) return Fail(node, "rollback: the reverse capture peer: " + reverse.message());
   // This write is the request being handled: it does not wait for pending requests.
   Status written = WriteStatusGeneration(plan, /*to_target=*/false,

@@ -14,7 +14,7 @@ namespace presplit::daemon::migrate {
 Migrator::Step Migrator::Switch(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   if (plan.capture.reverse_started_ms == 0) {
-    Status reverse = EnsureReverseCapture(plan);
+    Status reverse = EnsureCapture(plan, /*reverse=*/true);
     if (!reverse.ok()) {
       return Fail(node, "adding the reverse capture peer " + plan.capture.reverse_peer + ": " +
                             reverse.message());

@@ -20,20 +20,12 @@
 #include <thread>
 
 #include "daemon/migrate/migrator.h"
+#include "daemon/util/utc_time.h"
 
 namespace presplit::daemon::migrate {
 namespace {
 
 using nlohmann::json;
-
-std::string UtcNow() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 json DigestJson(const CellDigest& d) {
   return {{"rows", d.rows}, {"cells", d.cells}, {"digest", DigestHex(d.digest)}};

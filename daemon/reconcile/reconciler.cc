@@ -12,6 +12,7 @@
 #include "presplit/layout_attributes.h"
 #include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
+#include "daemon/util/utc_time.h"
 #include "presplit/table_derived.h"
 #include "presplit/table_name.h"
 
@@ -19,15 +20,6 @@ namespace presplit::daemon {
 namespace {
 
 using nlohmann::json;
-
-std::string UtcNow() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 int BucketsOf(const std::string& layout) {
   json parsed = json::parse(layout, nullptr, /*allow_exceptions=*/false);

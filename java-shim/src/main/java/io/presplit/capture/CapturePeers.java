@@ -1,6 +1,6 @@
 package io.presplit.capture;
 
-import io.presplit.migrate.MigrationBridge;
+import io.presplit.migrate.Cells;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -185,10 +185,10 @@ public final class CapturePeers {
         }
         case CLOSED -> closed.merge(Bytes.toString(ack.payload()), ack.timestamp(), Math::max);
         case BULK_LOAD -> bulkLoads.append(bulkLoads.length() > 0 ? "," : "")
-            .append("{\"region\":").append(MigrationBridge.jsonString(Bytes.toString(
+            .append("{\"region\":").append(Cells.jsonString(Bytes.toString(
                 ack.payload()))).append(",\"ts\":").append(ack.timestamp()).append('}');
         case UNFIT -> unfit.append(unfit.length() > 0 ? "," : "").append("{\"row\":")
-            .append(MigrationBridge.jsonString(Bytes.toStringBinary(ack.payload())))
+            .append(Cells.jsonString(Bytes.toStringBinary(ack.payload())))
             .append(",\"ts\":").append(ack.timestamp()).append('}');
         default -> { }
       }
@@ -197,7 +197,7 @@ public final class CapturePeers {
         .append("],\"closed\":{");
     boolean first = true;
     for (Map.Entry<String, Long> e : closed.entrySet()) {
-      json.append(first ? "" : ",").append(MigrationBridge.jsonString(e.getKey())).append(':')
+      json.append(first ? "" : ",").append(Cells.jsonString(e.getKey())).append(':')
           .append(e.getValue());
       first = false;
     }
@@ -236,6 +236,6 @@ public final class CapturePeers {
   }
 
   private static String jsonOrNull(String s) {
-    return s == null ? "null" : MigrationBridge.jsonString(s);
+    return s == null ? "null" : Cells.jsonString(s);
   }
 }

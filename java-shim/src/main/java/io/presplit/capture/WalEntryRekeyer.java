@@ -2,6 +2,7 @@ package io.presplit.capture;
 
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
+import io.presplit.migrate.Cells;
 import io.presplit.migrate.MigrationLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -153,7 +154,7 @@ final class WalEntryRekeyer {
         if (current == null) {
           continue; // an unfit row: acknowledged above
         }
-        Cell moved = rekeyed(builder, current.getRow(), cell);
+        Cell moved = Cells.moved(builder, current.getRow(), cell);
         try {
           if (current instanceof Delete delete) {
             delete.add(moved);
@@ -218,17 +219,5 @@ final class WalEntryRekeyer {
       return CaptureSignals.Kind.CLOSED;
     }
     return null;
-  }
-
-  /** The cell at another row: family, qualifier, timestamp, type, value and tags kept. */
-  private static Cell rekeyed(ExtendedCellBuilder builder, byte[] row, Cell cell) {
-    builder.clear();
-    return builder.setRow(row)
-        .setFamily(cell.getFamilyArray(), cell.getFamilyOffset(), cell.getFamilyLength())
-        .setQualifier(cell.getQualifierArray(), cell.getQualifierOffset(),
-            cell.getQualifierLength())
-        .setTimestamp(cell.getTimestamp()).setType(cell.getTypeByte())
-        .setValue(cell.getValueArray(), cell.getValueOffset(), cell.getValueLength())
-        .setTags(cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength()).build();
   }
 }

@@ -377,7 +377,7 @@ public final class MigrationBridge {
       } else {
         Put put = new Put(newRow, true);
         for (Cell cell : rowCells) {
-          put.add(copyOf(builder, newRow, cell));
+          put.add(Cells.moved(builder, newRow, cell));
         }
         puts.add(put);
       }
@@ -391,17 +391,7 @@ public final class MigrationBridge {
     limiter.acquire(cells);
   }
 
-  /** The cell at another row: family, qualifier, timestamp, type, value and tags kept. */
-  static Cell copyOf(ExtendedCellBuilder builder, byte[] row, Cell cell) {
-    builder.clear();
-    return builder.setRow(row)
-        .setFamily(cell.getFamilyArray(), cell.getFamilyOffset(), cell.getFamilyLength())
-        .setQualifier(cell.getQualifierArray(), cell.getQualifierOffset(),
-            cell.getQualifierLength())
-        .setTimestamp(cell.getTimestamp()).setType(cell.getTypeByte())
-        .setValue(cell.getValueArray(), cell.getValueOffset(), cell.getValueLength())
-        .setTags(cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength()).build();
-  }
+
 
   // ---------------------------------------------------------------------------------------------
   // Change capture and verification: thin entry points for the daemon (String in, JSON out)
@@ -633,7 +623,7 @@ public final class MigrationBridge {
       } while (r != null);
     }
     return "{\"checked\":" + counts[0] + ",\"missing\":" + counts[1] + ",\"first_missing\":"
-        + (firstMissing[0] == null ? "null" : jsonString(firstMissing[0])) + "}";
+        + (firstMissing[0] == null ? "null" : Cells.jsonString(firstMissing[0])) + "}";
   }
 
   private static void checkBatch(List<Result> batch, MigrationLayout oldLayout,
@@ -837,18 +827,5 @@ public final class MigrationBridge {
     }
   }
 
-  public static String jsonString(String s) {
-    StringBuilder out = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char ch = s.charAt(i);
-      if (ch == '"' || ch == '\\') {
-        out.append('\\').append(ch);
-      } else if (ch < 0x20) {
-        out.append(String.format("\\u%04x", (int) ch));
-      } else {
-        out.append(ch);
-      }
-    }
-    return out.append('"').toString();
-  }
+
 }

@@ -280,7 +280,7 @@ final class Verification {
         + " cells in " + source + ", " + targetCells.size() + " in " + target
         + "; only in " + source + ": " + first(onlySource) + "; only in " + target + ": "
         + first(onlyTarget);
-    return "{\"text\":" + MigrationBridge.jsonString(text) + "}";
+    return "{\"text\":" + Cells.jsonString(text) + "}";
   }
 
   static List<RegionPartitions> parseRegions(String json) {

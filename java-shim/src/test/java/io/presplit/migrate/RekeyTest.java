@@ -155,6 +155,6 @@ class RekeyTest {
         "a", "{}", "{}", "[\"Yg==\", \"YQ==\"]", "16"));
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.setReadOnly("a", "yes"));
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.probe("a", "soon"));
-    assertEquals("\"a\\\"b\\\\c\"", MigrationBridge.jsonString("a\"b\\c"));
+    assertEquals("\"a\\\"b\\\\c\"", Cells.jsonString("a\"b\\c"));
   }
 }
