@@ -7,6 +7,10 @@
  *
  *   java -cp classes:presplit-hbase.jar:$(hbase classpath) ForegroundLoad --zk HOST:PORT
  *       --root ROOT --table NS:T [--seed] --rows N --rate OPS_PER_S --seconds S [--tag T]
+ *       [--trace FILE]
+ *
+ * --trace writes one line per operation: its due time (epoch ms), its latency (us), get|put and
+ * the generation it used, for a caller that splits the run by the migration's phases.
  *
  * --seed writes its N rows (logical keys "fg-seed-%027d", 32 bytes, one group each) and exits;
  * a run then gets those. A fixed rate (not as fast as possible) is what a latency comparison
@@ -31,6 +35,7 @@ public final class ForegroundLoad {
     String root = "/presplit";
     String table = null;
     String tag = "";
+    String trace = null;
     boolean seed = false;
     int rows = 0;
     int rate = 200;
@@ -44,6 +49,7 @@ public final class ForegroundLoad {
         case "--rate" -> rate = Integer.parseInt(args[i + 1]);
         case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
         case "--tag" -> tag = args[i + 1];
+        case "--trace" -> trace = args[i + 1];
         case "--seed" -> {
           seed = true;
           i--;
@@ -58,6 +64,8 @@ public final class ForegroundLoad {
     byte[] f = Bytes.toBytes("f");
     Random random = new Random(7);
     long[] latencies = new long[rate * seconds + 16];
+    long[] dueMs = new long[latencies.length];
+    long[] generation = new long[latencies.length];
     int n = 0;
     int errors = 0;
     try (Connection c = ConnectionFactory.createConnection(conf);
@@ -86,6 +94,8 @@ public final class ForegroundLoad {
           Thread.sleep((due - now) / 1_000_000, (int) ((due - now) % 1_000_000));
         }
         long t0 = System.nanoTime();
+        dueMs[n] = System.currentTimeMillis() - (t0 - due) / 1_000_000;
+        generation[n] = t.snapshot().generation();
         try {
           if (n % 2 == 0) {
             t.get(new Get(key(random.nextInt(rows))));
@@ -98,6 +108,14 @@ public final class ForegroundLoad {
         }
         // From when the operation was due: a stall delays every operation behind it.
         latencies[n++] = (System.nanoTime() - Math.min(due, t0)) / 1000;
+      }
+    }
+    if (trace != null) {
+      try (java.io.PrintWriter w = new java.io.PrintWriter(trace, "UTF-8")) {
+        for (int i = 0; i < n; i++) {
+          w.printf("%d %d %s %d%n", dueMs[i], latencies[i], i % 2 == 0 ? "get" : "put",
+              generation[i]);
+        }
       }
     }
     long[] sorted = Arrays.copyOf(latencies, n);

@@ -192,14 +192,45 @@ class Bench:
             migration["max_cells_per_s"] = self.args.max_cells_per_s
         self.put(document(table, 16, migration))
         h.wait_for(lambda: self.migration_phase(table) == "copying", 300, "the copy's start")
-        during = json.loads(java("ForegroundLoad", *load, "--tag", "mig").strip()
-                            .splitlines()[-1])
+        trace = os.path.join(self.daemon.dir, "foreground.trace")
+        during = json.loads(java("ForegroundLoad", *load, "--tag", "mig", "--trace", trace)
+                            .strip().splitlines()[-1])
         phase = self.migration_phase(table)
         print(f"foreground load during the migration (engine {self.args.latency_engine}, "
               f"max_cells_per_s {self.args.max_cells_per_s or 'unlimited'}; at its end the "
               f"migration was in {phase}): {during}", flush=True)
-        return {"alone": alone, "during": during, "phase_at_end": phase,
+        phases = self.latency_by_phase(table, trace)
+        for name, stats in phases.items():
+            print(f"  {name}: {stats}", flush=True)
+        return {"alone": alone, "during": during, "phase_at_end": phase, "by_phase": phases,
                 "p99_ratio": during["p99_us"] / max(1, alone["p99_us"])}
+
+    def latency_by_phase(self, table, trace):
+        """The foreground operations split by the migration's steps, from the daemon's log."""
+        log = self.daemon.log_text()
+        prefix = f"migration {table}: "
+        marks = []
+        for name, text in [("copy", "capture peer "), ("verification", "copy finished"),
+                           ("switch and catch-up", "switched:"), ("grace (both peers)",
+                                                                   "caught up:")]:
+            line = find_line(log, prefix + text)
+            if line:
+                marks.append((log_time(line), name))
+        ops = []
+        with open(trace) as f:
+            for line in f:
+                due, latency, _, _ = line.split()
+                ops.append((int(due) / 1000, int(latency)))
+        out = {}
+        for i, (start, name) in enumerate(marks):
+            end = marks[i + 1][0] if i + 1 < len(marks) else float("inf")
+            window = sorted(lat for t, lat in ops if start <= t < end)
+            if window:
+                out[name] = {"ops": len(window),
+                             "p50_us": window[len(window) // 2],
+                             "p99_us": window[min(len(window) - 1, int(len(window) * 0.99))],
+                             "max_us": window[-1]}
+        return out
 
     def capture_cost(self):
         out = java("CaptureCost", "--zk", h.ZK_QUORUM, "--rs-pid", str(self.cpu.pid),
