@@ -79,6 +79,7 @@ public final class PresplitTables implements Closeable {
     /**
      * During a re-salting migration, from the switch to the new generation until its catch-up
      * is done (the status's {@code migration.phase} is {@code switching} or {@code catching_up}),
+     * and after a rollback until the abandoned generation is drained ({@code rolling_back}),
      * read the previous generation too: gets, exists and scans read both physical tables, each
      * with its own layout, and merge them by logical key (a row in both = its cells merged, a
      * cell in both = once, the active generation's copy; versions cut to what the read asked

@@ -96,9 +96,10 @@ public final class TableSnapshot {
   /**
    * Status phases of a re-salting migration (the status's {@code migration.phase}) in which the
    * previous generation may still hold rows the active one lacks: from the switch until the
-   * catch-up has copied what arrived at the old generation.
+   * capture has shipped what arrived at the old generation before it, and after a rollback until
+   * the abandoned generation is drained into the old one.
    */
-  static final Set<String> CATCH_UP_PHASES = Set.of("switching", "catching_up");
+  static final Set<String> CATCH_UP_PHASES = Set.of("switching", "catching_up", "rolling_back");
 
   /**
    * This snapshot with the previous generation of a migration named by the status (its

@@ -156,8 +156,11 @@ class GenerationMergeTest {
     assertTrue(previous.isUsable());
     assertEquals(16, during.buckets());
     assertNotNull(active().withPreviousFrom(migration("switching")).previousGeneration());
+    // After a rollback, until the abandoned generation is drained into the old one.
+    assertNotNull(active().withPreviousFrom(migration("rolling_back")).previousGeneration());
     // Before the switch the active generation is the old one; after catch-up, one generation.
-    for (String phase : List.of("planned", "copying", "verifying", "grace", "done", "aborted")) {
+    for (String phase : List.of("planned", "copying", "verifying", "grace", "fencing", "done",
+        "aborted", "rolled_back")) {
       assertNull(active().withPreviousFrom(migration(phase)).previousGeneration(), phase);
     }
     assertNull(active().withPreviousFrom(null).previousGeneration());
