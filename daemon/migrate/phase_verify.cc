@@ -192,9 +192,11 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
                    plan.source + " do not fit its layout (first: " + plan.capture.first_unfit +
                    "); nothing switched; abort the migration";
     } else if (too_many) {
-      plan.error = "verification failed: more than " + std::to_string(options_.verify_max_rows) +
-                   " rows differ between " + plan.source + " and " + plan.target +
-                   "; nothing switched; abort the migration";
+      plan.error = "verification failed: too many rows to compare one by one (more than " +
+                   std::to_string(options_.verify_max_rows) +
+                   " differ, or the partitions that differed hold more than a million) between " +
+                   plan.source + " and " + plan.target +
+                   "; nothing switched; verify again when writes are fewer (resume) or abort";
     } else {
       plan.error = "verification failed: " + std::to_string(suspects.size()) + " rows differ " +
                    "between " + plan.source + " and " + plan.target + " after " +

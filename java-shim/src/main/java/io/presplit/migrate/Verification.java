@@ -49,6 +49,12 @@ final class Verification {
   /** Rows looked up per multi-get. */
   static final int GET_BATCH_ROWS = 200;
 
+  /**
+   * Rows of the differing partitions held for one row-by-row comparison (one hash each, on each
+   * side): beyond, the comparison stops and says so (truncated) instead of filling the heap.
+   */
+  static final int MAX_ROWS_HELD = 1_000_000;
+
   /** A source region and the partitions of it to compare row by row. */
   record RegionPartitions(byte[] start, byte[] end, Set<Integer> partitions) {}
 
@@ -147,8 +153,8 @@ final class Verification {
   /**
    * Row by row over the given partitions of the given source regions and the target rows that
    * belong there: the logical keys whose rows differ (present on one side only, or with other
-   * cells). Holds one hash per row of those partitions; stops collecting (truncated) beyond
-   * maxKeys rows differing.
+   * cells). Holds one hash per row of those partitions, at most {@value #MAX_ROWS_HELD} a side
+   * (beyond: truncated, nothing listed); lists at most maxKeys rows (beyond: truncated).
    *
    * @return {@code {"differing":N,"keys":["<base64>",...],"truncated":bool}}
    */
@@ -177,6 +183,9 @@ final class Verification {
           int p = CellDigest.partitionOf(row, oldWidth, row.length - oldWidth, partitions);
           if (region.partitions().contains(p)) {
             sourceRows.put(logical(row, oldWidth), rowHash(row, oldWidth, r));
+            if (sourceRows.size() > MAX_ROWS_HELD) {
+              return tooManyRows();
+            }
           }
         }
       }
@@ -194,6 +203,9 @@ final class Verification {
       });
       return part;
     }, targetRows::putAll);
+    if (targetRows.size() > MAX_ROWS_HELD) {
+      return tooManyRows();
+    }
     Set<ByteBuffer> differing = new TreeSet<>();
     for (Map.Entry<ByteBuffer, Long> e : sourceRows.entrySet()) {
       if (!e.getValue().equals(targetRows.get(e.getKey()))) {
@@ -218,6 +230,11 @@ final class Verification {
     }
     return json.append("],\"truncated\":").append(differing.size() > maxKeys).append('}')
         .toString();
+  }
+
+  private static String tooManyRows() {
+    return "{\"differing\":0,\"keys\":[],\"truncated\":true,\"rows_held_limit\":"
+        + MAX_ROWS_HELD + "}";
   }
 
   /**
