@@ -6,8 +6,8 @@
 # bench/migrate/capture_bench.py and bench/RESULTS.md.
 #
 #   bench/run_capture_bench.sh [--no-build] [--rows N (200000)] [--workers W (2)]
-#                              [--engines put,hfile,mapreduce] [--rate OPS (200)]
-#                              [--seconds S (60)] [--latency-engine E (hfile)]
+#                              [--engines put,hfile,hfile-snapshot,mapreduce] [--rate OPS (200)]
+#                              [--seconds S (90)] [--latency-engine E (hfile)]
 #                              [--max-cells-per-s N (0)] [--capture-writes N (200000)]
 #                              [--skip copy,latency,capture]
 #
@@ -15,8 +15,9 @@
 # and libpresplit_jni.so, as a production cluster does (ZooKeeper 22920, master 17120,
 # RegionServer 17140, data in <build>/capture-bench-cluster; PRESPLIT_BENCH_ZK_PORT,
 # _MASTER_PORT, _RS_PORT, _CLUSTER_DIR choose others) and a presplitd on it (HTTP 19795), and
-# stops both on every exit. Exits non-zero on an error (a migration that fails included), not on
-# a missed target.
+# stops both on every exit. PRESPLIT_BENCH_EXTRA_JAVA_OPTS adds JVM options to the HMaster and
+# RegionServer (e.g. -Xlog:gc:file=/tmp/gc-%p.log:uptime,time to see their GC pauses). Exits
+# non-zero on an error (a migration that fails included), not on a missed target.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,12 +46,15 @@ export PRESPLIT_ZK_QUORUM=127.0.0.1:$PRESPLIT_ZK_PORT
 export PRESPLIT_HBASE_CLASSPATH_FILE=$BUILD_DIR/hbase-runtime.classpath
 export PRESPLIT_E2E_PORT_OFFSET=0
 export PRESPLIT_CLUSTER_START_TIMEOUT=${PRESPLIT_CLUSTER_START_TIMEOUT:-300}
+# The copy, a reference table and the capture's catch-up share one RegionServer: 512 MB, the
+# cluster script's default, is a laptop's size, not a RegionServer's.
+export PRESPLIT_RS_HEAP=${PRESPLIT_RS_HEAP:-1g}
 # The RegionServer runs the capture's endpoint: presplit-hbase.jar and libpresplit_jni.so, a
 # private copy (tests/e2e/start_cluster.sh).
 export PRESPLIT_CLUSTER_LIB_DIR=$BUILD_DIR/capture-bench-lib
 export PRESPLIT_JAR=$JAR PRESPLIT_JNI_LIB=$LIB_DIR/libpresplit_jni.so
 export PRESPLIT_CLUSTER_EXTRA_CLASSPATH=$PRESPLIT_CLUSTER_LIB_DIR/presplit-hbase.jar
-export PRESPLIT_CLUSTER_JAVA_OPTS=-Djava.library.path=$PRESPLIT_CLUSTER_LIB_DIR
+export PRESPLIT_CLUSTER_JAVA_OPTS="-Djava.library.path=$PRESPLIT_CLUSTER_LIB_DIR ${PRESPLIT_BENCH_EXTRA_JAVA_OPTS:-}"
 
 "$REPO/scripts/local-cluster" status >/dev/null 2>&1 &&
   { echo "run_capture_bench: a cluster already runs in $PRESPLIT_CLUSTER_DIR; stop it first" >&2

@@ -2,8 +2,9 @@
  * ForegroundLoad: what an application does to a table while presplit re-salts it, for
  * bench/migrate/capture_bench.py. Through the SDK (so it follows a generation switch), at a fixed
  * rate, one synchronous operation at a time: alternately a get of one of its own rows and a put
- * of a new one. Prints one JSON line: operations, errors and latency percentiles in microseconds
- * (measured from when each operation was due, so a stall counts for every operation behind it).
+ * of a new one. Prints {"started":true} once warmed up and running, then one JSON line:
+ * operations, errors and latency percentiles in microseconds (measured from when each operation
+ * was due, so a stall counts for every operation behind it).
  *
  *   java -cp classes:presplit-hbase.jar:$(hbase classpath) ForegroundLoad --zk HOST:PORT
  *       --root ROOT --table NS:T [--seed] --rows N --rate OPS_PER_S --seconds S [--tag T]
@@ -85,6 +86,9 @@ public final class ForegroundLoad {
       for (int i = 0; i < 200; i++) {
         t.get(new Get(key(random.nextInt(rows))));
       }
+      // A caller that starts something once the load runs waits for this line.
+      System.out.println("{\"started\":true}");
+      System.out.flush();
       long periodNs = 1_000_000_000L / rate;
       long start = System.nanoTime();
       long end = start + seconds * 1_000_000_000L;

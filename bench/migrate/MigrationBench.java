@@ -28,6 +28,7 @@
 
 import io.presplit.client.KeyLayout;
 import io.presplit.migrate.MigrationBridge;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -35,6 +36,7 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
@@ -47,6 +49,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
@@ -111,6 +114,15 @@ public final class MigrationBench {
           long cells = load(conn, table, oldLayout, rows, versions, valueBytes);
           admin.flush(table);
           System.out.printf("load: %d rows, %d cells in %.1f s%n", rows, cells, secs(t0));
+          // The compactions the load's flushes started would otherwise run inside the next
+          // measured window (a copy's RegionServer CPU), whichever copy comes next.
+          long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+          while (admin.getCompactionState(table) != CompactionState.NONE) {
+            if (System.nanoTime() > deadline) {
+              throw new IOException(table + " still compacting 10 minutes after its load");
+            }
+            Thread.sleep(200);
+          }
         } else {
           TableName source = TableName.valueOf(plainCopyOf);
           TableName target = TableName.valueOf(source.getNamespaceAsString(),

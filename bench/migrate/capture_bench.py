@@ -6,7 +6,8 @@ environment.
 1. Copy cost, per engine: the same source (--rows rows x 2 columns x 3 versions, 40-byte values,
    10 decimal buckets) copied into 16 buckets by the plain copy a user would write (one scanner,
    each row re-keyed, one BufferedMutator: MigrationBench --plain-copy) and by presplitd's
-   migration with each engine (put, hfile, mapreduce), its capture peer running. The figure is
+   migration with each engine (put, hfile, hfile with migration_hfile_source = snapshot,
+   mapreduce), its capture peer running. The figure is
    the RegionServer's CPU seconds per million cells moved (from /proc/PID/stat, sampled; for
    presplitd between its "capture peer ... added" and "copy finished" log lines, and to
    "verified:" with the verification), and its ratio to the plain copy's.
@@ -17,6 +18,7 @@ environment.
    the RegionServer's CPU per write, and the difference.
 """
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -35,7 +37,7 @@ LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) ")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def java(program, *args, timeout=3600, check=True):
+def java_command(program, *args):
     """A bench program (compiled once a run) with presplit-hbase.jar and libpresplit_jni."""
     classes = os.path.join(h.BUILD_DIR, "bench-capture", "classes")
     classpath = h.PRESPLIT_JAR + ":" + h.hbase_classpath()
@@ -44,9 +46,12 @@ def java(program, *args, timeout=3600, check=True):
         h.run(["javac", "-nowarn", "-cp", classpath, "-d", classes,
                os.path.join(HERE, program + ".java")], timeout=300)
     lib = os.path.join(h.BUILD_DIR, "jni")
-    return h.run(["java", "-Xms512m", "-Xmx512m", f"-Djava.library.path={lib}",
-                  *h.HBASE_CLIENT_JVM, "-cp", classes + ":" + classpath, program, *args],
-                 timeout=timeout, check=check).stdout
+    return ["java", "-Xms512m", "-Xmx512m", f"-Djava.library.path={lib}", *h.HBASE_CLIENT_JVM,
+            "-cp", classes + ":" + classpath, program, *args]
+
+
+def java(program, *args, timeout=3600, check=True):
+    return h.run(java_command(program, *args), timeout=timeout, check=check).stdout
 
 
 class CpuSampler:
@@ -113,13 +118,14 @@ class Bench:
         self.args = args
         self.root = f"/presplit-capture-bench-{uuid.uuid4().hex[:6]}"
         staging = os.path.join(h.BUILD_DIR, "bench-capture", "staging")
+        self.settings = {"migration_interval_s": 1, "jvm_max_heap": "1g",
+                         "migration_staging_dir": staging,
+                         # the mapreduce engine (and hfile-snapshot) read a snapshot's files
+                         # under hbase.rootdir
+                         "hbase_conf_dir": os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"],
+                                                        "conf")}
         self.daemon = h.Daemon(self.root, args.http_port, name="presplitd-capture-bench",
-                               settings={
-                                   "migration_interval_s": 1, "jvm_max_heap": "1g",
-                                   "migration_staging_dir": staging,
-                                   # the mapreduce engine reads a snapshot (hbase.rootdir)
-                                   "hbase_conf_dir": os.path.join(
-                                       os.environ["PRESPLIT_CLUSTER_DIR"], "conf")})
+                               settings=self.settings)
         with open(os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "run",
                                "regionserver.pid")) as f:
             self.cpu = CpuSampler(int(f.read().strip()))
@@ -152,8 +158,33 @@ class Bench:
         start, end = int(start_ms) / 1000, int(end_ms) / 1000
         return {"seconds": end - start, "rs_cpu": self.cpu.between(start, end)}
 
+    @contextlib.contextmanager
+    def engine_daemon(self, engine):
+        """The daemon that runs `engine`: "hfile-snapshot" is the hfile engine reading its
+        source from a snapshot's files in presplitd instead of scanning it through the
+        RegionServer, a daemon setting, so a second daemon on the same root runs it. Yields the
+        engine name a document asks for."""
+        if engine != "hfile-snapshot":
+            yield engine
+            return
+        self.daemon.stop()
+        snapshot_daemon = h.Daemon(self.root, self.args.http_port,
+                                   name="presplitd-capture-bench-snapshot",
+                                   settings={**self.settings,
+                                             "migration_hfile_source": "snapshot"})
+        main_daemon, self.daemon = self.daemon, snapshot_daemon.start()
+        try:
+            yield "hfile"
+        finally:
+            self.daemon.stop()
+            self.daemon = main_daemon.start()
+
     def migrate(self, engine):
-        table = self.loaded_table(engine)
+        with self.engine_daemon(engine) as document_engine:
+            return self.migrate_with(document_engine, engine.replace("-", "_"))
+
+    def migrate_with(self, engine, name):
+        table = self.loaded_table(name)
         self.put(document(table, 16, {"allowed": True, "workers": self.args.workers,
                                       "grace_period_s": 0, "engine": engine}))
         prefix = f"migration {table}: "
@@ -185,31 +216,57 @@ class Bench:
         alone = json.loads(java("ForegroundLoad", *load, "--tag", "base").strip()
                            .splitlines()[-1])
         print(f"foreground load alone: {alone}", flush=True)
-        # The same load while presplitd migrates the table (grace long enough to outlast it).
+        # The same load while presplitd migrates the table (grace long enough to outlast it):
+        # the load starts first, the migration's document is written once the load runs, so
+        # every step from the target's creation on is under load.
+        with self.engine_daemon(self.args.latency_engine) as engine:
+            return self.latency_during_migration(table, load, alone, engine)
+
+    def latency_during_migration(self, table, load, alone, engine):
         migration = {"allowed": True, "workers": self.args.workers, "grace_period_s": 600,
-                     "engine": self.args.latency_engine}
+                     "engine": engine}
         if self.args.max_cells_per_s:
             migration["max_cells_per_s"] = self.args.max_cells_per_s
-        self.put(document(table, 16, migration))
-        h.wait_for(lambda: self.migration_phase(table) == "copying", 300, "the copy's start")
         trace = os.path.join(self.daemon.dir, "foreground.trace")
-        during = json.loads(java("ForegroundLoad", *load, "--tag", "mig", "--trace", trace)
-                            .strip().splitlines()[-1])
+        # On a cluster presplitd runs beside the HMaster, not on a RegionServer's host: the cores
+        # each process takes per step say what this one-host run cannot separate.
+        daemon_cpu = CpuSampler(self.daemon.proc.pid)
+        proc = subprocess.Popen(java_command("ForegroundLoad", *load, "--tag", "mig", "--trace",
+                                             trace), stdout=subprocess.PIPE, text=True)
+        try:
+            first = proc.stdout.readline()
+            if "started" not in first:
+                raise RuntimeError(f"ForegroundLoad did not start: {first!r}")
+            requested = time.time()
+            self.put(document(table, 16, migration))
+            output, _ = proc.communicate(timeout=self.args.seconds + 600)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        finished = time.time()
+        daemon_cpu.stop.set()
+        if proc.returncode != 0:
+            raise RuntimeError(f"ForegroundLoad exited with {proc.returncode}")
+        whole = json.loads(output.strip().splitlines()[-1])
         phase = self.migration_phase(table)
-        print(f"foreground load during the migration (engine {self.args.latency_engine}, "
+        print(f"foreground load over the migration's start (engine {self.args.latency_engine}, "
               f"max_cells_per_s {self.args.max_cells_per_s or 'unlimited'}; at its end the "
-              f"migration was in {phase}): {during}", flush=True)
-        phases = self.latency_by_phase(table, trace)
+              f"migration was in {phase}): {whole}", flush=True)
+        phases = self.latency_by_phase(table, trace, requested, finished,
+                                       {"regionserver": self.cpu, "presplitd": daemon_cpu})
         for name, stats in phases.items():
             print(f"  {name}: {stats}", flush=True)
-        return {"alone": alone, "during": during, "phase_at_end": phase, "by_phase": phases,
-                "p99_ratio": during["p99_us"] / max(1, alone["p99_us"])}
+        during = phases.get("migrating (all steps)", {"p99_us": 0})
+        return {"alone": alone, "whole_run": whole, "during": during, "phase_at_end": phase,
+                "by_phase": phases, "p99_ratio": during["p99_us"] / max(1, alone["p99_us"])}
 
-    def latency_by_phase(self, table, trace):
-        """The foreground operations split by the migration's steps, from the daemon's log."""
+    def latency_by_phase(self, table, trace, requested, finished, samplers):
+        """The foreground operations split by the migration's steps (from the daemon's log), and
+        all of them from the moment the migration was asked for; with each step the cores each
+        sampled process used in it."""
         log = self.daemon.log_text()
         prefix = f"migration {table}: "
-        marks = []
+        marks = [(requested, "target created")]
         for name, text in [("copy", "capture peer "), ("verification", "copy finished"),
                            ("switch and catch-up", "switched:"), ("grace (both peers)",
                                                                    "caught up:")]:
@@ -221,15 +278,29 @@ class Bench:
             for line in f:
                 due, latency, _, _ = line.split()
                 ops.append((int(due) / 1000, int(latency)))
+
+        def stats(window):
+            window = sorted(window)
+            return {"ops": len(window), "p50_us": window[len(window) // 2],
+                    "p99_us": window[min(len(window) - 1, int(len(window) * 0.99))],
+                    "max_us": window[-1]}
+
         out = {}
+        before = [lat for t, lat in ops if t < requested]
+        if before:
+            out["before the migration"] = stats(before)
         for i, (start, name) in enumerate(marks):
-            end = marks[i + 1][0] if i + 1 < len(marks) else float("inf")
-            window = sorted(lat for t, lat in ops if start <= t < end)
+            end = marks[i + 1][0] if i + 1 < len(marks) else finished
+            window = [lat for t, lat in ops if start <= t < end]
             if window:
-                out[name] = {"ops": len(window),
-                             "p50_us": window[len(window) // 2],
-                             "p99_us": window[min(len(window) - 1, int(len(window) * 0.99))],
-                             "max_us": window[-1]}
+                out[name] = stats(window)
+                out[name]["seconds"] = round(end - start, 1)
+                for process, sampler in samplers.items():
+                    out[name][process + "_cores"] = round(
+                        sampler.between(start, end) / max(0.001, end - start), 2)
+        after = [lat for t, lat in ops if t >= requested]
+        if after:
+            out["migrating (all steps)"] = stats(after)
         return out
 
     def capture_cost(self):
@@ -242,9 +313,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=200000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--engines", default="put,hfile,mapreduce")
+    parser.add_argument("--engines", default="put,hfile,hfile-snapshot,mapreduce",
+                        help="hfile-snapshot: the hfile engine with migration_hfile_source = "
+                             "snapshot (the source read from a snapshot's files in presplitd)")
     parser.add_argument("--rate", type=int, default=200, help="foreground ops/s")
-    parser.add_argument("--seconds", type=int, default=60, help="foreground run length")
+    parser.add_argument("--seconds", type=int, default=90, help="foreground run length")
     parser.add_argument("--latency-engine", default="hfile")
     parser.add_argument("--max-cells-per-s", type=int, default=0)
     parser.add_argument("--capture-writes", type=int, default=200000)
