@@ -22,16 +22,16 @@ the leader acts; the others stand by (healthy, presplit_leader 0 on /metrics).
 options:
   --config FILE      key = value settings (default: /etc/presplit/presplitd.conf if it exists)
   --set KEY=VALUE    override one setting (repeatable), e.g. --set zk_quorum=127.0.0.1:2181
-  --log-level LEVEL  trace, debug, info, warn, error (default: info)
+  --log-level LEVEL  trace, debug, info, warn, error, critical, off (default: info)
   --help             this text
   --version          print the version
 
-settings (see conf/presplitd.conf): zk_quorum, zk_root, zk_session_timeout_ms, presplit_jar,
-hbase_conf_dir, jvm_classpath, jvm_classpath_file, hbase_command, jvm_max_heap, jvm_options,
-resync_interval_s, load_watch_interval_s, load_split_max_per_window, load_split_window_s,
-migration_interval_s, migration_chunk_rows, migration_mapreduce_threshold_bytes,
-migration_staging_dir, migration_hfile_source, hadoop_conf_dir, http_listen, log_level, and
-hbase.* client settings.
+settings (see conf/presplitd.conf and presplitd(8)): zk_quorum, zk_root, zk_auth_file,
+zk_session_timeout_ms, presplit_jar, hbase_conf_dir, jvm_classpath, jvm_classpath_file,
+hbase_command, jvm_max_heap, jvm_options, resync_interval_s, load_watch_interval_s,
+load_split_max_per_window, load_split_window_s, migration_interval_s, migration_chunk_rows,
+migration_hfile_chunk_rows, migration_mapreduce_threshold_bytes, migration_staging_dir,
+migration_hfile_source, hadoop_conf_dir, http_listen, log_level, and hbase.* client settings.
 
 signals: SIGTERM/SIGINT stop cleanly (within 20 s: an HBase call still running then is
 abandoned); SIGHUP re-reads the config file (log_level and resync_interval_s apply at once,

@@ -233,6 +233,7 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   };
   check("zk_quorum", before.zk_quorum, after.zk_quorum);
   check("zk_root", before.zk_root, after.zk_root);
+  check("zk_auth_file", before.zk_auth_file, after.zk_auth_file);
   check("zk_session_timeout_ms", before.zk_session_timeout_ms, after.zk_session_timeout_ms);
   check("presplit_jar", before.presplit_jar, after.presplit_jar);
   check("hbase_conf_dir", before.hbase_conf_dir, after.hbase_conf_dir);
@@ -241,6 +242,10 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("hbase_command", before.hbase_command, after.hbase_command);
   check("jvm_max_heap", before.jvm_max_heap, after.jvm_max_heap);
   check("jvm_options", before.jvm_options, after.jvm_options);
+  check("load_watch_interval_s", before.load_watch_interval_s, after.load_watch_interval_s);
+  check("load_split_max_per_window", before.load_split_max_per_window,
+        after.load_split_max_per_window);
+  check("load_split_window_s", before.load_split_window_s, after.load_split_window_s);
   check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
   check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
   check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);

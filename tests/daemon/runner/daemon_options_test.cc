@@ -126,5 +126,20 @@ TEST(DaemonOptionsTest, ChangedSettingsNamesWhatDiffers) {
                                       "hbase.z"}));
 }
 
+// A changed setting SIGHUP cannot apply is at least named (logged as needing a restart), never
+// ignored in silence: these four once were.
+TEST(DaemonOptionsTest, ChangedSettingsNamesAuthAndLoadSettings) {
+  DaemonOptions before;
+  DaemonOptions after = before;
+  ASSERT_TRUE(ApplyConfigText("zk_auth_file = /etc/presplit/zk-auth.conf\n"
+                              "load_watch_interval_s = 10\nload_split_max_per_window = 9\n"
+                              "load_split_window_s = 60\n",
+                              "c.conf", after)
+                  .ok());
+  EXPECT_EQ(ChangedSettings(before, after),
+            (std::vector<std::string>{"zk_auth_file", "load_watch_interval_s",
+                                      "load_split_max_per_window", "load_split_window_s"}));
+}
+
 }  // namespace
 }  // namespace presplit::daemon
