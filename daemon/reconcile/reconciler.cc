@@ -192,11 +192,26 @@ Status Reconciler::ReconcileAll(PassKind kind) {
     if (seen == handled_.end() || seen->second.mzxid != node->mzxid) {
       counters_.document_changes++;
     }
-    handled_[name] = Handled{node->mzxid, outcome.retry};
+    handled_[name] = Handled{node->mzxid, outcome.retry, outcome.phase};
   }
   counters_.managed_tables = handled_.size();
+  std::map<std::string, uint64_t> phases;
+  for (const char* phase :
+       {kPhaseCreating, kPhaseReady, kPhaseInvalid, kPhaseError, kPhaseDrift, kPhaseMissing}) {
+    phases[phase] = 0;
+  }
+  for (const auto& [name, handled] : handled_) phases[handled.phase]++;
+  {
+    std::lock_guard<std::mutex> lock(phase_counts_mu_);
+    phase_counts_ = std::move(phases);
+  }
   first_pass_done_ = true;
   return Status::Ok();
+}
+
+std::map<std::string, uint64_t> Reconciler::PhaseCounts() const {
+  std::lock_guard<std::mutex> lock(phase_counts_mu_);
+  return phase_counts_;
 }
 
 void Reconciler::RemoveOrphanStatuses(const std::set<std::string>& documents) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -107,6 +108,10 @@ class Reconciler {
   void ForgetHandled() { handled_.clear(); }
 
   const ReconcilerCounters& counters() const { return counters_; }
+  // How many documents ended their last reconcile in each phase ("ready", "error", ...), as of
+  // the end of the last pass that got through the documents; every phase of this file is a key
+  // (0 when no document is in it). Safe to call from any thread (the metrics endpoint).
+  std::map<std::string, uint64_t> PhaseCounts() const;
   std::string TablesPath() const;
   std::string StatusPath(const std::string& table) const;
 
@@ -130,6 +135,7 @@ class Reconciler {
   struct Handled {
     int64_t mzxid = 0;
     bool retry = false;
+    std::string phase;  // the outcome's phase, for PhaseCounts
   };
 
   // recorded_status: the table's current status document as stored ("" when there is none);
@@ -176,6 +182,8 @@ class Reconciler {
   // passes (and may outlive edits of its document) and is logged once, not on every pass.
   std::map<std::string, int64_t> migration_logged_;
   bool lease_lost_ = false;  // this pass was told to stop
+  mutable std::mutex phase_counts_mu_;
+  std::map<std::string, uint64_t> phase_counts_;  // guarded by phase_counts_mu_
   bool first_pass_done_ = false;
   ReconcilerCounters counters_;
 };

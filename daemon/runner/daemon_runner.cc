@@ -604,9 +604,18 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               "Statuses removed because their document was gone.", c.statuses_removed, "counter");
       counter("presplit_exceptions_caught_total",
               "Exceptions caught in the daemon's tasks (each one is a bug; the daemon goes on).",
-              c.exceptions_caught + exceptions_caught, "counter");
+              c.exceptions_caught + migrator.counters().exceptions_caught + exceptions_caught,
+              "counter");
       counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
               "gauge");
+      // Only the leader reconciles: a standby's counts would be the ones it last had as leader.
+      if (leader_election.IsLeader()) {
+        out << "# HELP presplit_tables Documents by the phase their last reconcile ended in.\n"
+               "# TYPE presplit_tables gauge\n";
+        for (const auto& [phase, count] : reconciler.PhaseCounts()) {
+          out << "presplit_tables{phase=\"" << phase << "\"} " << count << '\n';
+        }
+      }
       counter("presplit_leader", "1 on the presplitd that acts, 0 on a standby.",
               leader_election.IsLeader() ? 1 : 0, "gauge");
       counter("presplit_healthy", "1 when /healthz answers 200.",

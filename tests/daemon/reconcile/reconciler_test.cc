@@ -473,6 +473,26 @@ TEST_F(ReconcilerTest, ExtraSplitsByHBaseAreNotDrift) {
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 
+// presplit_tables{phase} on /metrics: every phase named, a removed document no longer counted.
+TEST_F(ReconcilerTest, CountsDocumentsByThePhaseTheirLastReconcileEndedIn) {
+  EXPECT_TRUE(reconciler_.PhaseCounts().empty());  // no pass yet: nothing to say
+  PutDoc("default:broken", "{ not json");
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  auto phases = reconciler_.PhaseCounts();
+  EXPECT_EQ(phases, (std::map<std::string, uint64_t>{{"creating", 0},
+                                                     {"drift", 0},
+                                                     {"error", 0},
+                                                     {"invalid", 1},
+                                                     {"missing", 0},
+                                                     {"ready", 1}}));
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/default:broken", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  phases = reconciler_.PhaseCounts();
+  EXPECT_EQ(phases["invalid"], 0u);
+  EXPECT_EQ(phases["ready"], 1u);
+}
+
 TEST_F(ReconcilerTest, RemovedDocumentDropsStatusButNotTheTable) {
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
