@@ -66,7 +66,7 @@ Result<LiveFacts> FactsFromStatus(const std::string& table, const json* daemon_s
     if (s.contains("migration") && s["migration"].is_object()) {
       const std::string phase = Str(s["migration"], "phase");
       const std::string target = Str(s["migration"], "target");
-      if (!phase.empty() && phase != "done" && phase != "aborted" &&
+      if (!phase.empty() && phase != "done" && phase != "aborted" && phase != "rolled_back" &&
           target != facts.physical_table) {
         facts.migration_target = target;
       }

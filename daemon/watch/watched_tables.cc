@@ -93,7 +93,9 @@ std::vector<WatchedTable> WatchedTablesOf(const TableConfig& config, const json&
       status.is_object() && status.contains("migration") ? status["migration"] : json();
   const std::string phase = StringField(migration, "phase");
   const std::string target = StringField(migration, "target");
-  const bool under_way = !phase.empty() && phase != "done" && phase != "aborted";
+  // "rolled_back": the status serves the old generation again and the target is gone.
+  const bool under_way =
+      !phase.empty() && phase != "done" && phase != "aborted" && phase != "rolled_back";
   if (under_way) serving.migration_target_table = target;
   watched.push_back(serving);
   if (under_way && !target.empty() && target != serving.physical_table) {

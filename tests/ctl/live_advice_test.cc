@@ -201,6 +201,16 @@ TEST(FactsFromStatus, AfterTheSwitchTheTargetIsThePhysicalTableAndNothingIsUnder
   EXPECT_EQ(facts->migration_target, "");
 }
 
+// A rolled-back migration is over: its target is gone and a re-salt may be advised again.
+TEST(FactsFromStatus, AfterARollbackNothingIsUnderWay) {
+  const json status = json::parse(R"({"physical_table": "ns:t", "generation": 1,
+      "migration": {"phase": "rolled_back", "target": "ns:t__g2"}})");
+  auto facts = FactsFromStatus("ns:t", nullptr, &status);
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->physical_table, "ns:t");
+  EXPECT_EQ(facts->migration_target, "");
+}
+
 TEST(AdviseLive, NoReSaltIsAdvisedWhileOneIsUnderWay) {
   LiveFacts f = Even(8);
   f.buckets = 2;

@@ -158,13 +158,15 @@ TEST(WatchedTables, FromTheSwitchOnTheTargetIsThePhysicalTableAndSplitAsAnyOther
     EXPECT_TRUE(watched[0].settings.hold_reason.empty()) << phase;
     EXPECT_TRUE(watched[0].split_hold.empty()) << phase;
   }
-  // An aborted migration leaves its (dropped) target alone.
-  const json aborted = json::parse(R"({"physical_table": "ns:t", "generation": 1,
-    "migration": {"phase": "aborted", "target": "ns:t__g2"}})");
-  const auto watched = WatchedTablesOf(Salted(), aborted);
-  ASSERT_EQ(watched.size(), 1u);
-  EXPECT_EQ(watched[0].physical_table, "ns:t");
-  EXPECT_EQ(watched[0].migration_target_table, "");
+  // An aborted or rolled-back migration leaves its (dropped) target alone.
+  for (const char* phase : {"aborted", "rolled_back"}) {
+    const json ended = json::parse(std::string(R"({"physical_table": "ns:t", "generation": 1,
+      "migration": {"phase": ")") + phase + R"(", "target": "ns:t__g2"}})");
+    const auto watched = WatchedTablesOf(Salted(), ended);
+    ASSERT_EQ(watched.size(), 1u) << phase;
+    EXPECT_EQ(watched[0].physical_table, "ns:t") << phase;
+    EXPECT_EQ(watched[0].migration_target_table, "") << phase;
+  }
 }
 
 TEST(WatchedTables, ReadsEachDocumentsStatusAndWatchesEachPhysicalTableOnce) {
