@@ -167,6 +167,13 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
       return Step::kWaiting;
     }
     Status checked = CheckAgainstStatus(node->plan);
+    if (!checked.ok() && checked.code() != StatusCode::kInvalidArgument) {
+      // The status could not be read (ZooKeeper unavailable, a lost connection): not a verdict
+      // on the plan, so neither a refusal counted nor one written; the next run reads again.
+      spdlog::warn("migration {}: cannot check the plan against the table's status: {}", table,
+                   checked.ToString());
+      return Step::kWaiting;
+    }
     if (!checked.ok()) {
       // Left untouched: no table, snapshot, directory or peer is created, fenced or deleted
       // for a plan this daemon would not have written. Said once per plan version.

@@ -74,6 +74,7 @@ class FakeZk : public ZkClient {
 
   // The ensemble's side, shared by every FakeZkSession of this fake: no session checks.
   Result<ZkNode> GetNode(const std::string& path, bool watch) {
+    if (unreadable.count(path)) return Status::Unavailable("fake connection loss reading " + path);
     if (watch) data_watches.insert(path);
     auto it = nodes.find(path);
     if (it == nodes.end()) return Status::NotFound(path);
@@ -152,6 +153,8 @@ class FakeZk : public ZkClient {
   // Runs at the start of Create and Set, before they look at the node: lets a test slip another
   // writer's change in between a read and the write that follows it.
   std::function<void(const std::string& path)> before_write;
+  // Reads of these paths fail as a connection loss would (the rest of the tree stays readable).
+  std::set<std::string> unreadable;
   int64_t zxid = 0;
   int writes = 0;
   bool available = true;  // false: the ensemble is unreachable, for every client

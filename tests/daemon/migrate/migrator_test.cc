@@ -800,6 +800,25 @@ TEST_F(MigratorTest, TheRateLimitIsSharedByTheWorkers) {
   EXPECT_EQ(bridge_.last_rate, 250);
 }
 
+// A status that cannot be read for a moment (a connection loss) says nothing about the plan: it
+// is neither refused nor counted as refused, and the next run goes on with it.
+TEST_F(MigratorTest, AnUnreadableStatusIsNoRefusal) {
+  StartMigration();
+  zk_.unreadable.insert("/presplit/status/tinawang:check");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  (void)migrator.RunOnce();
+  EXPECT_EQ(migrator.counters().plans_refused, 0u);
+  EXPECT_EQ(bridge_.copy_calls, 0) << "nothing done while the plan cannot be checked";
+  zk_.unreadable.clear();
+  const json status = Status();
+  EXPECT_FALSE(status.contains("migration") && status["migration"].is_object() &&
+               status["migration"].contains("refused"))
+      << status.dump();
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(migrator.counters().plans_refused, 0u);
+  EXPECT_GT(bridge_.copy_calls, 0) << "the next run goes on with the plan";
+}
+
 TEST_F(MigratorTest, AStandbyDrivesNothing) {
   StartMigration();
   options_.lease = [] { return false; };
