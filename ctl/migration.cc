@@ -202,8 +202,12 @@ int CmdMigration(const Args& args) {
                                        "since the switch"
                                  : "it has not switched yet: abort it instead"));
   }
+  // Resume also clears an error a migration waits on (a bulk copy that gave up after its
+  // attempts), so it is refused only when there is nothing to resume.
+  const bool waits_on_error =
+      plan.contains("error") && plan["error"].is_string() && !plan["error"].get<std::string>().empty();
   if (*request == daemon::migrate::Request::kResume && !plan.value("paused", false) &&
-      phase != "failed_verification" && pending_request != "pause") {
+      phase != "failed_verification" && pending_request != "pause" && !waits_on_error) {
     std::cout << "migration of " << table << " is not paused (phase " << phase << ")\n";
     return kOk;
   }

@@ -36,7 +36,7 @@ options:
                 ZooKeeper credentials and ACL identities (the format of presplitd's
                 zk_auth_file; default: $PRESPLIT_ZK_AUTH_FILE, else unauthenticated). With it,
                 put creates documents that only the portal identity may change; migration
-                pause|resume|abort need the portal identity too.
+                pause|resume|abort|rollback need the portal identity too.
   --help        this text
 
 exit codes: 0 ok, 1 failure (including a refused document), 2 usage error.

@@ -190,7 +190,9 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
     if (unfit) {
       plan.error = "verification failed: " + std::to_string(plan.capture.unfit) + " rows of " +
                    plan.source + " do not fit its layout (first: " + plan.capture.first_unfit +
-                   "); nothing switched; abort the migration";
+                   "); nothing switched; abort the migration, then delete or rewrite those rows "
+                   "in the source and fix their writer before starting again (a row that does not "
+                   "fit cannot be re-keyed)";
     } else if (too_many) {
       plan.error = "verification failed: too many rows to compare one by one (more than " +
                    std::to_string(options_.verify_max_rows) +
@@ -202,7 +204,9 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
                    "between " + plan.source + " and " + plan.target + " after " +
                    std::to_string(options_.verify_rounds) + " re-reads (first: " +
                    (first.empty() ? std::string("?") : first[0].get<std::string>()) +
-                   "); nothing switched; abort the migration";
+                   "); nothing switched; find the cause (a bulk load or SKIP_WAL writes into the "
+                   "source, a cell removed from the target), repair and resume to verify again, or "
+                   "abort";
     }
     spdlog::error("migration {}: {}", plan.table, plan.error);
     for (const auto& line : first) spdlog::error("migration {}: verification: {}", plan.table,
