@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Keeps the operator's references true to the code: a setting, a metric or a command that the
+code has and the reference lacks is one no operator finds, and a row the code no longer backs
+sends an operator (or a dashboard) after nothing. The names are read from the source text, so
+the check needs no build; the reference's names from the first column of its tables.
+
+  check_reference.py config REPO       docs/reference/config.md: presplitd's config keys
+                                       (daemon/runner/daemon_options.cc), its command-line
+                                       flags (daemon/presplitd_main.cc), and which keys SIGHUP
+                                       applies live (daemon/runner/daemon_runner.cc)
+  check_reference.py metrics REPO      docs/reference/metrics.md: every presplit_* name in a
+                                       string literal of daemon/ (literals joined as the compiler
+                                       joins them, "a" + "b" too), and its type where the code
+                                       states it beside the name (a "counter"/"gauge" literal
+                                       in the same statement, or "# TYPE name type"); a name
+                                       built at run time fails until resolved
+  check_reference.py presplitctl REPO  docs/reference/presplitctl.md: the commands registered in
+                                       ctl/common.cc's Commands(), their subcommands and options,
+                                       and the global options
+
+Each mode prints every difference, saying on which side a name is missing, and exits 1 if there
+is one.
+"""
+import glob
+import os
+import re
+import sys
+
+# presplit_* strings in daemon/ that are not /metrics series, and why.
+NOT_METRICS = {
+    "presplit_jar": "a config key",
+    "presplit_resalt_": "prefix of a re-salt migration's source snapshot name "
+                        "(SourceSnapshotOf in daemon/migrate/migration_plan.cc)",
+    "presplit_": "prefix of a re-salt migration's replication peer ids (PeerBase, same file)",
+}
+
+CXX_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|R"([^(\s]*)\((.*?)\)\1"|"((?:[^"\\\n]|\\.)*)"'
+                       r"|'(?:[^'\\\n]|\\.)*'", re.S)
+JOINABLE = re.compile(r"\s*(\+\s*)?$")  # what may stand between two literals that are one string
+
+
+def read(repo, path):
+    with open(os.path.join(repo, path), encoding="utf-8") as f:
+        return f.read()
+
+
+def need(found, what):
+    """Stops when an extraction comes back empty: the code moved and this checker must follow."""
+    if not found:
+        sys.exit(f"check_reference: cannot find {what}; update tests/docs/reference/"
+                 "check_reference.py to the code")
+    return found
+
+
+def literals(source):
+    """[(text, start, end)] of the C++ string literals, comments skipped; adjacent literals and
+    "a" + "b" are joined."""
+    out = []
+    for m in CXX_TOKEN.finditer(source):
+        if m.group(0)[0] in "/'":
+            continue
+        text = m.group(2) if m.group(2) is not None else m.group(3)
+        if out and JOINABLE.fullmatch(source[out[-1][2]:m.start()]):
+            out[-1] = (out[-1][0] + text, out[-1][1], m.end())
+        else:
+            out.append((text, m.start(), m.end()))
+    return out
+
+
+def table_rows(markdown, heading=None):
+    """[(names, cells)] of the table rows (header and rule rows skipped) under `heading` (to the
+    next heading of its level or above), or of the whole file; `names` are the first word of each
+    `code` span of the first cell."""
+    rows, inside, level, fence = [], heading is None, 0, False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        h = None if fence else re.match(r"^(#+)\s+(.*?)\s*$", line)
+        if h and heading is not None:
+            if h.group(2) == heading:
+                inside, level = True, len(h.group(1))
+            elif inside and len(h.group(1)) <= level:
+                inside = False
+        if inside and line.startswith("|") and not re.match(r"^\|[\s:|-]+\|?\s*$", line):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            names = [span.split()[0] for span in re.findall(r"`([^`]+)`", cells[0])]
+            if names:
+                rows.append((names, cells))
+    return rows
+
+
+def compare(what, in_code, in_reference, reference):
+    problems = []
+    for name in sorted(set(in_code) - set(in_reference)):
+        problems.append(f"{reference}: {what} {name} is in the code, missing from the reference")
+    for name in sorted(set(in_reference) - set(in_code)):
+        problems.append(f"{reference}: {what} {name} is in the reference, not in the code")
+    return problems
+
+
+def check_config(repo):
+    ref_path = "docs/reference/config.md"
+    options = read(repo, "daemon/runner/daemon_options.cc")
+    keys = set(re.findall(r'\bkey == "([\w.]+)"', options))
+    keys |= {p + "*" for p in re.findall(r'\bkey\.rfind\("([\w.]+)", 0\) == 0', options)}
+    need(keys, "config keys (key == \"...\") in daemon/runner/daemon_options.cc")
+    main = read(repo, "daemon/presplitd_main.cc")
+    flags = need(set(re.findall(r'\barg == "(-[\w-]+)"', main)), "flags in presplitd_main.cc")
+    runner = read(repo, "daemon/runner/daemon_runner.cc")
+    live = need(set(re.findall(r'\bname == "(\w+)"', runner)) & keys,
+                "the settings SIGHUP applies (name == \"...\") in daemon_runner.cc")
+
+    reference = read(repo, ref_path)
+    rows = table_rows(reference, "Settings")
+    ref_keys = {n for names, _ in rows for n in names}
+    ref_live = {n for names, cells in rows for n in names if cells[-1].lower().startswith("yes")}
+    ref_flags = {n for names, _ in table_rows(reference, "Command line") for n in names}
+    return (compare("config key", keys, ref_keys, ref_path)
+            + compare("setting SIGHUP applies live (last column 'yes'):", live, ref_live, ref_path)
+            + compare("presplitd flag", flags, ref_flags, ref_path))
+
+
+def check_metrics(repo):
+    ref_path = "docs/reference/metrics.md"
+    names, types, problems = set(), {}, []
+    for path in sorted(glob.glob(os.path.join(repo, "daemon", "**", "*.cc"), recursive=True)):
+        source = open(path, encoding="utf-8").read()
+        where = os.path.relpath(path, repo)
+        found = literals(source)
+        for i, (text, start, end) in enumerate(found):
+            for m in re.finditer(r"(?<!\w)presplit_\w*", text):
+                name = m.group(0)
+                dynamic = m.end() == len(text) and re.match(r"\s*\+", source[end:])
+                if name in NOT_METRICS:
+                    continue
+                if dynamic:
+                    problems.append(f"{where}: a name built at run time from \"{name}\" + ...: "
+                                    "add its full names to NOT_METRICS or resolve them here")
+                    continue
+                names.add(name)
+            # The type: "# TYPE name type", or a "counter"/"gauge" literal in the statement that
+            # names the metric exactly: counter("name", help, value, "counter").
+            for name, kind in re.findall(r"# TYPE (presplit_\w+) (counter|gauge)", text):
+                types.setdefault(name, set()).add(kind)
+            if re.fullmatch(r"presplit_\w+", text) and text not in NOT_METRICS:
+                previous_end = end
+                for other, other_start, other_end in found[i + 1:]:
+                    if ";" in source[previous_end:other_start]:  # the statement ended
+                        break
+                    if other in ("counter", "gauge"):
+                        types.setdefault(text, set()).add(other)
+                    previous_end = other_end
+    need(names, "presplit_* string literals under daemon/")
+    for name, kinds in sorted(types.items()):
+        if len(kinds) > 1:
+            problems.append(f"daemon/: {name} is exported as both {' and '.join(sorted(kinds))}")
+
+    rows = table_rows(read(repo, ref_path))
+    ref_names = {n for row_names, _ in rows for n in row_names if n.startswith("presplit_")}
+    problems += compare("metric", names, ref_names, ref_path)
+    for row_names, cells in rows:
+        name = row_names[0]
+        kind = cells[1] if len(cells) > 1 else ""
+        if kind not in ("counter", "gauge"):
+            problems.append(f"{ref_path}: {name}: type '{kind}', expected counter or gauge")
+        elif name in types and kind not in types[name]:
+            problems.append(f"{ref_path}: {name} is a {kind} in the reference, a "
+                            f"{'/'.join(sorted(types[name]))} in the code")
+    return problems
+
+
+def check_presplitctl(repo):
+    ref_path = "docs/reference/presplitctl.md"
+    registered = need(re.findall(r"for \(auto& c : (\w+Commands)\(\)\)",
+                                 read(repo, "ctl/common.cc")),
+                      "the command lists in ctl/common.cc's Commands()")
+    options, defined = {}, set()
+    for path in sorted(glob.glob(os.path.join(repo, "ctl", "*.cc"))):
+        source = open(path, encoding="utf-8").read()
+        for function in re.finditer(r"std::vector<CommandSpec> (\w+Commands)\(\) \{", source):
+            if function.group(1) not in registered:
+                continue
+            defined.add(function.group(1))
+            body = source[function.end():source.find("\n}", function.end())]
+            # CommandSpec{"name", {"value-flag", ...}, {"switch", ...}, help, run}
+            for name, values, switches in re.findall(
+                    r'\{\s*"([a-z][\w-]*)",\s*\{([^{}]*)\},\s*\{([^{}]*)\},', body):
+                options[name] = {"--" + o for o in re.findall(r'"([\w-]+)"', values + switches)}
+    for missing in sorted(set(registered) - defined):
+        sys.exit(f"check_reference: {missing}() is in Commands() but defined in no ctl/*.cc")
+    main = read(repo, "ctl/presplitctl_main.cc")
+    global_names = set(re.findall(r'"([\w-]+)"', need(re.search(r"bool global =(.*?);", main),
+                                                       "bool global = ... in main").group(1)))
+    global_options = {"--" + o for o in global_names}
+    global_options |= set(re.findall(r'\barg == "(-[\w-]+)"', main))  # --help, -h
+    # import hands its words on to SaltedImport: its options are ctl/import_command.cc's.
+    importing = read(repo, "ctl/import_command.cc")
+    own = need(re.search(r"const bool own =(.*?);", importing, re.S), "import's own options")
+    options["import"] = {"--" + o for o in set(re.findall(r'"([\w-]+)"', own.group(1)))
+                         - global_names
+                         | {f for s in re.findall(r"names = \{([^}]*)\}", importing)
+                            for f in re.findall(r'"([\w-]+)"', s)}}
+    subcommands = {
+        "migration": set(re.findall(r'\baction [!=]= "(\w+)"', read(repo, "ctl/migration.cc")))
+        | set(re.findall(r'"(\w+)"', need(re.search(
+            r"kRequestNames = \{([^}]*)\}", read(repo, "daemon/migrate/migration_request.cc")),
+            "kRequestNames").group(1))),
+        "key": set(re.findall(r'\bkeys\[0\] == "(\w+)"', read(repo, "ctl/key.cc"))),
+    }
+    need(all(subcommands.values()), "the subcommands of migration and key")
+
+    reference = read(repo, ref_path)
+    entries = [re.findall(r"`([^`]+)`", cells[0])[0].split()
+               for _, cells in table_rows(reference, "Commands")]
+    problems = compare("command", options, {e[0] for e in entries}, ref_path)
+    problems += compare("subcommand", {f"{c} {s}" for c, subs in subcommands.items() for s in subs},
+                        {" ".join(e[:2]) for e in entries if len(e) > 1}, ref_path)
+    problems += compare("global option", global_options,
+                        {n for names, _ in table_rows(reference, "Global options") for n in names},
+                        ref_path)
+    for command in sorted(options):
+        in_reference = {n for names, _ in table_rows(reference, f"`{command}`") for n in names
+                        if n.startswith("--")}
+        problems += compare(f"option of {command}:", options[command], in_reference, ref_path)
+    return problems
+
+
+def main():
+    modes = {"config": check_config, "metrics": check_metrics, "presplitctl": check_presplitctl}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
+        print(__doc__, file=sys.stderr)
+        return 2
+    problems = modes[sys.argv[1]](sys.argv[2])
+    for problem in problems:
+        print(problem)
+    print(f"{sys.argv[1]}: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
