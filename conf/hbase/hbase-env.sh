@@ -10,4 +10,8 @@
 PRESPLIT_JAR=${PRESPLIT_JAR:-/usr/share/presplit/presplit-hbase.jar}
 PRESPLIT_LIB_DIR=${PRESPLIT_LIB_DIR:-/usr/lib/presplit}
 export HBASE_CLASSPATH="${HBASE_CLASSPATH:+$HBASE_CLASSPATH:}$PRESPLIT_JAR"
+# bin/hbase appends a -Djava.library.path of its own (HBase's lib/native, Hadoop's native
+# libraries) after HBASE_OPTS, and the JVM keeps the last one: HBASE_LIBRARY_PATH puts the
+# directory into that one too. The -D covers an installation where bin/hbase adds none.
+export HBASE_LIBRARY_PATH="${HBASE_LIBRARY_PATH:+$HBASE_LIBRARY_PATH:}$PRESPLIT_LIB_DIR"
 export HBASE_OPTS="$HBASE_OPTS -Djava.library.path=$PRESPLIT_LIB_DIR"

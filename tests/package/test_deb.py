@@ -40,7 +40,14 @@ INSTALLED_FILES = [
     "/usr/lib/systemd/system/presplitd.service",
     "/usr/share/doc/presplit/README.md",
     "/usr/share/doc/presplit/tables/README.md",
+    "/usr/share/doc/presplit/copyright",
+    "/usr/share/doc/presplit/changelog.gz",
+    "/usr/share/man/man8/presplitd.8.gz",
+    "/usr/share/man/man1/presplitctl.1.gz",
+    "/usr/share/lintian/overrides/presplit",
 ]
+# The links `systemctl enable presplitd` makes; removing the package removes them.
+ENABLED_LINK = "/etc/systemd/system/multi-user.target.wants/presplitd.service"
 
 
 def package_state():
@@ -155,6 +162,10 @@ class DebianPackageTest(unittest.TestCase):
         self.assertIn("put", ctl_help.stdout)
         daemon_help = h.run(["presplitd", "--help"])
         self.assertIn("usage: presplitd", daemon_help.stdout)
+        # The man pages, where man looks for them.
+        for page, path in [("presplitd", "/usr/share/man/man8/presplitd.8.gz"),
+                           ("presplitctl", "/usr/share/man/man1/presplitctl.1.gz")]:
+            self.assertEqual(h.run(["man", "-w", page]).stdout.strip(), path)
 
         # libjvm comes from the JRE the package depends on, through presplitd's RPATH.
         ldd = h.run(["ldd", "/usr/bin/presplitd"]).stdout
@@ -226,10 +237,14 @@ class DebianPackageTest(unittest.TestCase):
         self.assertEqual(proc.wait(timeout=60), 0, log_text())
 
     def test_5_purge_removes_the_package_and_its_config(self):
+        # An operator enabled the unit: the package's removal disables it again.
+        h.run(["systemctl", "enable", "presplitd.service"])
+        self.assertTrue(os.path.islink(ENABLED_LINK))
         purge()
         self.assertIn(package_state(), ("", "un"))
         for path in INSTALLED_FILES:
             self.assertFalse(os.path.exists(path), path)
+        self.assertFalse(os.path.lexists(ENABLED_LINK))
         self.assertFalse(os.path.exists("/etc/presplit"))
         # A second install on the same machine (the user is kept) works as the first.
         h.run([*APT, "install", self.deb], timeout=400)
