@@ -337,7 +337,9 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
   (void)PublishProgress(plan, final_phase);
   Status removed = store_.Remove(plan.table);
   if (!removed.ok()) return Fail(node, "removing the plan: " + removed.message());
-  counters_.completed++;
+  counters_.finished++;
+  // A rollback is counted by rollbacks when it is asked for; "completed" means switched for good.
+  if (std::string(final_phase) == "done") counters_.completed++;
   spdlog::info("migration {}: {} (the table is served by {})", plan.table, summary,
                std::string(final_phase) == "rolled_back" ? plan.source : plan.target);
   std::lock_guard<std::mutex> lock(snapshot_mu_);

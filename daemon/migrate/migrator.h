@@ -175,7 +175,8 @@ struct MigratorCounters {
   std::atomic<uint64_t> verification_failures{0};
   std::atomic<uint64_t> switches{0};
   std::atomic<uint64_t> rollbacks{0};
-  std::atomic<uint64_t> completed{0};
+  std::atomic<uint64_t> completed{0};  // switched for good ("done")
+  std::atomic<uint64_t> finished{0};   // plans removed at their end: done or rolled back
   std::atomic<uint64_t> aborted{0};
   std::atomic<uint64_t> plans_refused{0};    // plans this daemon would not have written
   std::atomic<uint64_t> errors{0};

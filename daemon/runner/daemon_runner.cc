@@ -488,7 +488,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     const auto& r = reconciler.counters();
     const auto& m = migrator.counters();
     return r.document_changes.load() + r.migrations_started.load() + m.switches.load() +
-           m.completed.load() + m.aborted.load();
+           m.finished.load() + m.aborted.load();
   };
   PeriodicWorker watch_worker(
       "load-watch", std::chrono::seconds(std::max(1, options.load_watch_interval_s)),
@@ -650,7 +650,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               "counter");
       counter("presplit_migration_switches_total", "Tables switched to a new generation.",
               m.switches, "counter");
-      counter("presplit_migration_completed_total", "Migrations finished.", m.completed, "counter");
+      counter("presplit_migration_completed_total",
+              "Migrations finished at their new generation (rollbacks not included).",
+              m.completed, "counter");
       counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",

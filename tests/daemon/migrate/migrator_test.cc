@@ -338,6 +338,8 @@ TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   EXPECT_FALSE(bridge_.read_only.count(kSource));
   EXPECT_TRUE(bridge_.peers.empty());
   EXPECT_EQ(migrator.counters().rollbacks, 1u);
+  EXPECT_EQ(migrator.counters().completed, 0u) << "a rollback is no completed migration";
+  EXPECT_EQ(migrator.counters().finished, 1u) << "but its end is (the load watcher re-reads)";
   // Not started again for the same document version.
   ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
   EXPECT_TRUE(Plan().is_null());
