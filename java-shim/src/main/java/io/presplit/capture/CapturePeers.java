@@ -5,14 +5,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.HRegionLocation;
-import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -75,41 +72,8 @@ public final class CapturePeers {
         .setReplicationEndpointImpl(RekeyingReplicationEndpoint.class.getName())
         .setReplicateAllUserTables(false).setTableCFsMap(tables)
         .putAllConfiguration(spec.toConfiguration()).build();
-    int rolled = rollWalsOf(admin, spec.source);
     admin.addReplicationPeer(peerId, config, true);
-    return "{\"added\":true,\"wal_rolls\":" + rolled + "}";
-  }
-
-  /**
-   * Rolls the WAL of every RegionServer that holds a region of {@code table}, right before a peer
-   * is added. A new peer starts shipping from the beginning of each server's current WAL, not
-   * from the moment it was added, so without the roll it would ship again everything written into
-   * that file before (a bulk load of the table just before its migration: millions of cells the
-   * copy moves anyway, re-keyed and written a second time on the RegionServer). Correctness does
-   * not depend on it (the peer still covers every edit after it exists; the copy covers the rest),
-   * so a server that fails to roll is skipped.
-   *
-   * @return how many servers rolled
-   */
-  static int rollWalsOf(Admin admin, TableName table) throws IOException {
-    Set<ServerName> servers = new HashSet<>();
-    try (RegionLocator locator = admin.getConnection().getRegionLocator(table)) {
-      for (HRegionLocation location : locator.getAllRegionLocations()) {
-        if (location != null && location.getServerName() != null) {
-          servers.add(location.getServerName());
-        }
-      }
-    }
-    int rolled = 0;
-    for (ServerName server : servers) {
-      try {
-        admin.rollWALWriter(server);
-        rolled++;
-      } catch (IOException e) {
-        // Only more edits shipped twice; the next server may still roll.
-      }
-    }
-    return rolled;
+    return "{\"added\":true}";
   }
 
   /** Removes the peer. @return {@code {"removed":true|false}} (false: there was none) */
