@@ -109,11 +109,12 @@ def check_readme(repo):
 
 
 def paragraphs(path):
-    """(first line, words) of every paragraph and list item outside code, tables and headings."""
+    """(first line, words) of every paragraph and list item outside code, tables and headings.
+    A nested list belongs to the item it is indented under: a reader takes them in together."""
     current, start = [], 0
     for number, line in prose_lines(path):
         stripped = line.strip()
-        starts_item = re.match(r"^([-*+]|\d+\.)\s", stripped)
+        starts_item = re.match(r"^([-*+]|\d+\.)\s", line)  # top level only
         boundary = (not stripped or stripped.startswith("|") or HEADING.match(stripped)
                     or stripped.startswith("<"))
         if boundary or starts_item:
