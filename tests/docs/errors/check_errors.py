@@ -167,13 +167,13 @@ def expression_at(text, start, stops):
     raise ExtractionError("unterminated expression at offset %d" % start)
 
 
-def split_plus(expr):
-    """Top-level terms of a concatenation."""
-    terms, depth, i, start = [], 0, 0, 0
-    n = len(expr)
+def split_top_level(text, separator):
+    """The parts of `text` between top-level `separator`s (outside brackets and literals)."""
+    parts, depth, i, start = [], 0, 0, 0
+    n = len(text)
     while i < n:
-        c = expr[i]
-        end = literal_end(expr, i)
+        c = text[i]
+        end = literal_end(text, i)
         if end is not None:
             i = end
             continue
@@ -181,12 +181,17 @@ def split_plus(expr):
             depth += 1
         elif c in ")]}":
             depth -= 1
-        elif c == "+" and depth == 0:
-            terms.append(expr[start:i])
+        elif c == separator and depth == 0:
+            parts.append(text[start:i])
             start = i + 1
         i += 1
-    terms.append(expr[start:])
-    return [t.strip() for t in terms]
+    parts.append(text[start:])
+    return [part.strip() for part in parts]
+
+
+def split_plus(expr):
+    """Top-level terms of a concatenation."""
+    return split_top_level(expr, "+")
 
 
 LITERALS = re.compile(r'^(?:\s*"((?:[^"\\]|\\.)*)")+\s*$', re.S)
@@ -335,23 +340,8 @@ def extract(root):
 
 
 def split_args(call):
-    args, depth, start, i, n = [], 0, 0, 0, len(call)
-    while i < n:
-        c = call[i]
-        end = literal_end(call, i)
-        if end is not None:
-            i = end
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            args.append(call[start:i].strip())
-            start = i + 1
-        i += 1
-    args.append(call[start:].strip())
-    return args
+    """Top-level arguments of a call's argument list."""
+    return split_top_level(call, ",")
 
 
 def missing_items(items, doc):
