@@ -5,23 +5,31 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.RegionMetrics;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfigBuilder;
 import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * presplitd's side of change capture: the replication peers of a migration (added, checked,
@@ -32,6 +40,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * operator's replication peer can be touched by a migration.
  */
 public final class CapturePeers {
+  private static final Logger LOG = LoggerFactory.getLogger(CapturePeers.class);
   public static final String PEER_PREFIX = "presplit_";
   private static final Pattern PEER_ID = Pattern.compile("presplit_[A-Za-z0-9_]{1,200}");
 
@@ -50,7 +59,11 @@ public final class CapturePeers {
    * then it must be this capture (same endpoint, table and configuration), or nothing changes and
    * the call fails saying how it differs.
    *
-   * @return {@code {"added":true|false}} (false: it was there already)
+   * <p>Before adding it, flushes the source and records which edits the copy will read from its
+   * store files anyway, so the new peer does not ship them again ({@link FlushedBefore}).
+   *
+   * @return {@code {"added":true,"flushed_regions":N}} or {@code {"added":false}} (it was there
+   *     already); N: the regions whose flushed edits the peer skips
    */
   public static String ensure(Admin admin, String peerId, CaptureSpec spec) throws IOException {
     checkPeerId(peerId);
@@ -68,12 +81,55 @@ public final class CapturePeers {
     }
     Map<TableName, List<String>> tables = new HashMap<>();
     tables.put(spec.source, null); // every family
-    ReplicationPeerConfig config = ReplicationPeerConfig.newBuilder()
+    ReplicationPeerConfigBuilder config = ReplicationPeerConfig.newBuilder()
         .setReplicationEndpointImpl(RekeyingReplicationEndpoint.class.getName())
         .setReplicateAllUserTables(false).setTableCFsMap(tables)
-        .putAllConfiguration(spec.toConfiguration()).build();
-    admin.addReplicationPeer(peerId, config, true);
-    return "{\"added\":true}";
+        .putAllConfiguration(spec.toConfiguration());
+    FlushedBefore flushed = flushedBefore(admin, spec.source);
+    admin.addReplicationPeer(peerId,
+        config.putConfiguration(CaptureSpec.FLUSHED_KEY, flushed.format()).build(), true);
+    return "{\"added\":true,\"flushed_regions\":" + flushed.regions() + "}";
+  }
+
+  /**
+   * Flushes the table and reads, from each RegionServer holding it, every region's highest
+   * flushed sequence id: the edits the new peer need not ship (see {@link FlushedBefore}). Only
+   * a cost depends on it, so a flush that fails (a region moving) or a server that does not
+   * answer leaves regions out, which skips nothing for them.
+   */
+  static FlushedBefore flushedBefore(Admin admin, TableName table) {
+    try {
+      admin.flush(table);
+    } catch (IOException e) {
+      LOG.warn("flushing {} before its capture peer: {}; the peer ships more of the WAL again",
+          table, e.toString());
+    }
+    Set<ServerName> servers = new HashSet<>();
+    try (RegionLocator locator = admin.getConnection().getRegionLocator(table)) {
+      for (HRegionLocation location : locator.getAllRegionLocations()) {
+        if (location != null && location.getServerName() != null) {
+          servers.add(location.getServerName());
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("locating {}'s regions: {}; its capture peer ships the whole WAL", table,
+          e.toString());
+      return FlushedBefore.NOTHING;
+    }
+    Map<String, Long> flushed = new HashMap<>();
+    for (ServerName server : servers) {
+      try {
+        for (RegionMetrics region : admin.getRegionMetrics(server, table)) {
+          long seqId = region.getCompletedSequenceId();
+          if (seqId > 0) {
+            flushed.put(RegionInfo.encodeRegionName(region.getRegionName()), seqId);
+          }
+        }
+      } catch (IOException e) {
+        LOG.warn("reading the flushed sequence ids of {} on {}: {}", table, server, e.toString());
+      }
+    }
+    return FlushedBefore.of(flushed);
   }
 
   /** Removes the peer. @return {@code {"removed":true|false}} (false: there was none) */

@@ -30,6 +30,11 @@ public final class CaptureSpec {
   public static final String TARGET_LAYOUT_KEY = "presplit.capture.target.layout";
   public static final String MARK_KEY = "presplit.capture.mark";
   public static final String ACK_FAMILY_KEY = "presplit.capture.ack.family";
+  /**
+   * Not part of the spec: what the peer need not ship ({@link FlushedBefore}), measured when the
+   * peer is added, so an existing peer is never compared on it.
+   */
+  public static final String FLUSHED_KEY = "presplit.capture.flushed";
 
   public final TableName source;
   public final TableName target;

@@ -56,6 +56,7 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
 
   private volatile CaptureSpec spec;
   private volatile WalEntryRekeyer rekeyer;
+  private volatile FlushedBefore flushedBefore = FlushedBefore.NOTHING;
   private volatile Connection connection;
   private int failures;
   private long lastFailureLogMs;
@@ -64,6 +65,7 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
   private final AtomicLong deletes = new AtomicLong();
   private final AtomicLong acks = new AtomicLong();
   private final AtomicLong unfit = new AtomicLong();
+  private final AtomicLong alreadyFlushed = new AtomicLong();
 
   @Override
   public boolean canReplicateToSameCluster() {
@@ -100,6 +102,18 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
         return r == null || r.wants(entry) ? entry : null;
       }
     });
+    // Edits the copy reads from the store files anyway (see FlushedBefore): dropped before
+    // they are batched, so the part of the WAL written before the peer costs a read only.
+    filters.add(new WALEntryFilter() {
+      @Override
+      public WAL.Entry filter(WAL.Entry entry) {
+        if (flushedBefore.covers(entry.getKey())) {
+          alreadyFlushed.incrementAndGet();
+          return null;
+        }
+        return entry;
+      }
+    });
     return new ChainWALEntryFilter(filters);
   }
 
@@ -123,10 +137,18 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
       conf.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 4);
       conf.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 60_000);
       spec = parsed;
+      try {
+        flushedBefore = FlushedBefore.parse(peerConf.get(CaptureSpec.FLUSHED_KEY));
+      } catch (IllegalArgumentException e) { // ship everything: twice is harmless, none is not
+        LOG.warn("presplit capture {}: {} unreadable ({}); shipping every edit of the WAL",
+            ctx.getPeerId(), CaptureSpec.FLUSHED_KEY, e.getMessage());
+        flushedBefore = FlushedBefore.NOTHING;
+      }
       rekeyer = WalEntryRekeyer.withLibpresplit(parsed);
       connection = ConnectionFactory.createConnection(conf);
-      LOG.info("presplit capture {}: shipping {} to {} (mark {})", ctx.getPeerId(),
-          parsed.source, parsed.target, parsed.mark);
+      LOG.info("presplit capture {}: shipping {} to {} (mark {}; edits already flushed before "
+          + "the peer was added skipped in {} regions)", ctx.getPeerId(), parsed.source,
+          parsed.target, parsed.mark, flushedBefore.regions());
       notifyStarted();
     } catch (IOException | RuntimeException e) {
       LOG.error("presplit capture {}: cannot start: {}", ctx.getPeerId(), e.toString());
@@ -198,8 +220,9 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
     CaptureSpec s = spec;
     if (s != null) {
       LOG.info("presplit capture {} ({}): {} -> {}: {} puts, {} delete markers, {} acks, {} unfit "
-          + "rows so far", ctx.getPeerId(), state, s.source, s.target, puts.get(), deletes.get(),
-          acks.get(), unfit.get());
+          + "rows so far; {} WAL entries skipped as flushed before the peer", ctx.getPeerId(),
+          state, s.source, s.target, puts.get(), deletes.get(), acks.get(), unfit.get(),
+          alreadyFlushed.get());
     }
   }
 
