@@ -21,16 +21,16 @@ Status Migrator::EnsureCapture(MigrationPlan& plan, bool reverse) {
   if (peer.empty()) peer = reverse ? ReversePeerOf(plan.target) : CapturePeerOf(plan.target);
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
   // Both peers carry the mark of the migration (its target): neither ships the other's writes.
-  CaptureSpec spec = reverse ? CaptureSpec{peer,            plan.target,     plan.source,
-                                           plan.new_layout, plan.old_layout, plan.target}
-                             : CaptureSpec{peer,            plan.source,     plan.target,
-                                           plan.old_layout, plan.new_layout, plan.target};
+  CaptureSpec spec =
+      reverse ? CaptureSpec{peer,       plan.target, plan.source, plan.new_layout, plan.old_layout,
+                            plan.target}
+              : CaptureSpec{peer,       plan.source, plan.target, plan.old_layout, plan.new_layout,
+                            plan.target};
   PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
   if (started_ms == 0) started_ms = NowMs();
   spdlog::info("migration {}: {}capture peer {} {}: every write to {} is shipped to {}{}",
                plan.table, reverse ? "reverse " : "", peer, added ? "added" : "already there",
-               spec.source_table, spec.target_table,
-               reverse ? " (a rollback loses nothing)" : "");
+               spec.source_table, spec.target_table, reverse ? " (a rollback loses nothing)" : "");
   return Status::Ok();
 }
 
@@ -42,38 +42,84 @@ Status Migrator::RemoveCapture(const std::string& peer, const char* why) {
   return Status::Ok();
 }
 
-Status Migrator::AwaitShipped(const std::string& table, const std::string& ack_table) {
+Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
+                              const std::string& ack_table) {
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
   // A probe id is a moment of this daemon's clock, made unique: it is compared for equality
   // only, never with a RegionServer's clock.
   static std::atomic<int64_t> last_id{0};
   int64_t id = NowMs();
-  for (int64_t seen = last_id.load(); !last_id.compare_exchange_weak(seen, std::max(seen + 1, id));) {
+  for (int64_t seen = last_id.load();
+       !last_id.compare_exchange_weak(seen, std::max(seen + 1, id));) {
   }
   id = last_id.load();
   PRESPLIT_ASSIGN_OR_RETURN(ProbeRound round, bridge_.Probe(table, id));
   const std::set<std::string> wanted(round.rows.begin(), round.rows.end());
-  const auto deadline = std::chrono::steady_clock::now() + options_.ack_timeout;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + options_.ack_timeout;
   size_t acked = 0;
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(CaptureAcks acks, bridge_.ReadAcks(ack_table, round.id));
     std::set<std::string> got(acks.probe_rows.begin(), acks.probe_rows.end());
     acked = 0;
     for (const auto& row : wanted) acked += got.count(row);
-    if (acked == wanted.size()) {
+    if (acked == wanted.size()) break;
+    if (Stopping()) return Status::Unavailable("stopping");
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::Unavailable(
+          "the capture peer shipping " + table + " into " + ack_table + " acknowledged " +
+          std::to_string(acked) + " of " + std::to_string(wanted.size()) + " probes within " +
+          std::to_string(options_.ack_timeout.count() / 1000) +
+          " s (is the peer running? hbase shell: list_peers, status 'replication'; the "
+          "RegionServers' logs say why a batch was refused)");
+    }
+    Sleep(options_.ack_poll);
+  }
+  // Every live server shipped past the probe; a server that died may still have edits in WALs
+  // no live server has shipped yet (HBase claims them after processing the crash).
+  const auto recovery_deadline = std::chrono::steady_clock::now() + options_.recovery_timeout;
+  auto last_log = std::chrono::steady_clock::time_point{};
+  std::string waiting_for;
+  while (true) {
+    auto recovered = RecoveredQueues(peer);
+    if (recovered.ok() && recovered->empty()) {
+      if (!waiting_for.empty()) {
+        spdlog::info("capture peer {}: the dead RegionServer's WALs are shipped", peer);
+      }
       counters_.probes++;
       return Status::Ok();
     }
+    waiting_for =
+        recovered.ok()
+            ? recovered->front() + (recovered->size() > 1
+                                        ? " and " + std::to_string(recovered->size() - 1) + " more"
+                                        : "")
+            : "(cannot read them: " + recovered.status().message() + ")";
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_log >= std::chrono::minutes(1)) {
+      last_log = now;
+      spdlog::info(
+          "capture peer {}: probes acknowledged; waiting for the WALs of a RegionServer "
+          "that died to be shipped: {}",
+          peer, waiting_for);
+    }
     if (Stopping()) return Status::Unavailable("stopping");
-    if (std::chrono::steady_clock::now() >= deadline) break;
+    if (now >= recovery_deadline) {
+      return Status::Unavailable(
+          "the capture peer " + peer + " still holds the WALs of a RegionServer that died after " +
+          std::to_string(options_.recovery_timeout.count() / 1000) + " s: " + waiting_for +
+          " (hbase shell: status 'replication'; the RegionServer that claimed the queue logs "
+          "why it does not ship)");
+    }
     Sleep(options_.ack_poll);
   }
-  return Status::Unavailable(
-      "the capture peer shipping " + table + " into " + ack_table + " acknowledged " +
-      std::to_string(acked) + " of " + std::to_string(wanted.size()) + " probes within " +
-      std::to_string(options_.ack_timeout.count() / 1000) +
-      " s (is the peer running? hbase shell: list_peers, status 'replication'; the "
-      "RegionServers' logs say why a batch was refused)");
+}
+
+Result<std::vector<std::string>> Migrator::RecoveredQueues(const std::string& peer) {
+  if (peer.empty()) return std::vector<std::string>{};
+  PRESPLIT_ASSIGN_OR_RETURN(CapturePeerState state, bridge_.DescribeCapture(peer));
+  if (!state.exists) return std::vector<std::string>{};
+  return state.recovered_queues;
 }
 
 void Migrator::CollectNotices(MigrationPlan& plan, const std::string& ack_table) {
@@ -107,7 +153,8 @@ Result<std::map<std::string, int64_t>> Migrator::ClosesShipped(const std::string
   return acks.closed;
 }
 
-Result<bool> Migrator::AwaitDrained(const std::string& table, const std::string& ack_table,
+Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& table,
+                                    const std::string& ack_table,
                                     const std::map<std::string, int64_t>& before) {
   PRESPLIT_ASSIGN_OR_RETURN(TableDescription described, admin_.DescribeTable(table));
   if (!described.exists) return Status::NotFound(table + " is gone");
@@ -127,7 +174,13 @@ Result<bool> Migrator::AwaitDrained(const std::string& table, const std::string&
         waiting = region.name;
       }
     }
-    if (drained == described.regions.size()) return true;
+    if (drained == described.regions.size()) {
+      // Closes come from the live servers; a dead one's WALs may still hold earlier edits.
+      auto recovered = RecoveredQueues(peer);
+      if (recovered.ok() && recovered->empty()) return true;
+      waiting = recovered.ok() ? "the WALs of a RegionServer that died: " + recovered->front()
+                               : "the peer's queues (" + recovered.status().message() + ")";
+    }
     if (Stopping() || std::chrono::steady_clock::now() >= deadline) {
       spdlog::info("{}: {} of {} regions drained into {} (waiting for {})", table, drained,
                    described.regions.size(), ack_table, waiting);

@@ -157,6 +157,16 @@ Result<CapturePeerState> ParseCapturePeerState(const std::string& text) {
   out.enabled = o.value("enabled", false);
   if (o.contains("source") && o["source"].is_string()) out.source = o["source"];
   if (o.contains("target") && o["target"].is_string()) out.target = o["target"];
+  if (o.contains("recovered_queues") && o["recovered_queues"].is_array()) {
+    for (const json& queue : o["recovered_queues"]) {
+      if (!queue.is_string()) {
+        return Status::Internal(
+            "MigrationBridge.describeCapture: 'recovered_queues' holds a "
+            "non-string");
+      }
+      out.recovered_queues.push_back(queue.get<std::string>());
+    }
+  }
   return out;
 }
 
@@ -270,8 +280,8 @@ Result<RowDifferences> ParseRowDifferences(const std::string& text) {
 Result<std::vector<uint64_t>> ParseRowHashes(const std::string& text, size_t expected) {
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "rowHashes"));
   if (!o.contains("hashes") || !o["hashes"].is_array() || o["hashes"].size() != expected) {
-    return Status::Internal("MigrationBridge.rowHashes did not return " +
-                            std::to_string(expected) + " hashes");
+    return Status::Internal("MigrationBridge.rowHashes did not return " + std::to_string(expected) +
+                            " hashes");
   }
   std::vector<uint64_t> out;
   for (const json& hex : o["hashes"]) {

@@ -58,6 +58,9 @@ struct CapturePeerState {
   bool enabled = false;
   std::string source;
   std::string target;
+  // Queues of the peer that still hold the WALs of a RegionServer that died ("queue@server"):
+  // edits a probe acknowledged by the region's new server does not prove shipped.
+  std::vector<std::string> recovered_queues;
 };
 
 // One probe written into every region of a table (see CaptureSignals in presplit-hbase.jar).
@@ -68,10 +71,10 @@ struct ProbeRound {
 
 // What the capture endpoints acknowledged into a table's ack row.
 struct CaptureAcks {
-  std::vector<std::string> probe_rows;      // rows of the asked probe that were shipped
-  std::map<std::string, int64_t> closed;    // encoded region -> latest close shipped (WAL ms)
-  std::vector<std::string> bulk_loads;      // "<region>@<ts>": bulk loads the WAL cannot carry
-  std::vector<std::string> unfit;           // printable rows that do not fit the layout
+  std::vector<std::string> probe_rows;    // rows of the asked probe that were shipped
+  std::map<std::string, int64_t> closed;  // encoded region -> latest close shipped (WAL ms)
+  std::vector<std::string> bulk_loads;    // "<region>@<ts>": bulk loads the WAL cannot carry
+  std::vector<std::string> unfit;         // printable rows that do not fit the layout
 };
 
 // Per-partition digests of a set of rows: a row's partition is a hash of its logical key
@@ -168,8 +171,7 @@ class MigrationBridge {
   virtual Result<PartitionDigests> DigestPartitions(const std::string& table,
                                                     const std::string& layout,
                                                     const std::string& from_row,
-                                                    const std::string& end_row,
-                                                    int partitions) = 0;
+                                                    const std::string& end_row, int partitions) = 0;
   // One pass over the target: its cells attributed to the source region (by sorted start keys)
   // their old key falls in, per partition. One entry per start key.
   virtual Result<std::vector<PartitionDigests>> DigestTargetPartitions(

@@ -110,6 +110,9 @@ struct MigratorOptions {
   // closes) before the step gives up and is tried again on the next run, and how often to look.
   std::chrono::milliseconds ack_timeout{120000};
   std::chrono::milliseconds ack_poll{250};
+  // How long a probe's acknowledgement waits, beyond ack_timeout, for the WALs of a RegionServer
+  // that died to be shipped (HBase claims them once it has processed the crash).
+  std::chrono::milliseconds recovery_timeout{900000};
   // Verification: partitions per source region (digests compared), rows compared row by row at
   // most (beyond: the verification fails saying so), and re-reads of a differing row (each
   // after the peer shipped past the previous read) before it counts as a difference.
@@ -170,15 +173,15 @@ struct MigratorCounters {
   std::atomic<uint64_t> cells_copied{0};
   std::atomic<uint64_t> chunks_copied{0};
   std::atomic<uint64_t> regions_done{0};
-  std::atomic<uint64_t> probes{0};           // probe rounds acknowledged by a capture peer
-  std::atomic<uint64_t> rows_rechecked{0};   // rows compared row by row by verifications
+  std::atomic<uint64_t> probes{0};          // probe rounds acknowledged by a capture peer
+  std::atomic<uint64_t> rows_rechecked{0};  // rows compared row by row by verifications
   std::atomic<uint64_t> verification_failures{0};
   std::atomic<uint64_t> switches{0};
   std::atomic<uint64_t> rollbacks{0};
   std::atomic<uint64_t> completed{0};  // switched for good ("done")
   std::atomic<uint64_t> finished{0};   // plans removed at their end: done or rolled back
   std::atomic<uint64_t> aborted{0};
-  std::atomic<uint64_t> plans_refused{0};    // plans this daemon would not have written
+  std::atomic<uint64_t> plans_refused{0};  // plans this daemon would not have written
   std::atomic<uint64_t> errors{0};
   std::atomic<uint64_t> exceptions_caught{0};
 };
@@ -247,18 +250,24 @@ class Migrator {
   Status EnsureCapture(MigrationPlan& plan, bool reverse);
   // Removes a peer of the plan's (NotFound-safe); `why` is for the log.
   Status RemoveCapture(const std::string& peer, const char* why);
-  // Writes a probe into every region of `table` and waits (up to ack_timeout) until the peer
-  // shipping `table` into `ack_table` acknowledged every one: every write made to `table`
-  // before the probe has been applied to `ack_table`. DeadlineExceeded when it did not in time.
-  Status AwaitShipped(const std::string& table, const std::string& ack_table);
+  // Writes a probe into every region of `table` and waits (up to ack_timeout) until `peer`,
+  // shipping `table` into `ack_table`, acknowledged every one and holds no dead RegionServer's
+  // WALs any more (up to recovery_timeout more): every write made to `table` before the probe
+  // has been applied to `ack_table`. Unavailable when it did not in time.
+  Status AwaitShipped(const std::string& peer, const std::string& table,
+                      const std::string& ack_table);
+  // The peer's queues that still hold a dead RegionServer's WALs (empty: none, or no peer).
+  Result<std::vector<std::string>> RecoveredQueues(const std::string& peer);
   // What the peer shipping into `ack_table` could not ship (bulk loads, rows that do not fit
   // the layout), into the plan's capture record; logs what is new.
   void CollectNotices(MigrationPlan& plan, const std::string& ack_table);
   // The latest close of every region of `table` the peer shipped into `ack_table`.
   Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
-  // Whether every region of `table` has been closed (and the close shipped into `ack_table`)
-  // since `before`: waits up to ack_timeout. The drain of a fenced generation.
-  Result<bool> AwaitDrained(const std::string& table, const std::string& ack_table,
+  // Whether every region of `table` has been closed (and the close shipped into `ack_table` by
+  // `peer`, which holds no dead RegionServer's WALs any more) since `before`: waits up to
+  // ack_timeout. The drain of a fenced generation.
+  Result<bool> AwaitDrained(const std::string& peer, const std::string& table,
+                            const std::string& ack_table,
                             const std::map<std::string, int64_t>& before);
 
   // ---- phase_create.cc

@@ -65,7 +65,8 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
     return Fail(node, "rolling back: making " + plan.target + " read-only: " + fenced.message());
   }
-  auto drained = AwaitDrained(plan.target, plan.source, plan.capture.closed_before);
+  auto drained = AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
+                              plan.capture.closed_before);
   if (!drained.ok()) {
     return Fail(node, "rolling back: draining the reverse capture: " + drained.status().message());
   }

@@ -44,7 +44,7 @@ Migrator::Step Migrator::CatchUp(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   // The probe is written now, after the switch: once the forward peer acknowledged it in every
   // region, every write the old generation took before (and around) the switch is in the new.
-  Status shipped = AwaitShipped(plan.source, plan.target);
+  Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
   if (!shipped.ok()) {
     if (Stopping()) return Step::kStopped;
     return Fail(node, "catching up: " + shipped.message());

@@ -132,7 +132,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   bool too_many = false;
   int64_t rechecked = 0;
   if (!differing.empty()) {
-    Status shipped = AwaitShipped(plan.source, plan.target);
+    Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
     if (!shipped.ok()) return Fail(node, "verification: " + shipped.message());
     auto diff = bridge_.DiffPartitions(range, starts, differing, partitions,
                                        options_.verify_max_rows);
@@ -147,7 +147,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
       if (!source_rows.ok()) {
         return Fail(node, "verification: re-reading the source: " + source_rows.status().message());
       }
-      Status again = AwaitShipped(plan.source, plan.target);
+      Status again = AwaitShipped(plan.capture.peer, plan.source, plan.target);
       if (!again.ok()) return Fail(node, "verification: " + again.message());
       auto target_rows = bridge_.RowHashes(plan.target, plan.new_layout, suspects);
       if (!target_rows.ok()) {

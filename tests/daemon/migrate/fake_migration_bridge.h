@@ -53,7 +53,7 @@ class FakeMigrationBridge : public MigrationBridge {
   };
 
   static uint64_t Hash(const std::string& key, const Row& row) {
-    return std::hash<std::string>{}(key) * 31 + static_cast<uint64_t>(row.cells) * 7 +
+    return std::hash<std::string>{}(key)*31 + static_cast<uint64_t>(row.cells) * 7 +
            static_cast<uint64_t>(row.version);
   }
   static int PartitionOf(const std::string& key, int partitions) {
@@ -129,13 +129,17 @@ class FakeMigrationBridge : public MigrationBridge {
     return peers.erase(peer_id) > 0;
   }
   Result<CapturePeerState> DescribeCapture(const std::string& peer_id) override {
+    if (on_describe_capture) on_describe_capture(peer_id);  // outside the lock
     std::lock_guard<std::mutex> lock(mu);
+    describe_capture_calls++;
     CapturePeerState out;
     auto it = peers.find(peer_id);
     if (it == peers.end()) return out;
     out.exists = out.enabled = true;
     out.source = it->second.source;
     out.target = it->second.target;
+    auto queues = recovered_queues.find(peer_id);
+    if (queues != recovered_queues.end()) out.recovered_queues = queues->second;
     return out;
   }
   Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) override {
@@ -180,15 +184,16 @@ class FakeMigrationBridge : public MigrationBridge {
     for (const auto& region : RegionsLocked(table)) {
       ++clock;
       for (auto& [id, peer] : peers) {
-        if (peer.source == table) peer.pending.push_back(Edit{Edit::kClose, region.name, {}, clock});
+        if (peer.source == table)
+          peer.pending.push_back(Edit{Edit::kClose, region.name, {}, clock});
       }
     }
     return Status::Ok();
   }
 
   Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string&,
-                                            const std::string& from_row,
-                                            const std::string& end_row, int partitions) override {
+                                            const std::string& from_row, const std::string& end_row,
+                                            int partitions) override {
     if (before_source_digest) before_source_digest(from_row);
     std::lock_guard<std::mutex> lock(mu);
     PartitionDigests out;
@@ -276,8 +281,7 @@ class FakeMigrationBridge : public MigrationBridge {
     jobs[id] = Job{};
     return id;
   }
-  Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id,
-                                           const std::string&) override {
+  Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id, const std::string&) override {
     std::lock_guard<std::mutex> lock(mu);
     progress_calls++;
     BulkJobProgress p;
@@ -350,13 +354,17 @@ class FakeMigrationBridge : public MigrationBridge {
   std::map<std::string, std::map<std::string, int64_t>> close_acks;             // by ack table
   std::vector<std::string> bulk_load_notices, unfit_notices;
   bool stall = false;  // peers ship nothing
+  // Per peer: queues still holding a dead RegionServer's WALs (what probes cannot see).
+  std::map<std::string, std::vector<std::string>> recovered_queues;
+  int describe_capture_calls = 0;
+  std::function<void(const std::string& peer_id)> on_describe_capture;
   int64_t clock = 1000;
   int refused_writes = 0;
   int copy_calls = 0, probes = 0, ensure_calls = 0, diff_calls = 0, digest_target_calls = 0;
   int copy_error_after = -1;
   int64_t last_rate = 0;
-  std::set<std::string> staging_specs;  // CopyRange::hfile_staging_spec of every chunk
-  std::set<int> chunk_sizes;            // max_rows of every chunk
+  std::set<std::string> staging_specs;   // CopyRange::hfile_staging_spec of every chunk
+  std::set<int> chunk_sizes;             // max_rows of every chunk
   std::vector<nlohmann::json> cleanups;  // CleanupBulkCopy's specs
   int copies_into_a_missing_target = 0;
   const FakeAdmin* admin = nullptr;  // regions of the tables
@@ -384,7 +392,8 @@ class FakeMigrationBridge : public MigrationBridge {
       tables[table][key] = row;
     }
     for (auto& [id, peer] : peers) {
-      if (peer.source == table && peer.mark != mark) peer.pending.push_back(Edit{kind, key, row, 0});
+      if (peer.source == table && peer.mark != mark)
+        peer.pending.push_back(Edit{kind, key, row, 0});
     }
     return true;
   }

@@ -49,7 +49,6 @@ class LogCapture {
   std::shared_ptr<spdlog::logger> previous_;
 };
 
-
 // FakeAdmin with a hook on DescribeTable: the migrator's switch describes the target right
 // before it writes the status, which is where a request racing the switch is injected.
 class HookedAdmin : public FakeAdmin {
@@ -307,6 +306,86 @@ TEST_F(MigratorTest, AFenceWhosePeerHasNotDrainedWaitsAndKeepsThePeer) {
   EXPECT_TRUE(Plan().is_null());
   std::lock_guard<std::mutex> lock(bridge_.mu);
   EXPECT_TRUE(bridge_.tables[kTarget].count("50000123"));
+}
+
+// A RegionServer that died left edits in its WALs; HBase ships them from a recovered queue some
+// time after the crash, while probes are already acknowledged by the regions' new servers.
+TEST_F(MigratorTest, ProbesAreNotTrustedWhileADeadServersWalsAreUnshipped) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  const std::string peer = CapturePeerOf(kTarget);
+  const std::string held_row = "30000333";  // written on the server that died
+  bool shipped_held = false;
+  bridge_.on_describe_capture = [&](const std::string& id) {
+    if (id != peer || shipped_held) return;
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    if (bridge_.describe_capture_calls < 5) {
+      bridge_.recovered_queues[peer] = {peer + "-rs2.example,16020,1@rs1.example,16020,2"};
+      return;
+    }
+    // The claiming server ships the dead one's WAL: its edit arrives, the queue goes.
+    bridge_.tables[kTarget][held_row] = FakeMigrationBridge::Row{3, 0};
+    bridge_.recovered_queues.erase(peer);
+    shipped_held = true;
+  };
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.tables[kSource][held_row] = FakeMigrationBridge::Row{3, 0};
+  }
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(Plan()["phase"], "grace") << Plan().dump();
+  EXPECT_TRUE(shipped_held) << "the migration went on only once the recovered queue was gone";
+  EXPECT_GE(bridge_.describe_capture_calls, 5);
+  ExpectTargetEqualsSource();
+}
+
+TEST_F(MigratorTest, ADeadServersWalsNeverShippedStopTheCatchUpNamingTheQueue) {
+  options_.recovery_timeout = std::chrono::milliseconds(0);
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  const std::string peer = CapturePeerOf(kTarget);
+  bridge_.on_describe_capture = [&](const std::string& id) {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    if (id == peer) bridge_.recovered_queues[peer] = {peer + "-rs2@rs1"};
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(Plan()["phase"], "catching_up") << "not caught up while the queue waits";
+  EXPECT_EQ(Plan()["capture"]["caught_up_ms"], 0);
+  const std::string error = Plan()["error"].get<std::string>();
+  EXPECT_NE(error.find("still holds the WALs of a RegionServer that died"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find(peer + "-rs2@rs1"), std::string::npos) << error;
+  // The queue drains: the next run goes on.
+  bridge_.on_describe_capture = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.recovered_queues.clear();
+  }
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(Plan()["phase"], "grace");
+}
+
+TEST_F(MigratorTest, AFenceWaitsForADeadServersWalsBeforeRemovingThePeer) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  const std::string peer = CapturePeerOf(kTarget);
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.recovered_queues[peer] = {peer + "-rs2@rs1"};
+  }
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_EQ(Plan()["phase"], "fencing");
+  EXPECT_TRUE(bridge_.peers.count(peer)) << "not removed while a dead server's WALs wait";
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.recovered_queues.clear();
+  }
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_TRUE(bridge_.peers.empty());
 }
 
 TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
@@ -605,7 +684,8 @@ TEST_F(MigratorTest, ANewLeaderResumesFromTheCheckpoints) {
   EXPECT_LE(bridge_.copy_calls, 41);
   EXPECT_EQ(first.counters().rows_copied + second.counters().rows_copied, 1000u)
       << "each row counted once";
-  EXPECT_EQ(bridge_.ensure_calls, 2) << "the forward peer before the copy, the reverse at the switch";
+  EXPECT_EQ(bridge_.ensure_calls, 2)
+      << "the forward peer before the copy, the reverse at the switch";
 }
 
 TEST_F(MigratorTest, ACheckpointAnotherLeaderWroteStopsTheCopyInsteadOfBeingOverwritten) {
@@ -873,17 +953,20 @@ TEST_F(ForgedPlanTest, AnotherTableAsTargetIsNeverDropped) {
 }
 
 TEST_F(ForgedPlanTest, AnotherTableAsSourceIsNeverFenced) {
-  Forge([](json& plan) {
-    plan["source"] = "other:victim";
-    plan["phase"] = "fencing";
-  }, "");
+  Forge(
+      [](json& plan) {
+        plan["source"] = "other:victim";
+        plan["phase"] = "fencing";
+      },
+      "");
   ExpectNothingDone("its source 'other:victim'");
 }
 
 TEST_F(ForgedPlanTest, AnotherStagingDirectoryIsNeverDeleted) {
   Forge([](json& plan) {
     plan["engine"] = "mapreduce";
-    plan["bulk"] = {{"staging_dir", "hdfs:///hbase"}, {"snapshot", "presplit_resalt_tinawang_check__g2"}};
+    plan["bulk"] = {{"staging_dir", "hdfs:///hbase"},
+                    {"snapshot", "presplit_resalt_tinawang_check__g2"}};
   });
   ExpectNothingDone("its staging directory 'hdfs:///hbase'");
 }

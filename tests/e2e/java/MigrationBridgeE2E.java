@@ -426,15 +426,27 @@ public final class MigrationBridgeE2E {
       // day ahead, a put with an explicit old timestamp, a per-cell TTL (a tag), a delete of
       // the newest version only, a whole-row delete and a column delete.
       String peer = "presplit_e2e_" + ns;
-      check(obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
-          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()))
-          .get("added").getAsBoolean(), "the capture peer was not added");
+      // Written before the peer, into the RegionServer's current WAL: the peer starts at the
+      // beginning of that file, but the edit was flushed before the peer was added, so the peer
+      // skips it (in a migration the copy, which starts after the peer, reads it).
+      byte[] beforePeer = Bytes.toBytes("g007|before-the-peer");
+      long beforePeerTs = System.currentTimeMillis() - 5_000;
+      try (Table t = conn.getTable(source)) {
+        t.put(new Put(oldLayout.encode(beforePeer)).addColumn(F, Bytes.toBytes("q0"),
+            beforePeerTs, Bytes.toBytes("written before the peer")));
+      }
+      JsonObject ensured = obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
+          target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()));
+      check(ensured.get("added").getAsBoolean()
+          && ensured.get("flushed_regions").getAsInt() >= 1,
+          "the capture peer was not added knowing the flushed edits: " + ensured);
       check(!obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()))
           .get("added").getAsBoolean(), "a second ensure added the peer again");
       JsonObject described = obj(MigrationBridge.describeCapture(peer));
       check(described.get("exists").getAsBoolean()
-          && described.get("target").getAsString().equals(target.getNameAsString()),
+          && described.get("target").getAsString().equals(target.getNameAsString())
+          && described.getAsJsonArray("recovered_queues").size() == 0,
           "describeCapture: " + described);
       long day = 86_400_000L;
       try (Table t = conn.getTable(source)) {
@@ -468,6 +480,13 @@ public final class MigrationBridgeE2E {
           .getAsJsonArray("probe_rows").size() < probed) {
         check(System.currentTimeMillis() < captureDeadline, "the peer acknowledged no probe");
         Thread.sleep(100);
+      }
+      try (Table t = conn.getTable(target)) {
+        check(t.get(new Get(newLayout.encode(beforePeer))).isEmpty(),
+            "an edit flushed before the peer was added was shipped again");
+        // What the copy would have written: the same cell.
+        t.put(new Put(newLayout.encode(beforePeer)).addColumn(F, Bytes.toBytes("q0"),
+            beforePeerTs, Bytes.toBytes("written before the peer")));
       }
       String sourceAll = digest(source, OLD_LAYOUT, null, null).toString();
       String targetAll = digest(target, NEW_LAYOUT, null, null).toString();

@@ -143,18 +143,29 @@ public final class CapturePeers {
   }
 
   /**
-   * @return {@code {"exists":bool,"enabled":bool,"source":"ns:t"|null,"target":"ns:t"|null}}
+   * The peer and the queues of it that still hold a dead RegionServer's WALs (see
+   * {@link RecoveredQueues}; a probe cannot tell that they shipped).
+   *
+   * @return {@code {"exists":bool,"enabled":bool,"source":"ns:t"|null,"target":"ns:t"|null,
+   *     "recovered_queues":["queue@server",...]}}
    */
   public static String describe(Admin admin, String peerId) throws IOException {
     checkPeerId(peerId);
     ReplicationPeerDescription peer = find(admin, peerId);
     if (peer == null) {
-      return "{\"exists\":false,\"enabled\":false,\"source\":null,\"target\":null}";
+      return "{\"exists\":false,\"enabled\":false,\"source\":null,\"target\":null,"
+          + "\"recovered_queues\":[]}";
     }
     Map<String, String> conf = peer.getPeerConfig().getConfiguration();
+    StringBuilder recovered = new StringBuilder();
+    for (String queue : RecoveredQueues.pending(admin.getConfiguration(),
+        admin.getRegionServers(), peerId)) {
+      recovered.append(recovered.length() > 0 ? "," : "").append(Cells.jsonString(queue));
+    }
     return "{\"exists\":true,\"enabled\":" + peer.isEnabled() + ",\"source\":"
         + jsonOrNull(conf.get(CaptureSpec.SOURCE_KEY)) + ",\"target\":"
-        + jsonOrNull(conf.get(CaptureSpec.TARGET_KEY)) + "}";
+        + jsonOrNull(conf.get(CaptureSpec.TARGET_KEY)) + ",\"recovered_queues\":[" + recovered
+        + "]}";
   }
 
   /**
