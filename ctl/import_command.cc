@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -130,6 +131,11 @@ std::vector<std::string> BuildJavaCommand(const ImportRequest& request,
   if (!heap.empty()) argv.push_back("-Xmx" + heap);
   for (auto& option : daemon::HBaseJdk17Options()) argv.push_back(std::move(option));
   for (const auto& option : options.jvm_options) argv.push_back(option);
+  // Kerberos: SaltedImport logs in as presplitd does (KerberosLogin.loginFromProperties).
+  if (!options.kerberos_principal.empty()) {
+    argv.push_back("-Dpresplit.kerberos.principal=" + options.kerberos_principal);
+    argv.push_back("-Dpresplit.kerberos.keytab=" + options.kerberos_keytab);
+  }
   argv.push_back("-cp");
   argv.push_back(daemon::JoinClasspath(classpath));
   argv.push_back(kSaltedImportClass);
@@ -166,8 +172,13 @@ Result<std::vector<std::string>> PrepareImportCommand(const ImportRequest& reque
                             ": install presplit-hbase.jar there or set presplit_jar in " +
                             request.config_file);
   }
+  PRESPLIT_RETURN_IF_ERROR(daemon::CheckKerberosOptions(options).WithContext(request.config_file));
   PRESPLIT_ASSIGN_OR_RETURN(auto classpath, daemon::ResolveClasspath(options));
   PRESPLIT_ASSIGN_OR_RETURN(std::string java, FindJava(java_home, path));
+  const char* krb5_config = std::getenv("KRB5_CONFIG");
+  for (auto& option : daemon::KerberosJvmOptions(options, krb5_config ? krb5_config : "")) {
+    options.jvm_options.push_back(std::move(option));
+  }
   return BuildJavaCommand(request, options, classpath, java);
 }
 
@@ -185,8 +196,9 @@ returns its exit status; its output (one JSON line) and its errors pass through.
 The Java side is described by presplitd's config file, as for the daemon's embedded JVM:
 presplit_jar, hbase_conf_dir, jvm_classpath / jvm_classpath_file (else `hbase classpath`),
 jvm_options, jvm_max_heap; its hadoop_conf_dir and hbase.* settings are passed on too (options
-given here win). --zk, --root and --auth-file name the ZooKeeper, root and credentials as for
-every command.
+given here win). With its kerberos_principal and kerberos_keytab, the java logs in from that
+keytab first, as the daemon does ($KRB5_CONFIG names the krb5.conf). --zk, --root and
+--auth-file name the ZooKeeper, root and credentials as for every command.
 
   --config FILE        presplitd's config file (default /etc/presplit/presplitd.conf)
   --max-heap SIZE      the JVM's -Xmx (default: the config's jvm_max_heap)

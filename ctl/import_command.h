@@ -42,7 +42,7 @@ Status ParseImportArguments(const std::vector<std::string>& words, ImportRequest
 Result<std::string> FindJava(const std::string& java_home, const std::string& path);
 
 // The full command, argv[0] = `java`: -Xmx, HBase's JDK 17 flags, the config's jvm_options,
-// -cp with `classpath` (ResolveClasspath's entries), SaltedImport, then --zk/--root/--auth-file/
+// with kerberos_principal the system properties presplit.kerberos.principal and .keytab, -cp with `classpath` (ResolveClasspath's entries), SaltedImport, then --zk/--root/--auth-file/
 // --table, the config's hadoop_conf_dir and hbase.* settings (as --hadoop-conf-dir / --conf
 // KEY=VALUE) and last the request's own arguments, which therefore win over the config's.
 std::vector<std::string> BuildJavaCommand(const ImportRequest& request,

@@ -38,6 +38,30 @@ std::vector<std::string> SplitOn(const std::string& s, char sep) {
   return out;
 }
 
+// A Kerberos principal as Hadoop's KerberosName reads it: primary[/instance][@REALM], no blanks,
+// no empty part. Empty is allowed (no Kerberos).
+Status CheckPrincipal(const std::string& value) {
+  if (value.empty()) return Status::Ok();
+  auto bad = [&value](const std::string& why) {
+    return Status::InvalidArgument("kerberos_principal: expected primary[/instance][@REALM] (" +
+                                   why + "), got '" + value + "'");
+  };
+  if (value.find_first_of(" \t\r\n") != std::string::npos) return bad("no blanks");
+  const size_t at = value.find('@');
+  if (at != std::string::npos && value.find('@', at + 1) != std::string::npos) {
+    return bad("one @ at most");
+  }
+  const std::string name = value.substr(0, at);
+  if (at != std::string::npos && at + 1 == value.size()) return bad("an empty realm");
+  const size_t slash = name.find('/');
+  if (name.empty() || slash == 0) return bad("an empty primary");
+  if (slash != std::string::npos &&
+      (slash + 1 == name.size() || name.find('/', slash + 1) != std::string::npos)) {
+    return bad("one non-empty instance at most");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<int64_t> ParseByteCount(const std::string& key, const std::string& value) {
@@ -135,6 +159,15 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     o.migration_hfile_source = value;
   } else if (key == "hadoop_conf_dir") {
     o.hadoop_conf_dir = value;
+  } else if (key == "kerberos_principal") {
+    PRESPLIT_RETURN_IF_ERROR(CheckPrincipal(value));
+    o.kerberos_principal = value;
+  } else if (key == "kerberos_keytab") {
+    if (!value.empty() && value[0] != '/') {
+      return Status::InvalidArgument("kerberos_keytab: expected an absolute path, got '" + value +
+                                     "'");
+    }
+    o.kerberos_keytab = value;
   } else if (key == "resync_interval_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.resync_interval_s, ParseInt(key, value, 1, 86400));
   } else if (key == "http_listen") {
@@ -216,7 +249,37 @@ Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& o) {
   return cp;
 }
 
+std::vector<std::string> KerberosJvmOptions(const DaemonOptions& o,
+                                            const std::string& krb5_config) {
+  if (o.kerberos_principal.empty() || krb5_config.empty()) return {};
+  for (const auto& option : o.jvm_options) {
+    if (option.rfind("-Djava.security.krb5.conf=", 0) == 0) return {};
+  }
+  return {"-Djava.security.krb5.conf=" + krb5_config};
+}
+
+Status CheckKerberosOptions(const DaemonOptions& o) {
+  if (o.kerberos_principal.empty() != o.kerberos_keytab.empty()) {
+    return Status::InvalidArgument(
+        o.kerberos_principal.empty()
+            ? "kerberos_keytab is set without kerberos_principal: name the principal whose keys "
+              "it holds"
+            : "kerberos_principal is set without kerberos_keytab: name the keytab holding its "
+              "keys");
+  }
+  if (!o.kerberos_principal.empty()) {
+    auto auth = o.hbase_settings.find("hbase.security.authentication");
+    if (auth != o.hbase_settings.end() && auth->second != "kerberos") {
+      return Status::InvalidArgument(
+          "kerberos_principal is set but hbase.security.authentication is '" + auth->second +
+          "': a Kerberos login needs hbase.security.authentication = kerberos (or no such line)");
+    }
+  }
+  return Status::Ok();
+}
+
 Status CheckOptions(const DaemonOptions& o) {
+  PRESPLIT_RETURN_IF_ERROR(CheckKerberosOptions(o));
   if (o.migration_hfile_source == "snapshot" && o.hbase_conf_dir.empty() &&
       o.hbase_settings.count("hbase.rootdir") == 0) {
     return Status::InvalidArgument(
@@ -256,6 +319,8 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("migration_staging_dir", before.migration_staging_dir, after.migration_staging_dir);
   check("migration_hfile_source", before.migration_hfile_source, after.migration_hfile_source);
   check("hadoop_conf_dir", before.hadoop_conf_dir, after.hadoop_conf_dir);
+  check("kerberos_principal", before.kerberos_principal, after.kerberos_principal);
+  check("kerberos_keytab", before.kerberos_keytab, after.kerberos_keytab);
   check("http_listen", before.http_listen, after.http_listen);
   check("log_level", before.log_level, after.log_level);
   std::set<std::string> keys;

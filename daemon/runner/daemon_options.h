@@ -62,6 +62,11 @@ struct DaemonOptions {
   // bench/RESULTS.md).
   std::string migration_hfile_source = "live";
   std::string hadoop_conf_dir;
+  // Kerberos (a cluster with hbase.security.authentication = kerberos): the embedded JVM logs in
+  // as kerberos_principal from kerberos_keytab before it connects, and again before the ticket
+  // ends. Both or neither; "_HOST" in the principal stands for this host's canonical name.
+  std::string kerberos_principal;
+  std::string kerberos_keytab;
   // host:port for /, /status, /healthz and /metrics; empty disables the endpoint.
   std::string http_listen = "127.0.0.1:9464";
   std::string log_level = "info";
@@ -72,8 +77,12 @@ struct DaemonOptions {
 };
 
 // Checks that need several settings (each ApplyOption checks its own value): a snapshot source
-// for the hfile engine needs hbase.rootdir. Call once every setting is applied.
+// for the hfile engine needs hbase.rootdir; kerberos_principal and kerberos_keytab go together,
+// and do not fit an hbase.security.authentication other than kerberos. Call once every setting
+// is applied.
 Status CheckOptions(const DaemonOptions& o);
+// The Kerberos part of CheckOptions, which presplitctl import checks too.
+Status CheckKerberosOptions(const DaemonOptions& o);
 
 // The names of the settings that differ between two option sets ("zk_quorum",
 // "hbase.client.retries.number"...), in a stable order. SIGHUP applies log_level and
@@ -89,6 +98,12 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
 // A byte count: digits, optionally followed by K, M, G or T (powers of 1024: "10G", "256m"), as
 // the JVM's -Xmx takes it. `key` names the option in the error.
 Result<int64_t> ParseByteCount(const std::string& key, const std::string& value);
+
+// The JVM options a Kerberos login adds to jvm_options: -Djava.security.krb5.conf=<krb5_config>
+// (the environment's KRB5_CONFIG, as MIT's tools read it; Java itself does not) when a principal
+// is set, KRB5_CONFIG is not empty and jvm_options do not name a krb5.conf already. Else none.
+std::vector<std::string> KerberosJvmOptions(const DaemonOptions& options,
+                                            const std::string& krb5_config);
 
 // The JVM classpath the options describe; runs `hbase classpath` when nothing else is set.
 Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& options);

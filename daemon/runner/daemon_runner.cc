@@ -18,6 +18,7 @@
 
 #include "daemon/hbase/jni_hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
+#include "daemon/hbase/kerberos_login.h"
 #include "daemon/http/http_endpoint.h"
 #include "daemon/leader/leader_election.h"
 #include "daemon/leader/lease_fence.h"
@@ -46,8 +47,11 @@ namespace asio = boost::asio;
 // and whether a JVM call is stuck.
 class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
  public:
-  ConnectOnDemandAdmin(JvmHost& jvm, std::map<std::string, std::string> settings)
-      : jvm_(jvm), settings_(std::move(settings)) {}
+  // `kerberos`: the daemon's Kerberos login, or null without one; no connection is opened before
+  // it has logged in (it would fail with a less helpful SASL error).
+  ConnectOnDemandAdmin(JvmHost& jvm, std::map<std::string, std::string> settings,
+                       const KerberosLoginState* kerberos)
+      : jvm_(jvm), settings_(std::move(settings)), kerberos_(kerberos) {}
 
   Result<TableDescription> DescribeTable(const std::string& table) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
@@ -181,6 +185,10 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
       admin_.reset();  // closes the old connection
     }
     if (admin_) return Status::Ok();
+    if (kerberos_ != nullptr && !kerberos_->logged_in()) {
+      return Status::Unavailable("not connected to HBase: no Kerberos login as " +
+                                 kerberos_->principal() + " yet");
+    }
     Result<std::unique_ptr<JniHBaseAdmin>> admin = Status::Internal("not connected");
     {
       InFlight call(*this);
@@ -207,6 +215,7 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
 
   JvmHost& jvm_;
   const std::map<std::string, std::string> settings_;
+  const KerberosLoginState* const kerberos_;
   std::unique_ptr<JniHBaseAdmin> admin_;  // used on the reconcile worker only
   bool drop_ = false;                     // reconcile worker only
   mutable std::mutex mu_;                 // guards what /healthz reads
@@ -226,6 +235,12 @@ constexpr std::chrono::seconds kStopBudget{20};
 
 // A JVM call running longer than the HBase client's operation timeout plus this margin is stuck.
 constexpr std::chrono::seconds kStuckCallMargin{60};
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 std::string DaemonId() {
   char host[256] = {0};
@@ -254,6 +269,11 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   jvm_options.classpath = classpath;
   jvm_options.max_heap = options.jvm_max_heap;
   jvm_options.options = options.jvm_options;
+  const char* krb5_config = std::getenv("KRB5_CONFIG");
+  for (auto& o : KerberosJvmOptions(options, krb5_config == nullptr ? "" : krb5_config)) {
+    spdlog::info("Kerberos: the embedded JVM reads {} (KRB5_CONFIG)", krb5_config);
+    jvm_options.options.push_back(std::move(o));
+  }
   PRESPLIT_ASSIGN_OR_RETURN(auto jvm, JvmHost::Start(jvm_options));
 
   // The HBase client's defaults retry for many minutes while HBase or ZooKeeper is down; the
@@ -264,6 +284,16 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       {"hbase.client.operation.timeout", "120000"},
   };
   for (const auto& [k, v] : options.hbase_settings) hbase_settings[k] = v;
+  // Kerberos: the JVM logs in from the keytab (the worker below) before any connection is opened.
+  std::unique_ptr<KerberosLoginState> kerberos;
+  if (!options.kerberos_principal.empty()) {
+    hbase_settings.emplace("hbase.security.authentication", "kerberos");
+    // The login worker below renews the ticket and reports on it; HBase's client would renew
+    // the same login user on a chore of its own, out of sight.
+    hbase_settings.emplace("hbase.client.keytab.automatic.renewal", "false");
+    kerberos =
+        std::make_unique<KerberosLoginState>(options.kerberos_principal, options.kerberos_keytab);
+  }
   if (!hbase_settings.count("hbase.zookeeper.quorum") && options.hbase_conf_dir.empty()) {
     hbase_settings["hbase.zookeeper.quorum"] = options.zk_quorum;
   }
@@ -274,7 +304,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   } catch (const std::exception&) {
     stuck_after += std::chrono::seconds(120);
   }
-  auto admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+  auto admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings, kerberos.get());
 
   // Filled in below; the ZooKeeper handler only forwards events to the loop, which triggers it.
   PeriodicWorker* reconcile_worker = nullptr;
@@ -341,7 +371,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   // Re-salting migrations (leader only), on a worker of their own with their own HBase
   // connection: a copy runs for minutes and must not hold up the reconcile passes. The copy
   // threads call MigrationBridge on their own (attached) JVM threads.
-  auto migrate_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+  auto migrate_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings, kerberos.get());
   // Owned here and released before the JVM: its destructor drops global references through it.
   auto migration_bridge = std::make_unique<migrate::JniMigrationBridge>(*jvm, hbase_settings);
   migrate::MigratorOptions migrator_options;
@@ -377,6 +407,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       [&](bool /*scheduled*/) {
         try {
           if (!leader_election.IsLeader()) return;
+          if (kerberos != nullptr && !kerberos->logged_in()) return;  // no HBase without it
           Status s = migrator.RunOnce();
           if (!s.ok() && leader_election.IsLeader() && !stopping) {
             ++migrate_failures;
@@ -409,6 +440,11 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             full_pass_requested = true;
           }
           was_leading = leading;
+          if (leading && kerberos != nullptr && !kerberos->logged_in()) {
+            // No HBase connection before the Kerberos login: /healthz says why, and the login
+            // worker asks for a pass as soon as it succeeds.
+            return;
+          }
           if (leading) {
             s = prepared ? Status::Ok() : reconciler.Prepare();
             if (s.ok()) {
@@ -444,10 +480,54 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       });
   reconcile_worker = &worker;
 
+  // Kerberos: the first login, then a look at the ticket when 80 % of its lifetime has passed (a
+  // new login from the keytab then), on a thread of its own attached to the JVM, so that a slow
+  // KDC holds up neither startup nor the HBase calls. A failure is logged, counted and reported
+  // on /healthz (503), and tried again every 30 s; presplitd keeps running.
+  std::unique_ptr<PeriodicWorker> kerberos_worker;
+  if (kerberos != nullptr) {
+    kerberos_worker = std::make_unique<PeriodicWorker>(
+        "kerberos", KerberosLoginState::kRetryAfterFailure, [&](bool /*scheduled*/) {
+          try {
+            const bool first = !kerberos->logged_in();
+            auto ticket = first ? KerberosLoginFromKeytab(*jvm, options.kerberos_principal,
+                                                          options.kerberos_keytab, hbase_settings)
+                                : KerberosCheckAndRelogin(*jvm);
+            if (ticket.ok()) {
+              const uint64_t logins = kerberos->logins();
+              kerberos->Succeeded(*ticket);
+              if (first) {
+                spdlog::info("Kerberos: logged in as {} from keytab {} (ticket valid until {})",
+                             ticket->principal, options.kerberos_keytab,
+                             UtcFromMillis(ticket->end_ms));
+                worker.Trigger();  // the passes waited for it
+              } else if (kerberos->logins() != logins) {
+                spdlog::info("Kerberos: new ticket for {} from the keytab (valid until {})",
+                             ticket->principal, UtcFromMillis(ticket->end_ms));
+              }
+            } else {
+              kerberos->Failed(ticket.status().message());
+              spdlog::error("{}; presplitd answers 503 on /healthz and tries again in {} s",
+                            ticket.status().message(),
+                            KerberosLoginState::kRetryAfterFailure.count());
+            }
+          } catch (const std::exception& e) {
+            exceptions_caught++;
+            kerberos->Failed(std::string("Kerberos login threw: ") + e.what());
+            spdlog::error("Kerberos login threw, retrying later: {}", e.what());
+          }
+          kerberos_worker->SetInterval(kerberos->NextCheck(WallMs()));
+        });
+  }
+
   // Why this daemon is not healthy, or "" when it is. A standby leader (leader election) will
   // count as healthy: it adds its own check here, before the ones that need the active role.
   auto unhealthy_reason = [&]() -> std::string {
     if (!zk_connected) return "not connected to ZooKeeper " + options.zk_quorum;
+    if (kerberos != nullptr) {
+      std::string login = kerberos->Problem(WallMs());
+      if (!login.empty()) return login;
+    }
     std::string hbase = admin->Problem(stuck_after);
     if (!hbase.empty()) return hbase;
     std::lock_guard<std::mutex> lock(health_mu);
@@ -469,7 +549,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   watch_options.limits.window_ms = int64_t{options.load_split_window_s} * 1000;
   watch_options.may_act = [&leader_election] { return leader_election.HoldsLease(); };
   // Its own HBase connection: the reconcile worker's admin is not shared across threads.
-  auto watch_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings);
+  auto watch_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings, kerberos.get());
   watch::LoadWatcher load_watcher(*watch_admin, watch_options, now_ms);
   // The decisions also go into the tables' status znodes, written only when they change.
   watch::StatusPublisherOptions publisher_options;
@@ -499,6 +579,8 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             watcher_was_leading = false;
             return;
           }
+          // No HBase connection before the Kerberos login.
+          if (kerberos != nullptr && !kerberos->logged_in()) return;
           if (!watcher_was_leading) status_publisher.Forget();  // others wrote meanwhile
           watcher_was_leading = true;
           // The documents and their statuses are re-read as soon as a reconcile pass saw a
@@ -620,6 +702,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               leader_election.IsLeader() ? 1 : 0, "gauge");
       counter("presplit_healthy", "1 when /healthz answers 200.",
               unhealthy_reason().empty() ? 1 : 0, "gauge");
+      counter("presplit_kerberos_logins_total",
+              "Kerberos logins from the keytab that obtained a ticket (the first, each renewal).",
+              kerberos ? kerberos->logins() : 0, "counter");
+      counter("presplit_kerberos_login_failures_total", "Kerberos logins or renewals that failed.",
+              kerberos ? kerberos->failures() : 0, "counter");
+      counter("presplit_kerberos_ticket_end_seconds",
+              "When the current Kerberos ticket ends (Unix time; 0 without one).",
+              kerberos ? static_cast<uint64_t>(kerberos->ticket_end_ms() / 1000) : 0, "gauge");
       counter("presplit_load_polls_total", "Load watcher polls run.", load_polls, "counter");
       counter("presplit_load_poll_failures_total", "Load watcher polls that failed.",
               load_poll_failures, "counter");
@@ -737,6 +827,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   signals.async_wait(on_signal);
 
   loop_ready = true;
+  if (kerberos_worker != nullptr) kerberos_worker->Start();
   worker.Start();
   if (options.load_watch_interval_s > 0) watch_worker.Start();
   migrate_worker.Start();
@@ -767,6 +858,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   watch_worker.Stop();
   migrate_worker.Stop();
   worker.Stop();
+  if (kerberos_worker != nullptr) kerberos_worker->Stop();
   reconcile_worker = nullptr;
   election = nullptr;
   // A standby takes over at once instead of after this session's timeout.

@@ -1,10 +1,18 @@
 // Helper for scripts/local-cluster: talks to the local HBase with the official client.
 //
-//   java -cp CONF_DIR:CLASSPATH LocalClusterTool wait SECONDS
-//       Exits 0 once the master is initialised, at least one RegionServer has checked
-//       in and hbase:meta answers a scan; exits 1 when SECONDS pass first.
+//   java -cp CONF_DIR:CLASSPATH LocalClusterTool wait SECONDS [SERVERS]
+//       Exits 0 once the master is initialised, at least SERVERS RegionServers (default 1)
+//       have checked in and hbase:meta answers a scan; exits 1 when SECONDS pass first.
+//   java -cp CONF_DIR:CLASSPATH LocalClusterTool wait-server SECONDS PORT SINCE_MS
+//       Exits 0 once the master lists a live RegionServer on PORT started at SINCE_MS or
+//       later (a restarted one, not the one it replaces); exits 1 when SECONDS pass first.
+//   java -cp CONF_DIR:TOOL:CLASSPATH LocalClusterTool namenode [--format]
+//       Runs an HDFS NameNode in this JVM (hdfs-site.xml from CONF_DIR), formatting its name
+//       directory first with --format: one JVM start instead of two on a fresh cluster.
 //
-// Configuration comes from the hbase-site.xml in CONF_DIR (first on the classpath).
+// Configuration comes from the hbase-site.xml in CONF_DIR (first on the classpath). With the
+// system properties presplit.kerberos.principal and presplit.kerberos.keytab (local-cluster
+// --kerberos) the tool logs in as that principal from that keytab first.
 // Progress and errors go to stderr, one line each; stdout stays empty.
 
 import java.io.IOException;
@@ -12,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -20,6 +29,10 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.server.namenode.NameNode;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.security.UserGroupInformation;
 
 public final class LocalClusterTool {
   private LocalClusterTool() {}
@@ -37,12 +50,51 @@ public final class LocalClusterTool {
   }
 
   private static int run(String[] args) throws Exception {
-    if (args.length != 2 || !args[0].equals("wait")) {
-      System.err.println("usage: LocalClusterTool wait SECONDS");
-      return 2;
+    kerberosLogin();
+    if (args.length >= 1 && args[0].equals("namenode")) {
+      if (args.length > 1 && args[1].equals("--format")) {
+        NameNode.format(new HdfsConfiguration());
+        // The format registered metrics sources (not yet published): forget their names, or the
+        // NameNode's own registration of the same names fails.
+        DefaultMetricsSystem.shutdown();
+      }
+      NameNode.main(new String[0]); // returns when the NameNode stops
+      return 0;
     }
-    long seconds = Long.parseLong(args[1]);
-    return waitReady(System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds));
+    if (args.length >= 2 && args.length <= 3 && args[0].equals("wait")) {
+      long seconds = Long.parseLong(args[1]);
+      int servers = args.length == 3 ? Integer.parseInt(args[2]) : 1;
+      return waitReady(System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds),
+          conn -> probe(conn, servers));
+    }
+    if (args.length == 4 && args[0].equals("wait-server")) {
+      long seconds = Long.parseLong(args[1]);
+      int port = Integer.parseInt(args[2]);
+      long since = Long.parseLong(args[3]);
+      return waitReady(System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds),
+          conn -> probeServer(conn, port, since));
+    }
+    System.err.println("usage: LocalClusterTool wait SECONDS [SERVERS] | wait-server SECONDS PORT"
+        + " SINCE_MS | namenode [--format]");
+    return 2;
+  }
+
+  /** local-cluster --kerberos: the HBase client runs as the given principal. */
+  private static void kerberosLogin() throws IOException {
+    String principal = System.getProperty("presplit.kerberos.principal", "");
+    if (principal.isEmpty()) {
+      return;
+    }
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hadoop.security.authentication", "kerberos");
+    UserGroupInformation.setConfiguration(conf);
+    UserGroupInformation.loginUserFromKeytab(principal,
+        System.getProperty("presplit.kerberos.keytab", ""));
+  }
+
+  /** What a wait polls: null when ready, else what is still missing. */
+  private interface Probe {
+    String check(Connection conn) throws IOException;
   }
 
   private static Configuration clientConf(long opTimeoutMs) {
@@ -58,7 +110,7 @@ public final class LocalClusterTool {
     return conf;
   }
 
-  private static int waitReady(long deadline) throws InterruptedException {
+  private static int waitReady(long deadline, Probe probe) throws InterruptedException {
     String last = "";
     Connection conn = null;
     try {
@@ -68,7 +120,7 @@ public final class LocalClusterTool {
           if (conn == null || conn.isClosed()) {
             conn = ConnectionFactory.createConnection(clientConf(4000));
           }
-          state = probe(conn);
+          state = probe.check(conn);
           if (state == null) {
             return 0;
           }
@@ -93,14 +145,18 @@ public final class LocalClusterTool {
   }
 
   /** Returns null when ready, else what is still missing. */
-  private static String probe(Connection conn) throws IOException {
+  private static String probe(Connection conn, int servers) throws IOException {
     try (Admin admin = conn.getAdmin()) {
       ClusterMetrics metrics = admin.getClusterMetrics();
       if (metrics.getMasterName() == null) {
         return "no active master";
       }
-      if (metrics.getLiveServerMetrics().isEmpty()) {
+      int live = metrics.getLiveServerMetrics().size();
+      if (live == 0) {
         return "no RegionServer has checked in";
+      }
+      if (live < servers) {
+        return live + " of " + servers + " RegionServers have checked in";
       }
       // Throws (PleaseHoldException) until the master has finished initialising.
       admin.listNamespaceDescriptors();
@@ -110,6 +166,18 @@ public final class LocalClusterTool {
       Result ignored = scanner.next();
     }
     return null;
+  }
+
+  /** Null once a RegionServer on PORT, started at SINCE_MS or later, is live. */
+  private static String probeServer(Connection conn, int port, long since) throws IOException {
+    try (Admin admin = conn.getAdmin()) {
+      for (ServerName sn : admin.getClusterMetrics().getLiveServerMetrics().keySet()) {
+        if (sn.getPort() == port && sn.getStartCode() >= since) {
+          return null;
+        }
+      }
+    }
+    return "no RegionServer on port " + port + " started since " + since + " has checked in";
   }
 
   private static void closeQuietly(Connection conn) {

@@ -177,6 +177,22 @@ TEST_F(ImportCommandTest, BuildsTheExactJavaCommand) {
                           "--hadoop-conf-dir", "/mine", "x.tsv"}));
 }
 
+TEST_F(ImportCommandTest, LogsInAsPresplitdDoesWithItsKerberosKeys) {
+  auto request = Parse({"history", "x.tsv", "--columns", "HBASE_ROW_KEY,f:a"});
+  ASSERT_TRUE(request.ok());
+  daemon::DaemonOptions options;
+  options.jvm_max_heap = "1g";
+  options.kerberos_principal = "presplit/_HOST@EXAMPLE.COM";
+  options.kerberos_keytab = "/etc/presplit/presplit.keytab";
+  auto argv = BuildJavaCommand(*request, options, {"/j/presplit.jar"}, "java");
+  EXPECT_EQ(argv, Concat(JavaPrefix("java", "1g"),
+                         {"-Dpresplit.kerberos.principal=presplit/_HOST@EXAMPLE.COM",
+                          "-Dpresplit.kerberos.keytab=/etc/presplit/presplit.keytab", "-cp",
+                          "/j/presplit.jar", "io.presplit.mapreduce.SaltedImport", "--zk",
+                          "zk1:2181", "--root", "/p", "--table", "default:history", "--columns",
+                          "HBASE_ROW_KEY,f:a", "x.tsv"}));
+}
+
 TEST_F(ImportCommandTest, FindsJavaInJavaHomeElseOnPath) {
   const std::string home_java = WriteExecutable("jdk/bin/java");
   const std::string path_java = WriteExecutable("second/java");

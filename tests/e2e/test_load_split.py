@@ -1,6 +1,6 @@
 """End to end: presplitd's load watcher splits hot regions of a live table, on a real HBase.
 
-Runs on the split-policy cluster (ctest fixture split_cluster), whose RegionServer loads
+Runs on the split-policy cluster (ctest fixture split_cluster), whose RegionServers load
 presplit-hbase.jar and libpresplit_jni.so, so the split the watcher asks for (without a point) is
 placed by NativeSplitPolicy from the LoadSamplingObserver's samples. The load comes from
 tests/e2e/java/SplitWorkload.java through the plain HBase client; region counts are checked with

@@ -1,10 +1,12 @@
 """End to end: NativeSplitPolicy, LoadSamplingObserver and BucketGuardObserver on a real HBase.
 
-Runs against the split-policy cluster (ctest fixture split_cluster: its RegionServer and HMaster
-load presplit-hbase.jar and libpresplit_jni.so, and the HMaster the bucket guard). Tables are
+Runs against the split-policy cluster (ctest fixture policy_cluster: its RegionServer and HMaster
+load presplit-hbase.jar and libpresplit_jni.so, and the HMaster the bucket guard; it reads the
+log of every RegionServer, so it runs on more than one too). Tables are
 driven with tests/e2e/java/SplitWorkload.java and checked with the plain HBase client
 (HBaseProbe), never through presplit's own code.
 """
+import glob
 import json
 import os
 import re
@@ -16,7 +18,8 @@ import harness as h
 
 RUN = uuid.uuid4().hex[:6]
 WORKLOAD = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SplitWorkload.java")
-RS_LOG = os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "logs", "regionserver.log")
+# Every RegionServer's log (regionserver.log, regionserver2.log, ...): a region may be on any.
+RS_LOGS = os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "logs", "regionserver*.log")
 POLICY = "io.presplit.hbase.NativeSplitPolicy"
 SAMPLER = "io.presplit.hbase.coprocessor.LoadSamplingObserver"
 GROUP_BOUNDARY = re.compile(r"^g\d{5}\|$")
@@ -32,8 +35,11 @@ def split_keys(table):
 
 
 def rs_log():
-    with open(RS_LOG, errors="replace") as f:
-        return f.read()
+    text = []
+    for path in sorted(glob.glob(RS_LOGS)):
+        with open(path, errors="replace") as f:
+            text.append(f.read())
+    return "".join(text)
 
 
 def wait_for(predicate, timeout, what):

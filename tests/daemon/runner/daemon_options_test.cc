@@ -141,5 +141,77 @@ TEST(DaemonOptionsTest, ChangedSettingsNamesAuthAndLoadSettings) {
                                       "load_split_max_per_window", "load_split_window_s"}));
 }
 
+TEST(DaemonOptionsTest, KerberosPrincipalAndKeytab) {
+  DaemonOptions o;
+  EXPECT_EQ(o.kerberos_principal, "");
+  EXPECT_EQ(o.kerberos_keytab, "");
+  EXPECT_TRUE(CheckOptions(o).ok()) << "no Kerberos by default";
+  Status s = ApplyConfigText(
+      "kerberos_principal = presplit/_HOST@EXAMPLE.COM\n"
+      "kerberos_keytab = /etc/presplit/presplit.keytab\n",
+      "k.conf", o);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(o.kerberos_principal, "presplit/_HOST@EXAMPLE.COM");
+  EXPECT_EQ(o.kerberos_keytab, "/etc/presplit/presplit.keytab");
+  EXPECT_TRUE(CheckOptions(o).ok());
+  // A principal without a realm takes krb5.conf's default_realm, as Hadoop's logins do.
+  EXPECT_TRUE(ApplyOption("kerberos_principal", "presplit", o).ok());
+  EXPECT_TRUE(ApplyOption("kerberos_principal", "presplit/host.example.com", o).ok());
+  for (const char* bad :
+       {"presplit@", "@EXAMPLE.COM", "/host@R", "presplit/@R", "a/b/c@R", "a@b@c", "pre split@R"}) {
+    s = ApplyOption("kerberos_principal", bad, o);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("kerberos_principal"), std::string::npos) << s.message();
+  }
+  EXPECT_EQ(o.kerberos_principal, "presplit/host.example.com") << "a refused value changes nothing";
+  s = ApplyConfigText("kerberos_keytab = presplit.keytab\n", "k.conf", o);
+  EXPECT_NE(s.message().find("k.conf:1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("absolute path"), std::string::npos) << s.message();
+}
+
+TEST(DaemonOptionsTest, KerberosSettingsGoTogether) {
+  DaemonOptions o;
+  ASSERT_TRUE(ApplyOption("kerberos_principal", "presplit@EXAMPLE.COM", o).ok());
+  Status s = CheckOptions(o);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("without kerberos_keytab"), std::string::npos) << s.message();
+  DaemonOptions keytab_only;
+  ASSERT_TRUE(ApplyOption("kerberos_keytab", "/k.keytab", keytab_only).ok());
+  s = CheckOptions(keytab_only);
+  EXPECT_NE(s.message().find("without kerberos_principal"), std::string::npos) << s.message();
+
+  ASSERT_TRUE(ApplyOption("kerberos_keytab", "/k.keytab", o).ok());
+  EXPECT_TRUE(CheckOptions(o).ok());
+  ASSERT_TRUE(ApplyOption("hbase.security.authentication", "kerberos", o).ok());
+  EXPECT_TRUE(CheckOptions(o).ok());
+  ASSERT_TRUE(ApplyOption("hbase.security.authentication", "simple", o).ok());
+  s = CheckOptions(o);
+  EXPECT_NE(s.message().find("hbase.security.authentication is 'simple'"), std::string::npos)
+      << s.message();
+}
+
+TEST(DaemonOptionsTest, KerberosJvmOptionsFollowKrb5Config) {
+  DaemonOptions o;
+  EXPECT_TRUE(KerberosJvmOptions(o, "/tmp/krb5.conf").empty()) << "no principal, no option";
+  o.kerberos_principal = "presplit@EXAMPLE.COM";
+  o.kerberos_keytab = "/k.keytab";
+  EXPECT_TRUE(KerberosJvmOptions(o, "").empty()) << "no KRB5_CONFIG: Java's own default";
+  EXPECT_EQ(KerberosJvmOptions(o, "/tmp/krb5.conf"),
+            (std::vector<std::string>{"-Djava.security.krb5.conf=/tmp/krb5.conf"}));
+  o.jvm_options = {"-Xss1m", "-Djava.security.krb5.conf=/etc/krb5.conf"};
+  EXPECT_TRUE(KerberosJvmOptions(o, "/tmp/krb5.conf").empty()) << "jvm_options win";
+}
+
+TEST(DaemonOptionsTest, ChangedKerberosSettingsNeedARestart) {
+  DaemonOptions before;
+  DaemonOptions after = before;
+  ASSERT_TRUE(ApplyConfigText("kerberos_principal = presplit@EXAMPLE.COM\n"
+                              "kerberos_keytab = /etc/presplit/presplit.keytab\n",
+                              "k.conf", after)
+                  .ok());
+  EXPECT_EQ(ChangedSettings(before, after),
+            (std::vector<std::string>{"kerberos_principal", "kerberos_keytab"}));
+}
+
 }  // namespace
 }  // namespace presplit::daemon

@@ -9,8 +9,11 @@
  *
  * Commands (after --zk QUORUM --root ROOT):
  *   load TABLE REFERENCE ROWS            rows row-00000000.. (3 versions of f:q, one f:r)
- *   mutator TABLE REFERENCE ROWS TTL_MS STOP_FILE
- *                                        the mixed workload until STOP_FILE exists
+ *   mutator TABLE REFERENCE ROWS TTL_MS STOP_FILE [idempotent]
+ *                                        the mixed workload until STOP_FILE exists; with
+ *                                        "idempotent", none that a client retry could apply
+ *                                        twice with another outcome (no "delete the newest
+ *                                        version": for a RegionServer killed mid-request)
  *   late-writer PHYSICAL LAYOUT_JSON REFERENCE COUNT
  *                                        COUNT rows into an old generation, salted as it was
  *   compare TABLE REFERENCE              the active generation against the reference
@@ -83,7 +86,8 @@ public class CaptureE2E {
     switch (a.get(0)) {
       case "load" -> load(a.get(1), a.get(2), Integer.parseInt(a.get(3)));
       case "mutator" -> mutator(a.get(1), a.get(2), Integer.parseInt(a.get(3)),
-          Long.parseLong(a.get(4)), Path.of(a.get(5)));
+          Long.parseLong(a.get(4)), Path.of(a.get(5)),
+          a.size() > 6 && a.get(6).equals("idempotent"));
       case "late-writer" -> lateWriter(a.get(1), a.get(2), a.get(3), Integer.parseInt(a.get(4)));
       case "compare" -> compare(a.get(1), a.get(2));
       case "ttl-cells" -> ttlCells(a.get(1));
@@ -183,8 +187,8 @@ public class CaptureE2E {
    * the order in which the two tables saw another one (a "delete the newest version" resolves
    * against what the row holds: the row must hold the same in both).
    */
-  static void mutator(String name, String reference, int rows, long ttlMs, Path stop)
-      throws Exception {
+  static void mutator(String name, String reference, int rows, long ttlMs, Path stop,
+      boolean idempotent) throws Exception {
     Map<String, Integer> counts = new HashMap<>();
     java.util.Set<Long> generations = new java.util.TreeSet<>();
     int[] next = new int[6]; // the next row of each pool (pool p: rows with i % 6 == p)
@@ -210,7 +214,9 @@ public class CaptureE2E {
           }
           case 4 -> {
             label = "newest_version_deletes";
-            byte[] row = poolRow(next, 1, rows);
+            // Resolved against the row when applied: a retry of one that was applied but not
+            // answered would delete the next version too.
+            byte[] row = idempotent ? null : poolRow(next, 1, rows);
             op = row == null ? null : new Delete(row).addColumn(F, Q);
           }
           case 5 -> {

@@ -44,6 +44,13 @@
  *                        prints nothing
  *   regions-count TABLE  number of regions (as in describe)
  *   regions TABLE        a table of the regions: number, start key, end key, encoded name
+ *   region-loads TABLE   JSON, one line: the table's open regions as the RegionServers last
+ *                        reported them to the master (every second on the test clusters):
+ *                        {"regions":[{"name":encoded,"start_key","server":"host,port,start",
+ *                                     "port","reads","writes"}]}, reads and writes the
+ *                        region's request counters since it opened on that server
+ *   fs-list URI          JSON, one line: {"exists":bool,"entries":[names]} of a directory of
+ *                        any Hadoop file system (e.g. hdfs://127.0.0.1:PORT/dir); no HBase
  *
  * Exit status: 0 on success, 1 on any failure (usage, missing table for commands other than
  * describe/exists, cluster errors) with the error on stderr.
@@ -59,8 +66,14 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.RegionMetrics;
+import org.apache.hadoop.hbase.ServerMetrics;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
@@ -166,7 +179,8 @@ public class HBaseProbe {
     }
     if (rest.isEmpty()) {
       throw new Usage("usage: HBaseProbe [--zk HOST:PORT] [--conf K=V]... "
-          + "describe|split-keys|exists|count|flush|drop|regions|regions-count TABLE | put TABLE ROW FAM:QUAL VALUE");
+          + "describe|split-keys|exists|count|flush|drop|regions|regions-count|region-loads TABLE"
+          + " | put TABLE ROW FAM:QUAL VALUE | fs-list URI");
     }
     quietLogging(level);
     if (timeoutSec > 0) {
@@ -178,6 +192,10 @@ public class HBaseProbe {
     int want = cmd.equals("put") ? 4 : 1;
     if (args.size() != want) {
       throw new Usage(cmd + " takes " + want + " argument(s), got " + args.size());
+    }
+    if (cmd.equals("fs-list")) {
+      out.println(fsList(args.get(0)));
+      return 0;
     }
     TableName tn = TableName.valueOf(args.get(0));
 
@@ -232,6 +250,9 @@ public class HBaseProbe {
         }
         case "count":
           out.println(count(conn, tn));
+          return 0;
+        case "region-loads":
+          out.println(regionLoads(admin, tn));
           return 0;
         case "flush":
           admin.flush(tn);
@@ -372,6 +393,45 @@ public class HBaseProbe {
     }
     j.append("]}");
     return j.toString();
+  }
+
+  private static String regionLoads(Admin admin, TableName tn) throws IOException {
+    StringBuilder j = new StringBuilder("{\"regions\":[");
+    boolean first = true;
+    for (Map.Entry<ServerName, ServerMetrics> e
+        : admin.getClusterMetrics().getLiveServerMetrics().entrySet()) {
+      for (RegionMetrics rm : e.getValue().getRegionMetrics().values()) {
+        byte[] name = rm.getRegionName();
+        if (!RegionInfo.getTable(name).equals(tn)) {
+          continue;
+        }
+        j.append(first ? "" : ",").append("{\"name\":")
+            .append(str(RegionInfo.encodeRegionName(name)))
+            .append(",\"start_key\":")
+            .append(str(Bytes.toStringBinary(RegionInfo.getStartKey(name))))
+            .append(",\"server\":").append(str(e.getKey().getServerName()))
+            .append(",\"port\":").append(e.getKey().getPort())
+            .append(",\"reads\":").append(rm.getReadRequestCount())
+            .append(",\"writes\":").append(rm.getWriteRequestCount()).append('}');
+        first = false;
+      }
+    }
+    return j.append("]}").toString();
+  }
+
+  private static String fsList(String uri) throws IOException {
+    Path dir = new Path(uri);
+    FileSystem fs = dir.getFileSystem(new Configuration());
+    StringBuilder j = new StringBuilder("{\"exists\":");
+    if (!fs.exists(dir)) {
+      return j.append("false,\"entries\":[]}").toString();
+    }
+    j.append("true,\"entries\":[");
+    FileStatus[] entries = fs.listStatus(dir);
+    for (int i = 0; i < entries.length; i++) {
+      j.append(i > 0 ? "," : "").append(str(entries[i].getPath().getName()));
+    }
+    return j.append("]}").toString();
   }
 
   private static long count(Connection conn, TableName tn) throws IOException {

@@ -44,6 +44,7 @@ import io.presplit.client.KeyLayout;
 import io.presplit.client.PresplitTables;
 import io.presplit.client.SaltedTable;
 import io.presplit.client.TableSnapshot;
+import io.presplit.hbase.admin.KerberosLogin;
 
 /**
  * Bulk import of row files (CSV, TSV) into a salted, pre-split table: the history load of a new
@@ -323,6 +324,8 @@ public final class SaltedImport {
         conf.set("hbase.zookeeper.property.clientPort", o.zk.substring(colon + 1));
       }
     }
+    // presplitctl import passes presplitd's kerberos_principal and kerberos_keytab.
+    KerberosLogin.loginFromProperties(conf);
     try (Connection connection = ConnectionFactory.createConnection(conf)) {
       Target target = resolve(o, connection);
       DelimitedLine.Columns columns = new DelimitedLine.Columns(o.columns);

@@ -22,7 +22,6 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.NamespaceExistException;
-import org.apache.hadoop.hbase.NamespaceNotFoundException;
 import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
@@ -41,6 +40,8 @@ import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -141,6 +142,37 @@ public final class AdminBridge implements AutoCloseable {
    * @throws IOException if the connection cannot be created
    */
   public static AdminBridge connect(String[] confPairs) throws IOException {
+    Configuration conf = configuration(confPairs);
+    if (KerberosLogin.loggedIn()) {
+      // HBase's client would log in again as these (ConnectionFactory's AuthUtil.loginClient)
+      // when they name another principal than the one KerberosLogin logged in.
+      conf.unset("hbase.client.keytab.file");
+      conf.unset("hbase.client.keytab.principal");
+    }
+    lastConfiguration = conf;
+    long wait = conf.getLong(ONLINE_WAIT_MS_KEY, DEFAULT_ONLINE_WAIT_MS);
+    long splitWait = conf.getLong(SPLIT_VERDICT_WAIT_MS_KEY, DEFAULT_SPLIT_VERDICT_WAIT_MS);
+    Connection c = ConnectionFactory.createConnection(conf);
+    try {
+      return new AdminBridge(c, c.getAdmin(), wait, splitWait);
+    } catch (IOException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * {@code HBaseConfiguration.create()} with {@code confPairs} applied over it, as
+   * {@link #connect} and {@link KerberosLogin#login} read them.
+   *
+   * @throws IllegalArgumentException if confPairs has an odd length or a null/empty key or a null
+   *     value
+   */
+  static Configuration configuration(String[] confPairs) {
     Configuration conf = HBaseConfiguration.create();
     if (confPairs != null) {
       if (confPairs.length % 2 != 0) {
@@ -159,20 +191,7 @@ public final class AdminBridge implements AutoCloseable {
         conf.set(k, v);
       }
     }
-    lastConfiguration = conf;
-    long wait = conf.getLong(ONLINE_WAIT_MS_KEY, DEFAULT_ONLINE_WAIT_MS);
-    long splitWait = conf.getLong(SPLIT_VERDICT_WAIT_MS_KEY, DEFAULT_SPLIT_VERDICT_WAIT_MS);
-    Connection c = ConnectionFactory.createConnection(conf);
-    try {
-      return new AdminBridge(c, c.getAdmin(), wait, splitWait);
-    } catch (IOException | RuntimeException e) {
-      try {
-        c.close();
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    }
+    return conf;
   }
 
   /**
@@ -240,12 +259,41 @@ public final class AdminBridge implements AutoCloseable {
       TableExistsException e = new TableExistsException(tn);
       e.initCause(raced);
       throw e;
+    } catch (AccessDeniedException e) {
+      throw denied(tn, e);
     } catch (DoNotRetryIOException e) {
       if (e.getClass() != DoNotRetryIOException.class) {
         throw e;
       }
       throw rejected(spec, e);
     }
+  }
+
+  /**
+   * The master's AccessController refused the create (a Kerberized cluster with
+   * {@code hbase.security.authorization}): one line with HBase's reason (user, scope, action)
+   * and the grant that fixes it, without the remote stack trace; the original is the cause.
+   */
+  static AccessDeniedException denied(TableName tn, AccessDeniedException e) {
+    String reason = e.getMessage() == null ? "(no message)" : e.getMessage();
+    reason = reason.substring(0, reason.indexOf('\n') < 0 ? reason.length() : reason.indexOf('\n'));
+    String prefix = AccessDeniedException.class.getName() + ": ";
+    while (reason.startsWith(prefix)) {
+      reason = reason.substring(prefix.length());
+    }
+    String user;
+    try {
+      User current = User.getCurrent();
+      user = current == null ? "presplit" : current.getShortName();
+    } catch (IOException | RuntimeException unknown) {
+      user = "presplit";
+    }
+    String ns = tn.getNamespaceAsString();
+    AccessDeniedException out = new AccessDeniedException("HBase denied creating table "
+        + tn.getNameAsString() + ": " + reason + "; presplitd's principal needs CREATE on namespace "
+        + ns + " (hbase shell: grant '" + user + "', 'C', '@" + ns + "')");
+    out.initCause(e);
+    return out;
   }
 
   private static final Pattern COMPRESSION_HINT = Pattern.compile(
@@ -506,11 +554,11 @@ public final class AdminBridge implements AutoCloseable {
         || NamespaceDescriptor.SYSTEM_NAMESPACE_NAME_STR.equals(ns)) {
       return;
     }
-    try {
-      admin.getNamespaceDescriptor(ns);
+    // listNamespaces, not getNamespaceDescriptor: on a cluster with the AccessController every
+    // user may list the namespaces, while reading a descriptor takes ADMIN on the namespace, which
+    // creating tables in it (CREATE) does not need.
+    if (Arrays.asList(admin.listNamespaces()).contains(ns)) {
       return;
-    } catch (NamespaceNotFoundException e) {
-      // create it below
     }
     try {
       admin.createNamespace(NamespaceDescriptor.create(ns).build());

@@ -1,0 +1,224 @@
+"""End to end: presplitd on a Kerberized HBase (scripts/local-cluster --kerberos: a KDC of its own,
+Kerberos authentication, the AccessController, the HBase principal the only superuser).
+
+The KDC issues tickets of 90 s (PRESPLIT_KDC_TICKET_LIFETIME, tests/e2e/CMakeLists.txt), so a
+renewal happens within the test. Checked against the real cluster:
+
+- presplitd logs in from its keytab and creates a salted table in a namespace it holds CREATE on;
+  the HBase superuser sees the table's regions;
+- a principal without CREATE gets the status `error` naming the permission (HBase's
+  AccessDeniedException on one line), not a stack trace;
+- a keytab whose keys the KDC rotated: presplitd stays up, answers 503 on /healthz naming the
+  principal and the KDC's reason, logs it and counts it; a KDC that does not answer is the same
+  within seconds, not a hang;
+- the ticket is renewed from the keytab before it ends, and after the first ticket's end the
+  daemon still creates tables (over new RPC connections, the idle ones closed).
+"""
+import json
+import os
+import shlex
+import time
+import unittest
+import uuid
+
+import harness as h
+
+RUN = uuid.uuid4().hex[:8]
+PROBE_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosProbe.java")
+
+
+def cluster_env():
+    """What `scripts/local-cluster env` says about the Kerberized cluster (principals, keytabs,
+    KRB5_CONFIG, the client conf directory)."""
+    out = h.run([os.path.join(h.SOURCE_DIR, "scripts", "local-cluster"), "env"]).stdout
+    env = {}
+    for line in out.splitlines():
+        name, _, value = line.partition("=")
+        env[name] = shlex.split(value)[0] if value else ""
+    return env
+
+
+ENV = cluster_env()
+CONF_DIR = ENV["PRESPLIT_HBASE_CONF_DIR"]
+KRB5 = ENV["KRB5_CONFIG"]
+HBASE = (ENV["PRESPLIT_HBASE_PRINCIPAL"], ENV["PRESPLIT_HBASE_KEYTAB"])
+DAEMON = (ENV["PRESPLIT_DAEMON_PRINCIPAL"], ENV["PRESPLIT_DAEMON_KEYTAB"])
+TESTER = (ENV["PRESPLIT_TESTER_PRINCIPAL"], ENV["PRESPLIT_TESTER_KEYTAB"])
+STALE = (ENV["PRESPLIT_STALE_PRINCIPAL"], ENV["PRESPLIT_STALE_KEYTAB"])
+NS_OK = f"krb{RUN}"
+NS_DENIED = f"krbdeny{RUN}"
+# The daemons read the KDC's krb5.conf through KRB5_CONFIG, as an operator's would.
+os.environ["KRB5_CONFIG"] = KRB5
+
+
+def kprobe(identity, *args, check=True):
+    """KerberosProbe as `identity` (principal, keytab); returns its RESULT value."""
+    cmd = h.java_command(PROBE_SOURCE, short_lived=True)
+    cp = cmd.index("-cp")
+    cmd[cp + 1] = CONF_DIR + ":" + cmd[cp + 1]
+    cmd[cp:cp] = ["-Djava.security.krb5.conf=" + KRB5, *h.HBASE_CLIENT_JVM]
+    proc = h.run([*cmd, *identity, *args], check=check, timeout=180)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return line[len("RESULT "):]
+    if check:
+        raise AssertionError(f"KerberosProbe {args}: no result\n{proc.stdout}\n{proc.stderr}")
+    return None
+
+
+def salted(table, buckets):
+    return {
+        "version": 1,
+        "table": table,
+        "layout": {"salt": {"buckets": buckets, "encoding": "decimal", "hash": "murmur3"},
+                   "group": {"delimiter": "|"}},
+        "split": {"algorithm": "salt-buckets"},
+        "families": [{"name": "f"}],
+    }
+
+
+def put(root, doc):
+    path = os.path.join(h.BUILD_DIR, "e2e", f"krb-{RUN}-{doc['table'].replace(':', '-')}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    h.ctl(root, "put", path)
+
+
+def daemon(name, http_port, identity, **settings):
+    principal, keytab = identity
+    config = {"hbase_conf_dir": CONF_DIR, "kerberos_principal": principal,
+              "kerberos_keytab": keytab}
+    config.update(settings)
+    return h.Daemon(f"/presplit-krb-{name}-{RUN}", http_port, name=f"presplitd-krb-{name}",
+                    settings=config)
+
+
+class KerberosTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(os.path.join(h.BUILD_DIR, "e2e"), exist_ok=True)
+        # The renewing daemon starts first: its first ticket ages while the other cases run.
+        # Idle RPC connections close after 5 s, so that creates after a renewal open new ones.
+        cls.renewing = daemon("renew", 19530, DAEMON, resync_interval_s=60,
+                              load_watch_interval_s=0,
+                              **{"hbase.ipc.client.connection.minIdleTimeBeforeClose": 5000})
+        # The superuser sets up: presplitd's principal may create tables in NS_OK only (the
+        # AccessController's hbase:acl table comes up just after the cluster reports ready).
+        kprobe(HBASE, "create-namespace", NS_OK)
+        kprobe(HBASE, "create-namespace", NS_DENIED)
+        h.wait_for(lambda: kprobe(HBASE, "grant", "presplit", "@" + NS_OK, "C", check=False),
+                   120, "the grant of CREATE on " + NS_OK)
+        cls.renewing.start()
+        # The first ticket's end, before the other cases give it time to be renewed.
+        cls.first_end = cls.renewing.metrics()["presplit_kerberos_ticket_end_seconds"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.renewing.stop()
+
+    def metric(self, d, name):
+        return d.metrics()[name]
+
+    def test_1_logs_in_from_its_keytab_and_creates_a_salted_table(self):
+        d = self.renewing
+        self.assertGreaterEqual(self.metric(d, "presplit_kerberos_logins_total"), 1)
+        self.assertIn("Kerberos: logged in as presplit/localhost@", d.log_text())
+        table = f"{NS_OK}:events"
+        put(d.root, salted(table, 4))
+        status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        self.assertEqual(status["regions"], 4, status)
+        # Seen by HBase's superuser, not only by presplit's report.
+        self.assertEqual(kprobe(HBASE, "regions-count", table), "4")
+        self.assertEqual(kprobe(DAEMON, "whoami"), "presplit")
+
+    def test_2_a_principal_without_create_gets_an_error_naming_the_permission(self):
+        d = daemon("deny", 19531, TESTER).start()
+        try:
+            table = f"{NS_DENIED}:events"
+            put(d.root, salted(table, 4))
+            status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "error", status)
+            error = status["error"]
+            self.assertIn("Insufficient permissions", error)
+            self.assertIn("action=CREATE", error)
+            self.assertIn("tester", error)
+            self.assertIn(f"needs CREATE on namespace {NS_DENIED}", error)
+            self.assertNotIn("\n", error)
+            self.assertNotIn("\tat ", error)
+            self.assertNotIn("at org.apache", error)
+            self.assertIn(kprobe(HBASE, "regions-count", table, check=False), (None, "0"),
+                          "nothing was created")
+        finally:
+            d.stop()
+
+    def test_3_a_stale_keytab_is_a_login_failure_on_healthz(self):
+        d = daemon("stale", 19532, STALE).start(healthy=False)
+        try:
+            principal, keytab = STALE
+            want = f"Kerberos login as {principal} from keytab {keytab} failed: "
+            h.wait_for(lambda: want in d.healthz()[1], 60, "the login failure on /healthz")
+            code, body = d.healthz()
+            self.assertEqual(code, 503, body)
+            reason = body.split(want, 1)[1].strip()
+            self.assertTrue(reason, body)
+            self.assertNotIn("does not exist", reason)  # the KDC refused it, not the file
+            self.assertTrue("PREAUTH_FAILED" in reason or "Pre-authentication" in reason, reason)
+            self.assertNotIn(keytab, reason, "Hadoop's wrapper, which repeats it, is left out")
+            self.assertIn("(no ticket)", body)
+            self.assertTrue(d.alive(), "presplitd keeps running and retries")
+            self.assertIn(want, d.log_text())
+            self.assertGreaterEqual(d.metrics()["presplit_kerberos_login_failures_total"], 1)
+            self.assertEqual(d.metrics()["presplit_kerberos_logins_total"], 0)
+            self.assertEqual(d.metrics()["presplit_healthy"], 0)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_3b_an_unreachable_kdc_is_a_quick_error_not_a_hang(self):
+        # The cluster's krb5.conf with its KDC moved to a port nothing listens on: the login fails
+        # within krb5.conf's kdc_timeout x max_retries, and presplitd stays up, answering 503.
+        with open(KRB5) as f:
+            conf = f.read()
+        port = ENV["PRESPLIT_KDC_PORT"]
+        self.assertIn(f"127.0.0.1:{port}", conf)
+        nowhere = os.path.join(h.BUILD_DIR, "e2e", f"krb5-nowhere-{RUN}.conf")
+        with open(nowhere, "w") as f:
+            f.write(conf.replace(f"127.0.0.1:{port}", f"127.0.0.1:{19539 + h.PORT_OFFSET}"))
+        d = daemon("nokdc", 19533, DAEMON, jvm_options="-Djava.security.krb5.conf=" + nowhere)
+        started = time.time()
+        d.start(healthy=False)
+        try:
+            want = f"Kerberos login as {DAEMON[0]} from keytab {DAEMON[1]} failed: "
+            h.wait_for(lambda: want in d.healthz()[1], 30, "the login failure on /healthz")
+            self.assertLess(time.time() - started, 30)
+            code, body = d.healthz()
+            self.assertEqual(code, 503, body)
+            self.assertTrue(d.alive())
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_4_the_ticket_is_renewed_and_the_daemon_keeps_working_after_it_ends(self):
+        d = self.renewing
+        first_end = self.first_end
+        lifetime = int(os.environ.get("PRESPLIT_KDC_TICKET_LIFETIME", "90"))
+        self.assertGreater(first_end, 0)
+        self.assertLessEqual(first_end, time.time() + lifetime + 5, "the KDC's short tickets")
+        # Renewed at 80 % of the lifetime, before the first ticket ends.
+        h.wait_for(lambda: self.metric(d, "presplit_kerberos_logins_total") >= 2,
+                   max(10, first_end - time.time() + 15), "a renewal from the keytab")
+        self.assertLess(time.time(), first_end + 5, "renewed before the first ticket ended")
+        self.assertGreater(self.metric(d, "presplit_kerberos_ticket_end_seconds"), first_end)
+        self.assertIn("Kerberos: new ticket for presplit/localhost@", d.log_text())
+        h.wait_for(lambda: time.time() > first_end + 3, lifetime + 10, "the first ticket's end")
+        table = f"{NS_OK}:after"
+        put(d.root, salted(table, 3))
+        status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        self.assertEqual(kprobe(HBASE, "regions-count", table), "3")
+        d.wait_healthy(timeout=30)
+        self.assertEqual(self.metric(d, "presplit_kerberos_login_failures_total"), 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,348 @@
+"""End to end on a production-shaped cluster: three RegionServers on a real HDFS, the balancer on.
+
+Runs on the ctest fixture split_cluster (`scripts/local-cluster --regionservers 3 --hdfs`: a
+NameNode and a DataNode, an HMaster and three RegionServers, each its own JVM, hbase.rootdir on
+HDFS; the HMaster and the RegionServers load presplit-hbase.jar and libpresplit_jni.so). One
+presplitd serves every test; what it did is checked with the plain HBase client (HBaseProbe,
+SplitWorkload) and against reference tables (CaptureE2E), never through presplit's reports alone.
+
+- test_1: a table presplitd creates pre-split has its regions on all three servers; the HMaster's
+  BucketGuardObserver refuses a merge of two buckets held by two servers.
+- test_2: a hot range split by presplitd's load watcher (NativeSplitPolicy placing the point) is
+  spread by HBase's balancer: the busiest server's share of the table's reads falls.
+- test_3: the hfile engine with migration_staging_dir on HDFS: the RegionServers move the chunks'
+  HFiles into the regions (their logs say "Moving", never "Copying"), the staging directory
+  empties, and the new generation matches a reference cell by cell.
+- test_4: a RegionServer SIGKILLed during a migration's copy and started again, as a supervisor
+  would, under a writer: the new generation matches the reference cell by cell, nothing lost,
+  nothing doubled. A verification that runs before the crashed server's last edits are shipped
+  fails and is resumed, as an operator would (a known limit, see the test).
+"""
+import collections
+import glob
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+import uuid
+
+import harness as h
+
+RUN = uuid.uuid4().hex[:6]
+ROOT = f"/presplit-e2e-multi-{RUN}"
+WORKLOAD = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SplitWorkload.java")
+CAPTURE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "CaptureE2E.java")
+LOCAL_CLUSTER = os.path.join(h.SOURCE_DIR, "scripts", "local-cluster")
+CLUSTER_DIR = os.environ["PRESPLIT_CLUSTER_DIR"]
+HDFS_URI = os.environ["PRESPLIT_HDFS_URI"]
+RS_PORT = int(os.environ["PRESPLIT_RS_PORT"])
+SERVERS = int(os.environ["PRESPLIT_REGIONSERVERS"])
+# migration_staging_dir without a scheme: on the default file system of the daemon's
+# hbase_conf_dir (the cluster's hbase-site.xml names the HDFS), as a deployment would say it.
+STAGING = f"/presplit-staging-{RUN}"
+HFILE_ROWS = int(os.environ.get("PRESPLIT_E2E_MULTI_HFILE_ROWS", "12000"))
+KILL_ROWS = int(os.environ.get("PRESPLIT_E2E_MULTI_KILL_ROWS", "30000"))
+VERSIONS = 3
+GROUPS = 300
+
+
+def workload(*args, timeout=300):
+    return h.run([*h.java_command(WORKLOAD), "--zk", h.ZK_QUORUM, *args], timeout=timeout).stdout
+
+
+def capture(*args, timeout=600):
+    """Runs CaptureE2E (load, mutator, compare: tests/e2e/java/CaptureE2E.java); its last stdout
+    line as JSON."""
+    proc = h.run([*h.java_command(CAPTURE, sdk=True), "--zk", h.ZK_QUORUM, "--root", ROOT, *args],
+                 timeout=timeout, check=False)
+    if proc.returncode != 0:
+        raise AssertionError(f"CaptureE2E {args} failed:\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def local_cluster(*args, timeout=300):
+    return h.run([LOCAL_CLUSTER, *args], timeout=timeout)
+
+
+def describe(table):
+    return json.loads(h.probe("describe", table).stdout)
+
+
+def region_loads(table):
+    return json.loads(h.probe("region-loads", table).stdout)["regions"]
+
+
+def server_of(port):
+    return f"127.0.0.1:{port}"
+
+
+def read_rates(table, window=6.0):
+    """Reads per second of the table on each server (by RPC port), over `window` seconds: a
+    measurement interval, not a wait for an event. A region that opened on its server within the
+    window (moved there) counts its reads since it opened."""
+    first = {r["name"]: r for r in region_loads(table)}
+    started = time.time()
+    time.sleep(window)
+    second = region_loads(table)
+    elapsed = time.time() - started
+    rates = collections.Counter()
+    for r in second:
+        before = first.get(r["name"])
+        if before and before["server"] == r["server"] and r["reads"] >= before["reads"]:
+            rates[r["port"]] += (r["reads"] - before["reads"]) / elapsed
+        else:
+            rates[r["port"]] += r["reads"] / elapsed
+    return rates
+
+
+def busiest_share(rates):
+    total = sum(rates.values())
+    return max(rates.values()) / total if total else None
+
+
+def show_rates(rates):
+    total = sum(rates.values())
+    return ", ".join(f"{server_of(p)} {v:.0f}/s ({v / total:.0%})"
+                     for p, v in sorted(rates.items())) if total else "no reads"
+
+
+def salted_document(table, buckets, migration=None, split_policy=None):
+    doc = {"version": 1, "table": table,
+           "layout": {"salt": {"buckets": buckets, "encoding": "decimal", "from": "key"}},
+           "split": {"algorithm": "salt-buckets"},
+           "families": [{"name": "f", "max_versions": VERSIONS}]}
+    if migration is not None:
+        doc["migration"] = migration
+    if split_policy is not None:
+        doc["split_policy"] = split_policy
+    return json.dumps(doc)
+
+
+def migration_status(table):
+    proc = h.ctl(ROOT, "migration", "status", table, "--json", check=False)
+    return json.loads(proc.stdout) if proc.returncode == 0 else None
+
+
+def migration_phase(table):
+    return (migration_status(table) or {}).get("phase")
+
+
+def rs_logs():
+    """Every RegionServer's log, this run's and (after a restart) the previous run's."""
+    text = []
+    for path in sorted(glob.glob(os.path.join(CLUSTER_DIR, "logs", "regionserver*.log*"))):
+        with open(path, errors="replace") as f:
+            text.append(f.read())
+    return "".join(text)
+
+
+class MultiServerTest(unittest.TestCase):
+    daemon = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = h.Daemon(ROOT, 19520, name="presplitd-multi", settings={
+            "hbase_conf_dir": os.path.join(CLUSTER_DIR, "conf"),
+            "load_watch_interval_s": 2,
+            "load_split_max_per_window": 20,
+            "migration_chunk_rows": 2000,
+            "migration_hfile_chunk_rows": 2000,
+            "migration_interval_s": 1,
+            "migration_staging_dir": STAGING,
+            "jvm_max_heap": "512m",
+        }).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.daemon is not None and cls.daemon.alive():
+            cls.daemon.stop()
+
+    def setUp(self):
+        self.started = time.time()
+
+    def tearDown(self):
+        print(f"{self.id().split('.')[-1]}: {time.time() - self.started:.0f} s", flush=True)
+
+    def test_1_regions_spread_over_the_servers_and_the_bucket_guard_holds(self):
+        table = f"default:spread_{RUN}"
+        # With a split_policy: presplitd marks the table presplit.managed, which the guard
+        # protects (a salted table without one is not marked, and HBase merges its buckets).
+        h.ctl(ROOT, "put", "-", input=salted_document(
+            table, 12, split_policy={"size_policy": "constant-size"}))
+        h.wait_status(ROOT, table, ["ready"], timeout=180)
+        regions = describe(table)["regions"]
+        self.assertEqual(len(regions), 12)
+        counts = collections.Counter(r["server"].split(",")[1] for r in regions)
+        print("regions per server: " + ", ".join(
+            f"{server_of(p)} {n}" for p, n in sorted(counts.items())), flush=True)
+        self.assertEqual(len(counts), SERVERS, f"every server holds regions: {counts}")
+        self.assertLessEqual(max(counts.values()) - min(counts.values()), 2, counts)
+
+        # Two neighbouring buckets on two servers: the HMaster's guard refuses their merge.
+        pairs = [i for i in range(len(regions) - 1)
+                 if regions[i]["server"] != regions[i + 1]["server"]]
+        self.assertTrue(pairs, regions)
+        i = pairs[0]
+        refused = workload("merge", table, str(i), str(i + 1)).strip()
+        self.assertTrue(refused.startswith("refused:"), refused)
+        self.assertIn("would join two buckets", refused)
+        self.assertEqual(len(describe(table)["regions"]), 12)
+
+    def test_2_a_hot_range_split_by_load_is_spread_by_the_balancer(self):
+        table = f"default:hot_{RUN}"
+        h.ctl(ROOT, "put", "-", input=json.dumps({
+            "version": 1, "table": table, "layout": {"group": {"delimiter": "|"}},
+            "split": {"algorithm": "explicit", "keys": ["g00100|", "g00200|"]},
+            "split_policy": {"size_policy": "constant-size", "load_balanced": True,
+                             "min_requests": 20},
+            "load_split": {"dry_run": False, "min_requests_per_s": 20, "mean_multiple": 2,
+                           # long enough to measure the table's reads before the split
+                           "sustain_s": 20, "max_regions": 8, "cooldown_s": 600,
+                           "unsplittable_s": 600},
+            "families": [{"name": "f"}]}))
+        h.wait_status(ROOT, table, ["ready"], timeout=180)
+        workload("fill", table, str(GROUPS), "10", "100")
+        # Every get on the first region's 100 groups.
+        gets = subprocess.Popen([*h.java_command(WORKLOAD), "--zk", h.ZK_QUORUM, "gets-for",
+                                 table, "600", "100", str(GROUPS), "100", "10"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: gets.poll() is None and (gets.terminate(), gets.wait(30)))
+
+        measured = {}
+
+        def measure(what):
+            measured[what] = read_rates(table)
+            return busiest_share(measured[what])
+        h.wait_for(lambda: measure("before") is not None, 60, "the gets to reach the table")
+        before = busiest_share(measured["before"])
+        regions = describe(table)["regions"]
+        print(f"before the split: {len(regions)} regions on "
+              f"{sorted({r['server'].split(',')[1] for r in regions})}, busiest server's share "
+              f"{before:.0%} ({show_rates(measured['before'])})", flush=True)
+        self.assertEqual(len(regions), 3, "measured before the split")
+        self.assertGreaterEqual(before, 0.9, "one server serves the hot range")
+
+        h.wait_for(lambda: len(describe(table)["regions"]) > 3, 180,
+                   "presplitd to split the hot region\n" + self.daemon.log_text()[-3000:])
+        split_at = time.time()
+        h.wait_for(lambda: (measure("after") or 1) <= 0.7, 300,
+                   "the balancer to move a hot daughter to another server")
+        after = busiest_share(measured["after"])
+        regions = describe(table)["regions"]
+        print(f"after the split: {len(regions)} regions on "
+              f"{sorted({r['server'].split(',')[1] for r in regions})}, busiest server's share "
+              f"{after:.0%} ({show_rates(measured['after'])}), "
+              f"{time.time() - split_at:.0f} s after the split", flush=True)
+        self.assertLess(after, before)
+
+    def test_3_hfile_engine_stages_on_hdfs_and_the_files_are_moved_in(self):
+        ns = "msh" + RUN
+        table, reference = ns + ":events", ns + ":reference"
+        h.ctl(ROOT, "put", "-", input=salted_document(table, 10))
+        h.wait_status(ROOT, table, ["ready"], timeout=180)
+        capture("load", table, reference, str(HFILE_ROWS))
+        h.ctl(ROOT, "put", "-", input=salted_document(table, 16, {
+            "allowed": True, "workers": 2, "engine": "hfile", "grace_period_s": 5}))
+        h.wait_for(lambda: migration_phase(table) == "done", 600,
+                   "the migration's end\n" + self.daemon.log_text()[-3000:])
+        self.assertEqual(h.status(ROOT, table)["generation"], 2)
+
+        # The chunks were staged on HDFS (not on this machine's disk) and removed.
+        listing = json.loads(h.probe("fs-list", HDFS_URI + STAGING).stdout)
+        self.assertEqual(listing["entries"], [], listing)
+        self.assertFalse(os.path.exists(STAGING), "staged on the local disk")
+        # HBase's bulk load moved every file into the regions: same file system, no copy.
+        lines = [line for line in rs_logs().splitlines() if STAGING + "/" in line]
+        moved = [line for line in lines if "Moving " + HDFS_URI + STAGING + "/" in line]
+        copied = [line for line in lines if "Copying" in line or "is copied" in line]
+        print(f"hfile engine: {len(moved)} HFiles moved from {HDFS_URI}{STAGING}, "
+              f"{len(copied)} copied", flush=True)
+        self.assertTrue(moved, "no bulk-loaded file in the RegionServers' logs")
+        self.assertEqual(copied, [])
+
+        evidence = capture("compare", table, reference)
+        self.assertEqual(evidence["generation"], 2)
+        self.assertEqual(evidence["rows"], HFILE_ROWS)
+        print(f"test_3: compared {evidence}", flush=True)
+
+    def test_4_a_regionserver_killed_mid_copy_loses_and_doubles_nothing(self):
+        ns = "msk" + RUN
+        table, reference = ns + ":events", ns + ":reference"
+        h.ctl(ROOT, "put", "-", input=salted_document(table, 10))
+        h.wait_status(ROOT, table, ["ready"], timeout=180)
+        capture("load", table, reference, str(KILL_ROWS))
+        work = tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e"))
+        stop_file = os.path.join(work, "stop")
+        # Only mutations a client retry cannot apply twice with another outcome: a request the
+        # killed server applied but never answered is sent again. TTLs outlive the test. Its
+        # stderr to a file: the client may have much to say while a server is down.
+        with open(os.path.join(work, "mutator.err"), "w") as err:
+            mutator = subprocess.Popen(
+                [*h.java_command(CAPTURE, sdk=True), "--zk", h.ZK_QUORUM, "--root", ROOT,
+                 "mutator", table, reference, str(KILL_ROWS), "3600000", stop_file,
+                 "idempotent"], stdout=subprocess.PIPE, stderr=err, text=True)
+        self.addCleanup(lambda: mutator.poll() is None and mutator.kill())
+
+        h.ctl(ROOT, "put", "-", input=salted_document(table, 16, {
+            "allowed": True, "workers": 2, "engine": "put", "grace_period_s": 5,
+            "max_cells_per_s": 4000}))
+
+        def copying():
+            status = migration_status(table) or {}
+            return status.get("phase") == "copying" and status.get("rows", 0) > 0
+        h.wait_for(copying, 180, "the first checkpoints")
+
+        # The victim: the server with most regions of the two generations, not hbase:meta's.
+        meta = {r["port"] for r in region_loads("hbase:meta")}
+        held = collections.Counter(r["port"] for t in (table, table + "__g2")
+                                   for r in region_loads(t))
+        port = max((p for p in held if p not in meta), key=lambda p: held[p])
+        k = port - RS_PORT + 1
+        killed_at = migration_status(table)
+        local_cluster("rs-kill", str(k))
+        killed = time.time()
+        print(f"killed regionserver {k} ({server_of(port)}, {held[port]} regions of the two "
+              f"generations) at {killed_at['phase']}, {killed_at['rows']} rows copied",
+              flush=True)
+        local_cluster("rs-start", str(k))
+        print(f"regionserver {k} back after {time.time() - killed:.0f} s", flush=True)
+
+        # Known limit (reported): the crashed server's last WAL edits reach the target only when
+        # another server's recovered replication queue ships them, which HBase starts once the
+        # crashed server's ZooKeeper session has expired (zookeeper.session.timeout, 90 s here).
+        # The probes written into the reopened regions come back before that, so a verification
+        # in between fails, naming rows written just before the crash; nothing is switched.
+        # Verifying again (`presplitctl migration resume`, as an operator would) passes once the
+        # queue has shipped them.
+        resumes = []
+
+        def finished():
+            phase = migration_phase(table)
+            if phase == "failed_verification":
+                resumes.append(time.time() - killed)
+                print(f"test_4: verification failed {resumes[-1]:.0f} s after the kill, "
+                      f"resumed: {migration_status(table).get('error', '')[:200]}", flush=True)
+                h.ctl(ROOT, "migration", "resume", table)
+                h.wait_for(lambda: migration_phase(table) != "failed_verification", 60,
+                           "the resume")
+            return phase == "done"
+        h.wait_for(finished, 900, "the migration's end\n" + self.daemon.log_text()[-3000:])
+        self.assertLessEqual(len(resumes), 10, "verification kept failing")
+        with open(stop_file, "w"):
+            pass
+        out, _ = mutator.communicate(timeout=300)
+        with open(os.path.join(work, "mutator.err"), errors="replace") as f:
+            self.assertEqual(mutator.returncode, 0, f.read()[-3000:])
+        mutations = json.loads(out.strip().splitlines()[-1])
+        self.assertEqual(mutations["generations"], 2, "the writer followed the switch")
+        evidence = capture("compare", table, reference)
+        self.assertEqual(evidence["generation"], 2)
+        self.assertEqual(evidence["buckets"], 16)
+        print(f"test_4: migration done {time.time() - killed:.0f} s after the kill, "
+              f"{len(resumes)} resume(s); mutations {mutations}; compared {evidence}", flush=True)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
