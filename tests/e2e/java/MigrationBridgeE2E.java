@@ -438,8 +438,8 @@ public final class MigrationBridgeE2E {
       JsonObject ensured = obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()));
       check(ensured.get("added").getAsBoolean()
-          && ensured.get("flushed_regions").getAsInt() >= 1,
-          "the capture peer was not added knowing the flushed edits: " + ensured);
+          && ensured.get("flushed_regions").getAsInt() == starts.size(),
+          "the capture peer was not added knowing every region's flushed edits: " + ensured);
       check(!obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()))
           .get("added").getAsBoolean(), "a second ensure added the peer again");

@@ -93,7 +93,8 @@ public final class CapturePeers {
 
   /**
    * Flushes the table and reads, from each RegionServer holding it, every region's highest
-   * flushed sequence id: the edits the new peer need not ship (see {@link FlushedBefore}). Only
+   * flushed sequence id, or the sequence id it opened at less one when that is higher: the
+   * edits the new peer need not ship (see {@link FlushedBefore}). Only
    * a cost depends on it, so a flush that fails (a region moving) or a server that does not
    * answer leaves regions out, which skips nothing for them.
    */
@@ -105,10 +106,18 @@ public final class CapturePeers {
           table, e.toString());
     }
     Set<ServerName> servers = new HashSet<>();
+    Map<String, Long> flushed = new HashMap<>();
     try (RegionLocator locator = admin.getConnection().getRegionLocator(table)) {
       for (HRegionLocation location : locator.getAllRegionLocations()) {
         if (location != null && location.getServerName() != null) {
           servers.add(location.getServerName());
+          // Everything below the sequence id a region opened at was in its store files when it
+          // opened (the close before flushed it, or the open replayed and flushed it): a region
+          // reopened since its last flush (a table altered at the copy's end) reports no flush.
+          if (location.getSeqNum() > 1) {
+            flushed.merge(location.getRegion().getEncodedName(), location.getSeqNum() - 1,
+                Math::max);
+          }
         }
       }
     } catch (IOException e) {
@@ -116,13 +125,12 @@ public final class CapturePeers {
           e.toString());
       return FlushedBefore.NOTHING;
     }
-    Map<String, Long> flushed = new HashMap<>();
     for (ServerName server : servers) {
       try {
         for (RegionMetrics region : admin.getRegionMetrics(server, table)) {
           long seqId = region.getCompletedSequenceId();
           if (seqId > 0) {
-            flushed.put(RegionInfo.encodeRegionName(region.getRegionName()), seqId);
+            flushed.merge(RegionInfo.encodeRegionName(region.getRegionName()), seqId, Math::max);
           }
         }
       } catch (IOException e) {

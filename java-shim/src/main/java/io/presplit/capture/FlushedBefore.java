@@ -19,8 +19,10 @@ import org.apache.hadoop.hbase.wal.WALKey;
  *
  * <p>Why it is exact: a region's reported "completed sequence id" is the highest sequence id
  * whose edit is flushed (HBase's own WAL splitting skips the edits at or below it for the same
- * reason). presplitd flushes the table, reads these ids from the RegionServers and only then adds
- * the peer; its copy starts after that and reads every such edit from the store files. Sequence
+ * reason), and every edit below the sequence id a region opened at (hbase:meta's
+ * {@code seqnumDuringOpen}) was in its store files when it opened: its last close flushed it, or
+ * the open replayed and flushed it. presplitd flushes the table, reads these ids and only then
+ * adds the peer; its copy starts after that and reads every such edit from the store files. Sequence
  * ids only grow within a region (across moves and reopens too), so an edit made after the peer
  * was added is above the mark; a region not in the map (a daughter of a later split, a region the
  * RegionServers did not report) has nothing skipped. Timestamps play no part.
