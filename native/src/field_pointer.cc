@@ -26,29 +26,30 @@ bool AllDigits(std::string_view s) {
   return true;
 }
 
+// Whether path[at] starts an index "[digits]"; *close is then the position of its ']'.
+bool IndexAt(std::string_view path, size_t at, size_t* close) {
+  if (at >= path.size() || path[at] != '[') return false;
+  size_t end = path.find(']', at);
+  if (end == std::string_view::npos || !AllDigits(path.substr(at + 1, end - at - 1))) return false;
+  *close = end;
+  return true;
+}
+
 }  // namespace
 
 std::string FieldPathToPointer(std::string_view path) {
   std::string pointer;
   size_t at = 0;
   while (at < path.size()) {
-    // One member name, up to the next '.' or '[' (an index).
-    size_t end = path.find_first_of(".[", at);
-    if (end == std::string_view::npos) end = path.size();
+    // One member name, up to the next '.' or index; a '[' that starts no index is part of it.
+    size_t end = at;
+    size_t close = 0;
+    while (end < path.size() && path[end] != '.' && !IndexAt(path, end, &close)) ++end;
     if (end > at) AppendSegment(pointer, path.substr(at, end - at));
     at = end;
     // Its indices: "[0]", "[0][1]"...
-    while (at < path.size() && path[at] == '[') {
-      size_t close = path.find(']', at);
-      std::string_view index = close == std::string_view::npos
-                                   ? std::string_view()
-                                   : path.substr(at + 1, close - at - 1);
-      if (!AllDigits(index)) {
-        // Not an index after all: the rest is one member name.
-        AppendSegment(pointer, path.substr(at));
-        return pointer;
-      }
-      AppendSegment(pointer, index);
+    while (IndexAt(path, at, &close)) {
+      AppendSegment(pointer, path.substr(at + 1, close - at - 1));
       at = close + 1;
     }
     if (at < path.size() && path[at] == '.') ++at;

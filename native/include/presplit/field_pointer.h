@@ -14,7 +14,7 @@ namespace presplit {
 // "layout.salt.buckets" -> "/layout/salt/buckets"; "families[0].name" -> "/families/0/name";
 // "" -> "" (the whole document). Each member name is escaped as RFC 6901 says ('~' as "~0", '/'
 // as "~1"). A member name that itself contains '.' or '[' cannot be told apart from a nested path
-// in the dotted form and is split there.
+// in the dotted form and is split there (a '[' that starts no "[digits]" stays in the name).
 std::string FieldPathToPointer(std::string_view path);
 
 struct FieldErrorParts {

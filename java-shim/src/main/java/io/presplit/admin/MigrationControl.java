@@ -192,7 +192,7 @@ public final class MigrationControl {
         z.setData(path, data, s.pendingStat.getVersion());
       } else {
         admin.ensureRequests(z);
-        z.create(path, data, admin.requestAcl(z), CreateMode.PERSISTENT);
+        z.create(path, data, admin.requestAcl(), CreateMode.PERSISTENT);
       }
     } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException
         | KeeperException.NoNodeException e) {

@@ -22,7 +22,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.ZooDefs.Perms;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -67,9 +66,10 @@ public final class PresplitAdmin implements Closeable {
     }
 
     /**
-     * Authenticate as digest {@code user:password}. Without the file's ACL lines, a document or
-     * request created takes the ACL of the znode above it (as presplit's ACLs make them) and
-     * {@code <root>}, {@code <root>/tables} and {@code <root>/requests} must exist already.
+     * Authenticate as digest {@code user:password}. Without the file's ACL lines, a new document
+     * takes the ACL of {@code <root>/tables} (the same, by presplit's ACLs), {@code <root>} and
+     * {@code <root>/tables} must exist already, and a new migration request is refused (its ACL
+     * names the daemon's identity): use {@link #authFile} for those.
      */
     public Options digestAuth(String user, String password) {
       this.credentials = AdminCredentials.digest(user, password);
@@ -459,22 +459,20 @@ public final class PresplitAdmin implements Closeable {
     ensure(z, requestsPath(), acl -> acl.requestsAcl());
   }
 
-  /** The ACL of a new request: presplitctl's, or its parent's with this identity's rw. */
-  List<ACL> requestAcl(ZooKeeper z) throws KeeperException, InterruptedException {
+  /** The ACL of a new request: presplitctl's (the credentials file's), or open without one. */
+  List<ACL> requestAcl() throws PresplitAdminException {
     AdminCredentials c = options.credentials;
     if (c == null) {
       return ZooDefs.Ids.OPEN_ACL_UNSAFE;
     }
-    if (c.knowsAcls()) {
-      return c.requestAcl();
+    if (!c.knowsAcls()) {
+      // The request's ACL names the daemon's identity, which only the file says (ZooKeeper shows
+      // the digests of <root>/requests' ACL to its administrators alone: the daemons).
+      throw new PresplitAdminException("a new migration request under access control needs"
+          + " presplit's credentials file (PresplitAdmin.Options.authFile): a digest identity"
+          + " alone does not say which daemon identity its ACL names");
     }
-    List<ACL> acl = new ArrayList<>();
-    String me = c.id();
-    for (ACL entry : z.getACL(requestsPath(), null)) {
-      boolean mine = entry.getId().getScheme().equals("digest") && entry.getId().getId().equals(me);
-      acl.add(mine ? new ACL(Perms.READ | Perms.WRITE, entry.getId()) : entry);
-    }
-    return acl;
+    return c.requestAcl();
   }
 
   // ---- paths, ACLs, errors ----
@@ -510,8 +508,18 @@ public final class PresplitAdmin implements Closeable {
     if (c == null) {
       return ZooDefs.Ids.OPEN_ACL_UNSAFE;
     }
-    // A document's ACL is its parent's (both the portal's): without the file, copy it.
-    return c.knowsAcls() ? c.documentAcl() : z.getACL(tablesPath(), null);
+    if (c.knowsAcls()) {
+      return c.documentAcl();
+    }
+    // A document's ACL is its parent's (both the portal's): without the file, copy it. ZooKeeper
+    // shows the digests only to who may administer <root>/tables, which the portal may.
+    List<ACL> acl = z.getACL(tablesPath(), null);
+    for (ACL entry : acl) {
+      if (entry.getId().getScheme().equals("digest") && entry.getId().getId().endsWith(":x")) {
+        throw KeeperException.create(KeeperException.Code.NOAUTH, tablesPath());
+      }
+    }
+    return acl;
   }
 
   PresplitAdminException refused(String what, String path, KeeperException e) {

@@ -109,6 +109,23 @@ class PresplitAdminTest {
     }
   }
 
+  /** A znode's ACL as the portal sees it (ZooKeeper shows digests to administrators only). */
+  List<ACL> aclAsPortal(String path) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper portal = new ZooKeeper(quorum(), 30_000, e -> {
+      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    try {
+      portal.addAuthInfo("digest", "portal:portal-secret".getBytes(StandardCharsets.UTF_8));
+      assertTrue(connected.await(30, TimeUnit.SECONDS), "no ZooKeeper session");
+      return portal.getACL(path, new Stat());
+    } finally {
+      portal.close();
+    }
+  }
+
   Path credentials(String identity) throws Exception {
     Path file = dir.resolve(identity.substring(0, identity.indexOf(':')) + ".conf");
     Files.writeString(file, "identity = " + identity + "\nportal = " + PORTAL_ID + "\ndaemon = "
@@ -255,13 +272,16 @@ class PresplitAdminTest {
     try (PresplitAdmin admin = PresplitAdmin.open(quorum(), "/presplit", portal)) {
       assertEquals(0, admin.put(DOCUMENT));
     }
-    List<ACL> acl = raw.getACL("/presplit/tables/default:t", new Stat());
+    List<ACL> acl = aclAsPortal("/presplit/tables/default:t");
     assertEquals(List.of(new ACL(ZooDefs.Perms.ALL, new org.apache.zookeeper.data.Id("digest",
         PORTAL_ID)), new ACL(ZooDefs.Perms.READ, new org.apache.zookeeper.data.Id("digest",
         DAEMON_ID)), new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)), acl);
+    // <root>: ZooKeeper shows its digests to the daemon only; the users and permissions to all.
     List<ACL> rootAcl = raw.getACL("/presplit", new Stat());
     assertEquals(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE, rootAcl.stream()
-        .filter(a -> a.getId().getId().equals(PORTAL_ID)).findFirst().get().getPerms());
+        .filter(a -> a.getId().getId().startsWith("portal:")).findFirst().get().getPerms());
+    assertEquals(ZooDefs.Perms.ALL, rootAcl.stream()
+        .filter(a -> a.getId().getId().startsWith("daemon:")).findFirst().get().getPerms());
 
     // Unauthenticated, and as the daemon: may read, may not write.
     try (PresplitAdmin anyone = PresplitAdmin.open(quorum(), "/presplit")) {
@@ -287,8 +307,37 @@ class PresplitAdminTest {
       assertEquals(1, admin.put(withBuckets(8), 0));
       assertEquals(0, admin.put(DOCUMENT.replace("\"t\"", "\"ns:u\"")));
     }
-    assertEquals(acl, raw.getACL("/presplit/tables/ns:u", new Stat()));
+    assertEquals(acl, aclAsPortal("/presplit/tables/ns:u"));
     assertEquals(1, raw.exists("/presplit/tables/default:t", false).getVersion());
+
+    // Migration requests: the daemon's identity in their ACL comes from the file only.
+    // presplitd's part, as the daemon: the plan and <root>/requests with its ACL.
+    raw.addAuthInfo("digest", "daemon:daemon-secret".getBytes(StandardCharsets.UTF_8));
+    writePlan("copying", false);
+    raw.create("/presplit/requests", new byte[0], java.util.Arrays.asList(
+        new ACL(ZooDefs.Perms.ALL, new org.apache.zookeeper.data.Id("digest", DAEMON_ID)),
+        new ACL(ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE | ZooDefs.Perms.READ,
+            new org.apache.zookeeper.data.Id("digest", PORTAL_ID)),
+        new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)), CreateMode.PERSISTENT);
+    try (PresplitAdmin admin = PresplitAdmin.open(quorum(), "/presplit", digest)) {
+      PresplitAdminException e = assertThrows(PresplitAdminException.class,
+          () -> admin.migration("t").pause());
+      assertTrue(e.getMessage().contains("needs presplit's credentials file"), e.getMessage());
+    }
+    try (PresplitAdmin anyone = PresplitAdmin.open(quorum(), "/presplit")) {
+      PresplitAdminException e = assertThrows(PresplitAdminException.class,
+          () -> anyone.migration("t").pause());
+      assertTrue(e.getMessage().startsWith("not authorised to write /presplit/requests/default:t"),
+          e.getMessage());
+    }
+    try (PresplitAdmin admin = PresplitAdmin.open(quorum(), "/presplit", portal)) {
+      assertTrue(admin.migration("t").pause());
+    }
+    List<ACL> request = raw.getACL("/presplit/requests/default:t", new Stat());
+    assertEquals(ZooDefs.Perms.READ | ZooDefs.Perms.WRITE, request.stream()
+        .filter(a -> a.getId().getId().equals(PORTAL_ID)).findFirst().get().getPerms());
+    assertEquals(ZooDefs.Perms.ALL, request.stream()
+        .filter(a -> a.getId().getId().equals(DAEMON_ID)).findFirst().get().getPerms());
   }
 
   @Test
