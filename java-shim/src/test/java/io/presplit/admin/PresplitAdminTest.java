@@ -259,6 +259,10 @@ class PresplitAdminTest {
       writeStatus("default:t", "invalid", next);
       assertEquals("invalid", admin.awaitApplied("t", next, Duration.ofSeconds(5)).phase());
       assertEquals("invalid", admin.status("t").get().phase());
+      writeStatus("default:t", "ready", next);
+      TableStatus ready = admin.awaitApplied("default:t", next, Duration.ofSeconds(5));
+      assertEquals("ready", ready.phase());
+      assertEquals(4, ready.regions());
       assertTrue(admin.status("other").isEmpty());
     }
   }
