@@ -21,16 +21,20 @@
 #include <vector>
 
 #include "io_presplit_hbase_nativelib_PresplitNative.h"
+#include "presplit/field_pointer.h"
 #include "presplit/layout.h"
 #include "presplit/load_split.h"
 #include "presplit/split_algorithms.h"
 #include "presplit/split_policy.h"
+#include "presplit/split_points.h"
 #include "presplit/status.h"
+#include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
+#include "presplit/table_derived.h"
 
 namespace {
 
-constexpr jint kAbiVersion = 4;  // PresplitNative.ABI_VERSION
+constexpr jint kAbiVersion = 5;  // PresplitNative.ABI_VERSION
 constexpr jint kJniVersion = JNI_VERSION_1_8;
 
 struct Cache {
@@ -39,6 +43,9 @@ struct Cache {
   jclass load_split_choice = nullptr;  // io.presplit.hbase.nativelib.LoadSplitChoice
   jmethodID load_split_choice_ctor = nullptr;
   jclass byte_array = nullptr;  // byte[]
+  jclass document_check = nullptr;  // io.presplit.hbase.nativelib.DocumentCheck
+  jmethodID document_check_ctor = nullptr;
+  jclass string = nullptr;  // java.lang.String
 };
 Cache g_cache;
 
@@ -276,6 +283,39 @@ jobject ToJavaChoice(JNIEnv* env, const std::optional<presplit::LoadSplitChoice>
   return result;
 }
 
+// A Java String of printable text (messages, table names), or null for an empty optional.
+jstring ToJavaString(JNIEnv* env, const std::optional<std::string>& text) {
+  if (!text) return nullptr;
+  jstring out = env->NewStringUTF(SafeText(*text).c_str());
+  if (out == nullptr) throw JavaPending{};
+  return out;
+}
+
+jobjectArray ToJavaKeys(JNIEnv* env, const std::vector<std::string>& keys) {
+  jobjectArray out =
+      env->NewObjectArray(static_cast<jsize>(keys.size()), g_cache.byte_array, nullptr);
+  if (out == nullptr) throw JavaPending{};
+  for (size_t i = 0; i < keys.size(); ++i) {
+    jbyteArray key = ToJava(env, keys[i]);
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), key);
+    env->DeleteLocalRef(key);
+    CheckPending(env);
+  }
+  return out;
+}
+
+jobjectArray ToJavaStrings(JNIEnv* env, const std::vector<std::string>& texts) {
+  jobjectArray out = env->NewObjectArray(static_cast<jsize>(texts.size()), g_cache.string, nullptr);
+  if (out == nullptr) throw JavaPending{};
+  for (size_t i = 0; i < texts.size(); ++i) {
+    jstring text = ToJavaString(env, texts[i]);
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), text);
+    env->DeleteLocalRef(text);
+    CheckPending(env);
+  }
+  return out;
+}
+
 }  // namespace
 
 extern "C" {
@@ -295,6 +335,15 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* /*reserved*/) {
   if (g_cache.load_split_choice_ctor == nullptr) return JNI_ERR;
   g_cache.byte_array = GlobalClass(env, "[B");
   if (g_cache.byte_array == nullptr) return JNI_ERR;
+  g_cache.document_check = GlobalClass(env, "io/presplit/hbase/nativelib/DocumentCheck");
+  if (g_cache.document_check == nullptr) return JNI_ERR;
+  g_cache.document_check_ctor =
+      env->GetMethodID(g_cache.document_check, "<init>",
+                       "([BLjava/lang/String;Ljava/lang/String;Ljava/lang/String;[[B"
+                       "[Ljava/lang/String;)V");
+  if (g_cache.document_check_ctor == nullptr) return JNI_ERR;
+  g_cache.string = GlobalClass(env, "java/lang/String");
+  if (g_cache.string == nullptr) return JNI_ERR;
   return kJniVersion;
 }
 
@@ -304,6 +353,8 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void* /*reserved*/) {
   if (g_cache.native_exception != nullptr) env->DeleteGlobalRef(g_cache.native_exception);
   if (g_cache.load_split_choice != nullptr) env->DeleteGlobalRef(g_cache.load_split_choice);
   if (g_cache.byte_array != nullptr) env->DeleteGlobalRef(g_cache.byte_array);
+  if (g_cache.document_check != nullptr) env->DeleteGlobalRef(g_cache.document_check);
+  if (g_cache.string != nullptr) env->DeleteGlobalRef(g_cache.string);
   g_cache = Cache{};
 }
 
@@ -528,6 +579,43 @@ Java_io_presplit_hbase_nativelib_PresplitNative_nChooseGroupSafeLoadSplitPoint(
         env, Unwrap(presplit::ChooseGroupSafeLoadSplitPoint(
                  layout, start, end, candidates,
                  ToLoadSplitParams(min_requests, max_imbalance, max_contained_fraction))));
+  });
+}
+
+JNIEXPORT jobject JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nCheckTableDocument(
+    JNIEnv* env, jclass, jbyteArray utf8) {
+  return Guard(env, static_cast<jobject>(nullptr), [&]() -> jobject {
+    const std::string text = ToBytes(env, utf8, "document");
+    presplit::Result<presplit::TableConfig> config = presplit::ParseTableConfig(text);
+    std::optional<std::string> canonical, table, pointer, message;
+    std::vector<std::string> keys, notes;
+    if (config.ok()) {
+      // As presplitctl plan: the keys ParseTableConfig already computed once, the notes of a
+      // sampled split.
+      keys = Unwrap(presplit::ComputeSplitKeys(*config));
+      if (config->split.algorithm == presplit::SplitAlgorithm::kSampled) {
+        auto sampled = presplit::SampledSplit(config->split.sample, config->split.regions);
+        if (sampled.ok()) notes = sampled->notes;
+      }
+      canonical = presplit::TableConfigToJson(*config);
+      table = config->FullName();
+    } else if (config.status().code() == presplit::StatusCode::kInvalidArgument) {
+      presplit::FieldErrorParts parts = presplit::SplitFieldError(config.status().message());
+      pointer = std::move(parts.pointer);
+      message = std::move(parts.message);
+    } else {
+      Fail(config.status());  // not a verdict on the document: an internal failure
+    }
+    jbyteArray jcanonical = canonical ? ToJava(env, *canonical) : nullptr;
+    jstring jtable = ToJavaString(env, table);
+    jstring jpointer = ToJavaString(env, pointer);
+    jstring jmessage = ToJavaString(env, message);
+    jobjectArray jkeys = ToJavaKeys(env, keys);
+    jobjectArray jnotes = ToJavaStrings(env, notes);
+    jobject result = env->NewObject(g_cache.document_check, g_cache.document_check_ctor,
+                                    jcanonical, jtable, jpointer, jmessage, jkeys, jnotes);
+    if (result == nullptr) throw JavaPending{};
+    return result;
   });
 }
 

@@ -12,7 +12,7 @@ package io.presplit.client;
  * nested 200,000 deep would end the reading thread with a {@link StackOverflowError}, which no
  * caller expects. One pass over the bytes, no recursion, no allocation.
  */
-final class JsonBounds {
+public final class JsonBounds {
   /** ZooKeeper's default jute.maxbuffer: no znode of a default ZooKeeper holds more. */
   static final int MAX_BYTES = 1024 * 1024;
   /** presplit's own documents nest 4 levels deep (a status's load.decisions[i]). */
@@ -21,7 +21,7 @@ final class JsonBounds {
   private JsonBounds() {}
 
   /** {@link #problem(byte[], int, int)} with the default limits. */
-  static String problem(byte[] json) {
+  public static String problem(byte[] json) {
     return problem(json, MAX_BYTES, MAX_DEPTH);
   }
 

@@ -9,7 +9,7 @@ package io.presplit.hbase.nativelib;
  */
 public final class PresplitNative {
   /** Bumped with every change of the native methods; the library must report the same. */
-  public static final int ABI_VERSION = 4;
+  public static final int ABI_VERSION = 5;
 
   private PresplitNative() {
   }
@@ -130,6 +130,18 @@ public final class PresplitNative {
         minRequests, maxImbalance, maxContainedFraction);
   }
 
+  /**
+   * Parses and validates a table document with libpresplit's own parser (as presplitd and
+   * {@code presplitctl put} do) and, when it is valid, computes its canonical form and split keys
+   * (as {@code presplitctl plan}). An invalid document is a result, not an exception.
+   *
+   * @param utf8 the document's text in UTF-8
+   */
+  public static DocumentCheck checkTableDocument(byte[] utf8) throws NativeException {
+    NativeLibrary.require();
+    return nCheckTableDocument(utf8);
+  }
+
   // The JNI surface. Only NativeLibrary and the wrappers above call these.
 
   static native int nAbiVersion();
@@ -174,6 +186,8 @@ public final class PresplitNative {
       byte[] groupDelimiter, byte[] regionStart, byte[] regionEnd, byte[][] keys, long[] left,
       long[] right, long[] contained, long minRequests, double maxImbalance,
       double maxContainedFraction) throws NativeException;
+
+  static native DocumentCheck nCheckTableDocument(byte[] utf8) throws NativeException;
 
   /** Test hook: raises a native error of the given code name from C++ (exception path tests). */
   static native void nRaiseForTest(String what) throws NativeException;
