@@ -12,7 +12,9 @@ renewal happens within the test. Checked against the real cluster:
   principal and the KDC's reason, logs it and counts it; a KDC that does not answer is the same
   within seconds, not a hang;
 - the ticket is renewed from the keytab before it ends, and after the first ticket's end the
-  daemon still creates tables (over new RPC connections, the idle ones closed).
+  daemon still creates tables (over new RPC connections, the idle ones closed);
+- a keytab path that names no file: presplitd stays up, answers 503 on /healthz with "the keytab
+  does not exist", logs it and counts it, within seconds of its start.
 """
 import json
 import os
@@ -218,6 +220,34 @@ class KerberosTest(unittest.TestCase):
         self.assertEqual(kprobe(HBASE, "regions-count", table), "3")
         d.wait_healthy(timeout=30)
         self.assertEqual(self.metric(d, "presplit_kerberos_login_failures_total"), 0)
+
+    def test_5_a_keytab_that_does_not_exist_is_a_login_failure_on_healthz(self):
+        missing = os.path.join(h.BUILD_DIR, "e2e", f"missing-{RUN}.keytab")
+        self.assertFalse(os.path.exists(missing))
+        d = daemon("nokeytab", 19534, (DAEMON[0], missing))
+        started = time.time()
+        d.start(healthy=False)
+        try:
+            want = (f"Kerberos login as {DAEMON[0]} from keytab {missing} failed: "
+                    "the keytab does not exist")
+            # Said before any KDC is asked: at the first login attempt, not after a timeout.
+            h.wait_for(lambda: want in d.healthz()[1], 30, "the missing keytab on /healthz")
+            self.assertLess(time.time() - started, 30)
+            code, body = d.healthz()
+            self.assertEqual(code, 503, body)
+            self.assertIn(want + " (no ticket)", body)
+            self.assertNotIn("\n", body.strip())
+            self.assertTrue(d.alive(), "presplitd keeps running and retries")
+            log = d.log_text()
+            self.assertIn(want + "; presplitd answers 503 on /healthz and tries again in 30 s",
+                          log)
+            self.assertNotIn("\tat ", log)
+            metrics = d.metrics()
+            self.assertGreaterEqual(metrics["presplit_kerberos_login_failures_total"], 1)
+            self.assertEqual(metrics["presplit_kerberos_logins_total"], 0)
+            self.assertEqual(metrics["presplit_healthy"], 0)
+        finally:
+            self.assertEqual(d.stop(), 0, "a prompt, clean stop while the login fails")
 
 
 if __name__ == "__main__":
