@@ -14,7 +14,10 @@ renewal happens within the test. Checked against the real cluster:
 - the ticket is renewed from the keytab before it ends, and after the first ticket's end the
   daemon still creates tables (over new RPC connections, the idle ones closed);
 - a keytab path that names no file: presplitd stays up, answers 503 on /healthz with "the keytab
-  does not exist", logs it and counts it, within seconds of its start.
+  does not exist", logs it and counts it, within seconds of its start;
+- a document for a namespace that does not exist, presplitd's principal lacking the global ADMIN
+  that creating one takes: that table's status is `error` naming the permission, the principal
+  and the table on one line; the daemon's other table stays `ready` and the daemon healthy.
 """
 import json
 import os
@@ -248,6 +251,49 @@ class KerberosTest(unittest.TestCase):
             self.assertEqual(metrics["presplit_healthy"], 0)
         finally:
             self.assertEqual(d.stop(), 0, "a prompt, clean stop while the login fails")
+
+
+
+    def test_6_a_namespace_it_may_not_create_is_an_error_and_nothing_else(self):
+        # presplitd's principal holds CREATE on NS_OK only, not the global ADMIN that creating a
+        # namespace takes.
+        d = daemon("nsdeny", 19535, DAEMON).start()
+        try:
+            kept = f"{NS_OK}:kept"
+            put(d.root, salted(kept, 3))
+            status = h.wait_status(d.root, kept, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "ready", status)
+            ns_new = f"krbnew{RUN}"
+            table = f"{ns_new}:events"
+            put(d.root, salted(table, 4))
+            status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "error", status)
+            error = status["error"]
+            self.assertIn(f"HBase denied creating namespace {ns_new} for table {table}: ",
+                          error)
+            self.assertIn("Insufficient permissions", error)
+            self.assertIn("action=ADMIN", error)
+            self.assertIn(f"creating a namespace needs global ADMIN, which presplitd's "
+                          f"principal {DAEMON[0]} lacks", error)
+            self.assertIn(f"create_namespace '{ns_new}'; grant 'presplit', 'C', '@{ns_new}'",
+                          error)
+            self.assertNotIn("\n", error)
+            self.assertNotIn("\tat ", error)
+            self.assertNotIn("at org.apache", error)
+            self.assertEqual(kprobe(HBASE, "namespace-exists", ns_new), "false")
+            # Nothing else is affected: after more passes (each retrying the create) the other
+            # table is still ready with its regions, and the daemon healthy.
+            d.wait_passes(2)
+            status = h.status(d.root, table)
+            self.assertEqual(status["phase"], "error", status)
+            status = h.status(d.root, kept)
+            self.assertEqual(status["phase"], "ready", status)
+            self.assertEqual(status["regions"], 3, status)
+            self.assertEqual(kprobe(HBASE, "regions-count", kept), "3")
+            code, body = d.healthz()
+            self.assertEqual(code, 200, body)
+        finally:
+            d.stop()
 
 
 if __name__ == "__main__":

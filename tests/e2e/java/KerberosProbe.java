@@ -22,6 +22,7 @@ import org.apache.hadoop.security.UserGroupInformation;
  *   KerberosProbe PRINCIPAL KEYTAB whoami                  the user HBase sees (short name)
  *   KerberosProbe PRINCIPAL KEYTAB create-namespace NS     unless it exists
  *   KerberosProbe PRINCIPAL KEYTAB grant USER @NS ACTIONS  ACTIONS: letters of RWXCA
+ *   KerberosProbe PRINCIPAL KEYTAB namespace-exists NS     true or false
  *   KerberosProbe PRINCIPAL KEYTAB regions-count TABLE     the table's regions
  * </pre>
  *
@@ -78,6 +79,8 @@ public final class KerberosProbe {
           AccessControlClient.grant(c, rest[1].substring(1), rest[0], actions);
           return rest[0] + " " + rest[1] + " " + rest[2];
         }
+        case "namespace-exists":
+          return String.valueOf(Arrays.asList(admin.listNamespaces()).contains(rest[0]));
         case "regions-count":
           try (RegionLocator locator = c.getRegionLocator(TableName.valueOf(rest[0]))) {
             return String.valueOf(locator.getAllRegionLocations().size());
