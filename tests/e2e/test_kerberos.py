@@ -17,7 +17,10 @@ renewal happens within the test. Checked against the real cluster:
   does not exist", logs it and counts it, within seconds of its start;
 - a document for a namespace that does not exist, presplitd's principal lacking the global ADMIN
   that creating one takes: that table's status is `error` naming the permission, the principal
-  and the table on one line; the daemon's other table stays `ready` and the daemon healthy.
+  and the table on one line; the daemon's other table stays `ready` and the daemon healthy;
+- the SDK as a Kerberos user (docs/sdk.md): the test user, granted RW on the table by the
+  superuser, writes rows and reads them back in key order with a merged scan; refused
+  (AccessDeniedException) before the grant.
 """
 import json
 import os
@@ -30,6 +33,7 @@ import harness as h
 
 RUN = uuid.uuid4().hex[:8]
 PROBE_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosProbe.java")
+SDK_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosSdk.java")
 
 
 def cluster_env():
@@ -56,12 +60,18 @@ NS_DENIED = f"krbdeny{RUN}"
 os.environ["KRB5_CONFIG"] = KRB5
 
 
-def kprobe(identity, *args, check=True):
-    """KerberosProbe as `identity` (principal, keytab); returns its RESULT value."""
-    cmd = h.java_command(PROBE_SOURCE, short_lived=True)
+def kerberized(cmd):
+    """A test program's java command as a client of the Kerberized cluster: its hbase-site.xml
+    first on the classpath, its KDC's krb5.conf (Java does not read KRB5_CONFIG)."""
     cp = cmd.index("-cp")
     cmd[cp + 1] = CONF_DIR + ":" + cmd[cp + 1]
     cmd[cp:cp] = ["-Djava.security.krb5.conf=" + KRB5, *h.HBASE_CLIENT_JVM]
+    return cmd
+
+
+def kprobe(identity, *args, check=True):
+    """KerberosProbe as `identity` (principal, keytab); returns its RESULT value."""
+    cmd = kerberized(h.java_command(PROBE_SOURCE, short_lived=True))
     proc = h.run([*cmd, *identity, *args], check=check, timeout=180)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -69,6 +79,18 @@ def kprobe(identity, *args, check=True):
     if check:
         raise AssertionError(f"KerberosProbe {args}: no result\n{proc.stdout}\n{proc.stderr}")
     return None
+
+
+def sdk_writer(identity, root, table, rows):
+    """KerberosSdk as `identity`: writes `rows` rows through the SDK and reads them back with a
+    merged scan. Returns (exit code, its RESULT as a dict or None, stderr)."""
+    cmd = kerberized(h.java_command(SDK_SOURCE, sdk=True, short_lived=True))
+    proc = h.run([*cmd, *identity, h.ZK_QUORUM, root, table, str(rows)], check=False,
+                 timeout=180)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return proc.returncode, json.loads(line[len("RESULT "):]), proc.stderr
+    return proc.returncode, None, proc.stderr
 
 
 def salted(table, buckets):
@@ -252,8 +274,6 @@ class KerberosTest(unittest.TestCase):
         finally:
             self.assertEqual(d.stop(), 0, "a prompt, clean stop while the login fails")
 
-
-
     def test_6_a_namespace_it_may_not_create_is_an_error_and_nothing_else(self):
         # presplitd's principal holds CREATE on NS_OK only, not the global ADMIN that creating a
         # namespace takes.
@@ -294,6 +314,46 @@ class KerberosTest(unittest.TestCase):
             self.assertEqual(code, 200, body)
         finally:
             d.stop()
+
+    def test_7_the_sdk_writes_and_reads_as_a_kerberos_user(self):
+        d = self.renewing
+        table = f"{NS_OK}:sdk"
+        put(d.root, salted(table, 4))
+        status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        rows = 200
+        # Without a grant the test user's writes are refused by HBase, and nothing is written.
+        rc, result, err = sdk_writer(TESTER, d.root, table, rows)
+        self.assertEqual(rc, 3, err)
+        self.assertIsNone(result)
+        self.assertIn("DENIED org.apache.hadoop.hbase.security.AccessDeniedException: "
+                      "Insufficient permissions", err)
+        self.assertIn("tester", err)
+        self.assertIn("WRITE", err)
+        self.assertEqual(kprobe(HBASE, "rows", table), "0 -")
+        # Granted RW on the table by the superuser (the grant reaches the RegionServer through
+        # ZooKeeper, so the first writes may still be refused): writes, then a merged scan.
+        kprobe(HBASE, "grant", "tester", table, "RW")
+        outcome = {}
+
+        def written():
+            rc, result, err = sdk_writer(TESTER, d.root, table, rows)
+            if rc != 3:
+                outcome.update(rc=rc, result=result, err=err)
+            return rc != 3
+
+        h.wait_for(written, 90, "the test user's SDK writes after the grant")
+        self.assertEqual(outcome["rc"], 0, outcome["err"])
+        result = outcome["result"]
+        self.assertEqual(result["user"], "tester")
+        self.assertEqual(result["written"], rows)
+        self.assertEqual(result["scanned"], rows)
+        self.assertEqual(result["first"], "u0|00000")
+        self.assertEqual(result["last"], "u9|00199")
+        self.assertEqual(result["buckets"], 4)
+        self.assertEqual(result["buckets_written"], 4, "the merged scan read every bucket")
+        # Seen by HBase's superuser in the physical table: every row, salted into 4 buckets.
+        self.assertEqual(kprobe(HBASE, "rows", table), f"{rows} 0,1,2,3")
 
 
 if __name__ == "__main__":
