@@ -144,9 +144,14 @@ public final class KerberosSdk {
     return null;
   }
 
+  /** The class and the first line of the message, which a remote exception's repeats. */
   private static String firstLine(Throwable t) {
-    String message = t.getClass().getName() + ": " + t.getMessage();
+    String prefix = t.getClass().getName() + ": ";
+    String message = String.valueOf(t.getMessage());
+    while (message.startsWith(prefix)) {
+      message = message.substring(prefix.length());
+    }
     int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
+    return prefix + (nl < 0 ? message : message.substring(0, nl));
   }
 }
