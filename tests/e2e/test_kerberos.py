@@ -12,7 +12,15 @@ renewal happens within the test. Checked against the real cluster:
   principal and the KDC's reason, logs it and counts it; a KDC that does not answer is the same
   within seconds, not a hang;
 - the ticket is renewed from the keytab before it ends, and after the first ticket's end the
-  daemon still creates tables (over new RPC connections, the idle ones closed).
+  daemon still creates tables (over new RPC connections, the idle ones closed);
+- a keytab path that names no file: presplitd stays up, answers 503 on /healthz with "the keytab
+  does not exist", logs it and counts it, within seconds of its start;
+- a document for a namespace that does not exist, presplitd's principal lacking the global ADMIN
+  that creating one takes: that table's status is `error` naming the permission, the principal
+  and the table on one line; the daemon's other table stays `ready` and the daemon healthy;
+- the SDK as a Kerberos user (docs/sdk.md): the test user, granted RW on the table by the
+  superuser, writes rows and reads them back in key order with a merged scan; refused
+  (AccessDeniedException) before the grant.
 """
 import json
 import os
@@ -25,6 +33,7 @@ import harness as h
 
 RUN = uuid.uuid4().hex[:8]
 PROBE_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosProbe.java")
+SDK_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosSdk.java")
 
 
 def cluster_env():
@@ -51,12 +60,18 @@ NS_DENIED = f"krbdeny{RUN}"
 os.environ["KRB5_CONFIG"] = KRB5
 
 
-def kprobe(identity, *args, check=True):
-    """KerberosProbe as `identity` (principal, keytab); returns its RESULT value."""
-    cmd = h.java_command(PROBE_SOURCE, short_lived=True)
+def kerberized(cmd):
+    """A test program's java command as a client of the Kerberized cluster: its hbase-site.xml
+    first on the classpath, its KDC's krb5.conf (Java does not read KRB5_CONFIG)."""
     cp = cmd.index("-cp")
     cmd[cp + 1] = CONF_DIR + ":" + cmd[cp + 1]
     cmd[cp:cp] = ["-Djava.security.krb5.conf=" + KRB5, *h.HBASE_CLIENT_JVM]
+    return cmd
+
+
+def kprobe(identity, *args, check=True):
+    """KerberosProbe as `identity` (principal, keytab); returns its RESULT value."""
+    cmd = kerberized(h.java_command(PROBE_SOURCE, short_lived=True))
     proc = h.run([*cmd, *identity, *args], check=check, timeout=180)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -64,6 +79,18 @@ def kprobe(identity, *args, check=True):
     if check:
         raise AssertionError(f"KerberosProbe {args}: no result\n{proc.stdout}\n{proc.stderr}")
     return None
+
+
+def sdk_writer(identity, root, table, rows):
+    """KerberosSdk as `identity`: writes `rows` rows through the SDK and reads them back with a
+    merged scan. Returns (exit code, its RESULT as a dict or None, stderr)."""
+    cmd = kerberized(h.java_command(SDK_SOURCE, sdk=True, short_lived=True))
+    proc = h.run([*cmd, *identity, h.ZK_QUORUM, root, table, str(rows)], check=False,
+                 timeout=180)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return proc.returncode, json.loads(line[len("RESULT "):]), proc.stderr
+    return proc.returncode, None, proc.stderr
 
 
 def salted(table, buckets):
@@ -218,6 +245,114 @@ class KerberosTest(unittest.TestCase):
         self.assertEqual(kprobe(HBASE, "regions-count", table), "3")
         d.wait_healthy(timeout=30)
         self.assertEqual(self.metric(d, "presplit_kerberos_login_failures_total"), 0)
+
+    def test_5_a_keytab_that_does_not_exist_is_a_login_failure_on_healthz(self):
+        missing = os.path.join(h.BUILD_DIR, "e2e", f"missing-{RUN}.keytab")
+        self.assertFalse(os.path.exists(missing))
+        d = daemon("nokeytab", 19534, (DAEMON[0], missing))
+        started = time.time()
+        d.start(healthy=False)
+        try:
+            want = (f"Kerberos login as {DAEMON[0]} from keytab {missing} failed: "
+                    "the keytab does not exist")
+            # Said before any KDC is asked: at the first login attempt, not after a timeout.
+            h.wait_for(lambda: want in d.healthz()[1], 30, "the missing keytab on /healthz")
+            self.assertLess(time.time() - started, 30)
+            code, body = d.healthz()
+            self.assertEqual(code, 503, body)
+            self.assertIn(want + " (no ticket)", body)
+            self.assertNotIn("\n", body.strip())
+            self.assertTrue(d.alive(), "presplitd keeps running and retries")
+            log = d.log_text()
+            self.assertIn(want + "; presplitd answers 503 on /healthz and tries again in 30 s",
+                          log)
+            self.assertNotIn("\tat ", log)
+            metrics = d.metrics()
+            self.assertGreaterEqual(metrics["presplit_kerberos_login_failures_total"], 1)
+            self.assertEqual(metrics["presplit_kerberos_logins_total"], 0)
+            self.assertEqual(metrics["presplit_healthy"], 0)
+        finally:
+            self.assertEqual(d.stop(), 0, "a prompt, clean stop while the login fails")
+
+    def test_6_a_namespace_it_may_not_create_is_an_error_and_nothing_else(self):
+        # presplitd's principal holds CREATE on NS_OK only, not the global ADMIN that creating a
+        # namespace takes.
+        d = daemon("nsdeny", 19535, DAEMON).start()
+        try:
+            kept = f"{NS_OK}:kept"
+            put(d.root, salted(kept, 3))
+            status = h.wait_status(d.root, kept, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "ready", status)
+            ns_new = f"krbnew{RUN}"
+            table = f"{ns_new}:events"
+            put(d.root, salted(table, 4))
+            status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "error", status)
+            error = status["error"]
+            self.assertIn(f"HBase denied creating namespace {ns_new} for table {table}: ",
+                          error)
+            self.assertIn("Insufficient permissions", error)
+            self.assertIn("action=ADMIN", error)
+            self.assertIn(f"creating a namespace needs global ADMIN, which presplitd's "
+                          f"principal {DAEMON[0]} lacks", error)
+            self.assertIn(f"create_namespace '{ns_new}'; grant 'presplit', 'C', '@{ns_new}'",
+                          error)
+            self.assertNotIn("\n", error)
+            self.assertNotIn("\tat ", error)
+            self.assertNotIn("at org.apache", error)
+            self.assertEqual(kprobe(HBASE, "namespace-exists", ns_new), "false")
+            # Nothing else is affected: after more passes (each retrying the create) the other
+            # table is still ready with its regions, and the daemon healthy.
+            d.wait_passes(2)
+            status = h.status(d.root, table)
+            self.assertEqual(status["phase"], "error", status)
+            status = h.status(d.root, kept)
+            self.assertEqual(status["phase"], "ready", status)
+            self.assertEqual(status["regions"], 3, status)
+            self.assertEqual(kprobe(HBASE, "regions-count", kept), "3")
+            code, body = d.healthz()
+            self.assertEqual(code, 200, body)
+        finally:
+            d.stop()
+
+    def test_7_the_sdk_writes_and_reads_as_a_kerberos_user(self):
+        d = self.renewing
+        table = f"{NS_OK}:sdk"
+        put(d.root, salted(table, 4))
+        status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        rows = 200
+        # Without a grant the test user's writes are refused by HBase, and nothing is written.
+        rc, result, err = sdk_writer(TESTER, d.root, table, rows)
+        self.assertEqual(rc, 3, err)
+        self.assertIsNone(result)
+        self.assertIn("DENIED org.apache.hadoop.hbase.security.AccessDeniedException: "
+                      f"Insufficient permissions (user={TESTER[0]}, scope={table}, ", err)
+        self.assertIn("action=WRITE)", err)
+        self.assertEqual(kprobe(HBASE, "rows", table), "0 -")
+        # Granted RW on the table by the superuser (the grant reaches the RegionServer through
+        # ZooKeeper, so the first writes may still be refused): writes, then a merged scan.
+        kprobe(HBASE, "grant", "tester", table, "RW")
+        outcome = {}
+
+        def written():
+            rc, result, err = sdk_writer(TESTER, d.root, table, rows)
+            if rc != 3:
+                outcome.update(rc=rc, result=result, err=err)
+            return rc != 3
+
+        h.wait_for(written, 90, "the test user's SDK writes after the grant")
+        self.assertEqual(outcome["rc"], 0, outcome["err"])
+        result = outcome["result"]
+        self.assertEqual(result["user"], "tester")
+        self.assertEqual(result["written"], rows)
+        self.assertEqual(result["scanned"], rows)
+        self.assertEqual(result["first"], "u0|00000")
+        self.assertEqual(result["last"], "u9|00199")
+        self.assertEqual(result["buckets"], 4)
+        self.assertEqual(result["buckets_written"], 4, "the merged scan read every bucket")
+        # Seen by HBase's superuser in the physical table: every row, salted into 4 buckets.
+        self.assertEqual(kprobe(HBASE, "rows", table), f"{rows} 0,1,2,3")
 
 
 if __name__ == "__main__":

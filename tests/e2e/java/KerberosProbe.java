@@ -1,4 +1,5 @@
 import java.util.Arrays;
+import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -8,9 +9,15 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessControlClient;
 import org.apache.hadoop.hbase.security.access.Permission;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.security.UserGroupInformation;
 
 /**
@@ -22,7 +29,12 @@ import org.apache.hadoop.security.UserGroupInformation;
  *   KerberosProbe PRINCIPAL KEYTAB whoami                  the user HBase sees (short name)
  *   KerberosProbe PRINCIPAL KEYTAB create-namespace NS     unless it exists
  *   KerberosProbe PRINCIPAL KEYTAB grant USER @NS ACTIONS  ACTIONS: letters of RWXCA
+ *   KerberosProbe PRINCIPAL KEYTAB grant USER TABLE ACTIONS    on one table
+ *   KerberosProbe PRINCIPAL KEYTAB namespace-exists NS     true or false
  *   KerberosProbe PRINCIPAL KEYTAB regions-count TABLE     the table's regions
+ *   KerberosProbe PRINCIPAL KEYTAB rows TABLE              "ROWS SALTS": the rows as stored,
+ *                                                          and their distinct first bytes
+ *                                                          ("-": none)
  * </pre>
  *
  * The answer is printed as one line "RESULT value" on stdout; errors go to stderr, exit 1.
@@ -72,11 +84,28 @@ public final class KerberosProbe {
                       : "X".equals(String.valueOf((char) ch)) ? "EXEC"
                       : "C".equals(String.valueOf((char) ch)) ? "CREATE" : "ADMIN"))
               .toArray(Permission.Action[]::new);
-          if (!rest[1].startsWith("@")) {
-            throw new IllegalArgumentException("grant: only @NAMESPACE, got " + rest[1]);
+          if (rest[1].startsWith("@")) {
+            AccessControlClient.grant(c, rest[1].substring(1), rest[0], actions);
+          } else {
+            AccessControlClient.grant(c, TableName.valueOf(rest[1]), rest[0], null, null,
+                actions);
           }
-          AccessControlClient.grant(c, rest[1].substring(1), rest[0], actions);
           return rest[0] + " " + rest[1] + " " + rest[2];
+        }
+        case "namespace-exists":
+          return String.valueOf(Arrays.asList(admin.listNamespaces()).contains(rest[0]));
+        case "rows": {
+          long rows = 0;
+          TreeSet<String> salts = new TreeSet<>();
+          try (Table t = c.getTable(TableName.valueOf(rest[0]));
+               ResultScanner scanner = t.getScanner(new Scan().setFilter(
+                   new FirstKeyOnlyFilter()))) {
+            for (Result r : scanner) {
+              rows++;
+              salts.add(Bytes.toStringBinary(r.getRow(), 0, 1));
+            }
+          }
+          return rows + " " + (salts.isEmpty() ? "-" : String.join(",", salts));
         }
         case "regions-count":
           try (RegionLocator locator = c.getRegionLocator(TableName.valueOf(rest[0]))) {

@@ -248,7 +248,11 @@ public final class AdminBridge implements AutoCloseable {
     if (admin.tableExists(tn)) {
       throw new TableExistsException(tn);
     }
-    ensureNamespace(tn.getNamespaceAsString());
+    try {
+      ensureNamespace(tn.getNamespaceAsString());
+    } catch (AccessDeniedException e) {
+      throw namespaceDenied(tn, e);
+    }
     try {
       Future<Void> procedure = splits.length == 0
           ? admin.createTableAsync(spec.descriptor())
@@ -275,25 +279,58 @@ public final class AdminBridge implements AutoCloseable {
    * and the grant that fixes it, without the remote stack trace; the original is the cause.
    */
   static AccessDeniedException denied(TableName tn, AccessDeniedException e) {
-    String reason = e.getMessage() == null ? "(no message)" : e.getMessage();
-    reason = reason.substring(0, reason.indexOf('\n') < 0 ? reason.length() : reason.indexOf('\n'));
-    String prefix = AccessDeniedException.class.getName() + ": ";
-    while (reason.startsWith(prefix)) {
-      reason = reason.substring(prefix.length());
-    }
-    String user;
-    try {
-      User current = User.getCurrent();
-      user = current == null ? "presplit" : current.getShortName();
-    } catch (IOException | RuntimeException unknown) {
-      user = "presplit";
-    }
+    String reason = deniedReason(e);
+    String user = currentUser(false);
     String ns = tn.getNamespaceAsString();
     AccessDeniedException out = new AccessDeniedException("HBase denied creating table "
         + tn.getNameAsString() + ": " + reason + "; presplitd's principal needs CREATE on namespace "
         + ns + " (hbase shell: grant '" + user + "', 'C', '@" + ns + "')");
     out.initCause(e);
     return out;
+  }
+
+  /**
+   * The master's AccessController refused to create the missing namespace of a table (creating a
+   * namespace takes global ADMIN, which presplitd's principal seldom holds): one line naming the
+   * permission, the principal and the table, and the two ways out; the original is the cause.
+   */
+  static AccessDeniedException namespaceDenied(TableName tn, AccessDeniedException e) {
+    String reason = deniedReason(e);
+    String principal = currentUser(true);
+    String user = currentUser(false);
+    String ns = tn.getNamespaceAsString();
+    AccessDeniedException out = new AccessDeniedException("HBase denied creating namespace " + ns
+        + " for table " + tn.getNameAsString() + ": " + reason + "; creating a namespace needs "
+        + "global ADMIN, which presplitd's principal " + principal + " lacks: create the "
+        + "namespace as an HBase admin and grant CREATE on it (hbase shell: create_namespace '"
+        + ns + "'; grant '" + user + "', 'C', '@" + ns + "'), or grant global ADMIN (grant '"
+        + user + "', 'A')");
+    out.initCause(e);
+    return out;
+  }
+
+  /** HBase's reason of an AccessDeniedException: its first line, without the class name. */
+  private static String deniedReason(AccessDeniedException e) {
+    String reason = e.getMessage() == null ? "(no message)" : e.getMessage();
+    reason = reason.substring(0, reason.indexOf('\n') < 0 ? reason.length() : reason.indexOf('\n'));
+    String prefix = AccessDeniedException.class.getName() + ": ";
+    while (reason.startsWith(prefix)) {
+      reason = reason.substring(prefix.length());
+    }
+    return reason.trim();
+  }
+
+  /** The user this JVM talks to HBase as: the whole principal, or its short name (for grants). */
+  private static String currentUser(boolean full) {
+    try {
+      User current = User.getCurrent();
+      if (current != null) {
+        return full ? current.getName() : current.getShortName();
+      }
+    } catch (IOException | RuntimeException unknown) {
+      // fall through
+    }
+    return "presplit";
   }
 
   private static final Pattern COMPRESSION_HINT = Pattern.compile(

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.security.User;
 import org.junit.jupiter.api.Test;
 
 /** What can be checked without a cluster; the rest is exercised by the end-to-end tests. */
@@ -52,6 +55,23 @@ class AdminBridgeTest {
         + "policy 'x.Y'", e.getMessage());
     e = AdminBridge.rejected(spec, new DoNotRetryIOException((String) null));
     assertEquals("master rejected table tinawang:lzo: (no message)", e.getMessage());
+  }
+
+  @Test
+  void aNamespaceRefusalIsOneLineNamingThePermissionThePrincipalAndTheTable() throws Exception {
+    // What HBase 2.6.4's master sends back for createNamespace without global ADMIN.
+    AccessDeniedException orig = new AccessDeniedException(AccessDeniedException.class.getName()
+        + ": Insufficient permissions for user 'presplit' (global, action=ADMIN)\n\tat org.apache.hadoop.hbase.security.access.AccessChecker"
+        + ".requireGlobalPermission(AccessChecker.java:152)\n");
+    AccessDeniedException e = AdminBridge.namespaceDenied(TableName.valueOf("fresh:events"), orig);
+    String user = User.getCurrent().getShortName();
+    assertEquals("HBase denied creating namespace fresh for table fresh:events: Insufficient "
+        + "permissions for user 'presplit' (global, action=ADMIN); "
+        + "creating a namespace needs global ADMIN, which presplitd's principal "
+        + User.getCurrent().getName() + " lacks: create the namespace as an HBase admin and "
+        + "grant CREATE on it (hbase shell: create_namespace 'fresh'; grant '" + user
+        + "', 'C', '@fresh'), or grant global ADMIN (grant '" + user + "', 'A')", e.getMessage());
+    assertSame(orig, e.getCause());
   }
 
   @Test

@@ -1,0 +1,157 @@
+/*
+ * KerberosSdk: the writer SDK as a Kerberos user on the Kerberized test cluster
+ * (scripts/local-cluster --kerberos), driven by tests/e2e/test_kerberos.py. It sets up what
+ * docs/sdk.md tells a writer to: the cluster's hbase-site.xml first on the classpath,
+ * -Djava.security.krb5.conf, and a login from the keytab before the HBase connection and
+ * PresplitTables.open.
+ *
+ *   java -Djava.security.krb5.conf=KRB5 -cp CONF_DIR:presplit-hbase.jar:$(hbase classpath) \
+ *       KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE ROWS
+ *
+ * Writes ROWS rows (logical keys "uG|NNNNN", ten groups, in a shuffled order) with one
+ * SaltedTable.put(List), then reads the whole table back with a merged scan and checks that it
+ * returns exactly those rows, values included, in logical key order. Prints one line
+ * "RESULT {json}" (the user HBase sees, the counts, the buckets the rows went to). A refusal by
+ * HBase's AccessController prints "DENIED <HBase's reason>" on stderr and exits 3; any other
+ * failure exits 1 with the reason on stderr.
+ */
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import io.presplit.client.PresplitTables;
+import io.presplit.client.SaltedTable;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.security.UserGroupInformation;
+
+public final class KerberosSdk {
+  private static final byte[] F = Bytes.toBytes("f");
+  private static final byte[] Q = Bytes.toBytes("q");
+
+  private KerberosSdk() {}
+
+  public static void main(String[] args) {
+    int rc = 0;
+    try {
+      System.out.println("RESULT " + run(args));
+    } catch (Throwable t) {
+      AccessDeniedException denied = denied(t);
+      if (denied != null) {
+        System.err.println("DENIED " + firstLine(denied));
+        rc = 3;
+      } else {
+        System.err.println("KerberosSdk: " + firstLine(t));
+        t.printStackTrace();
+        rc = 1;
+      }
+    }
+    System.exit(rc);
+  }
+
+  private static String run(String[] args) throws Exception {
+    if (args.length != 6) {
+      throw new IllegalArgumentException(
+          "usage: KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE ROWS");
+    }
+    int rows = Integer.parseInt(args[5]);
+    // The cluster's hbase-site.xml (first on the classpath): Kerberos authentication and the
+    // servers' principals. Then the login, before any connection is opened.
+    Configuration conf = HBaseConfiguration.create();
+    if (!"kerberos".equals(conf.get("hbase.security.authentication"))) {
+      throw new IllegalStateException("no Kerberized hbase-site.xml on the classpath");
+    }
+    UserGroupInformation.setConfiguration(conf);
+    UserGroupInformation.loginUserFromKeytab(args[0], args[1]);
+    conf.setInt("hbase.client.retries.number", 3);
+
+    try (Connection hbase = ConnectionFactory.createConnection(conf);
+         PresplitTables tables = PresplitTables.open(hbase, args[2], args[3])) {
+      SaltedTable table = tables.table(args[4]);
+      table.awaitReady(Duration.ofSeconds(60));
+
+      TreeMap<String, String> written = new TreeMap<>(); // String order = byte order for ASCII
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < rows; i++) {
+        String key = "u" + (i % 10) + "|" + String.format("%05d", i);
+        written.put(key, "v" + i);
+        puts.add(new Put(Bytes.toBytes(key)).addColumn(F, Q, Bytes.toBytes("v" + i)));
+      }
+      Collections.shuffle(puts, new Random(24));
+      table.put(puts);
+
+      // One merged scan over every bucket: logical keys, in logical key order.
+      List<String> scanned = new ArrayList<>();
+      TreeSet<Integer> buckets = new TreeSet<>();
+      try (ResultScanner scanner = table.scan(new Scan())) {
+        for (Result r : scanner) {
+          String key = Bytes.toString(r.getRow());
+          String value = Bytes.toString(r.getValue(F, Q));
+          if (!written.containsKey(key) || !written.get(key).equals(value)) {
+            throw new AssertionError("scan returned " + key + " = " + value
+                + ", which was not written");
+          }
+          if (!scanned.isEmpty() && scanned.get(scanned.size() - 1).compareTo(key) >= 0) {
+            throw new AssertionError("scan out of order: " + key + " after "
+                + scanned.get(scanned.size() - 1));
+          }
+          scanned.add(key);
+          buckets.add(table.layout().bucketOf(r.getRow()));
+        }
+      }
+      if (!scanned.equals(new ArrayList<>(written.keySet()))) {
+        throw new AssertionError("scan returned " + scanned.size() + " rows, " + rows
+            + " were written");
+      }
+      return "{\"user\":\"" + User.getCurrent().getShortName() + "\",\"written\":" + rows
+          + ",\"scanned\":" + scanned.size() + ",\"first\":\"" + scanned.get(0)
+          + "\",\"last\":\"" + scanned.get(scanned.size() - 1) + "\",\"buckets\":"
+          + table.snapshot().buckets() + ",\"buckets_written\":" + buckets.size() + "}";
+    }
+  }
+
+  /** The AccessDeniedException behind a failure, also inside a batch's details. */
+  private static AccessDeniedException denied(Throwable t) {
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof AccessDeniedException) {
+        return (AccessDeniedException) t;
+      }
+      if (t instanceof RetriesExhaustedWithDetailsException) {
+        for (Throwable cause : ((RetriesExhaustedWithDetailsException) t).getCauses()) {
+          AccessDeniedException found = denied(cause);
+          if (found != null) {
+            return found;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The class and the first line of the message, which a remote exception's repeats. */
+  private static String firstLine(Throwable t) {
+    String prefix = t.getClass().getName() + ": ";
+    String message = String.valueOf(t.getMessage());
+    while (message.startsWith(prefix)) {
+      message = message.substring(prefix.length());
+    }
+    int nl = message.indexOf('\n');
+    return prefix + (nl < 0 ? message : message.substring(0, nl));
+  }
+}
