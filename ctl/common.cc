@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "presplit/bytes.h"
+#include "presplit/field_pointer.h"
 
 namespace presplit::ctl {
 
@@ -13,6 +14,12 @@ using daemon::JoinZkPath;
 int Fail(const std::string& message) {
   std::cerr << "presplitctl: " << message << "\n";
   return kFailure;
+}
+
+int RefuseDocument(const std::string& what, const Status& refusal) {
+  const FieldErrorParts parts = SplitFieldError(refusal.message());
+  return Fail(what + ": " +
+              (parts.pointer.empty() ? parts.message : parts.pointer + ": " + parts.message));
 }
 
 int UsageError(const std::string& message) {

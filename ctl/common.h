@@ -55,6 +55,10 @@ std::vector<CommandSpec> ImportCommands();
 // Prints "presplitctl: message" on stderr; returns kFailure / kUsage.
 int Fail(const std::string& message);
 int UsageError(const std::string& message);
+// Prints "presplitctl: <what>: <pointer>: <message>" for a document the parser refused, the
+// field named by its JSON Pointer ("/layout/salt/buckets") as a portal's PresplitAdmin names it;
+// an error about the whole document (malformed JSON) has no pointer. Returns kFailure.
+int RefuseDocument(const std::string& what, const Status& refusal);
 // Reads a file, or stdin for "-".
 Result<std::string> ReadInput(const std::string& path);
 // One Bytes.toStringBinary key a line on stdout; returns kOk.

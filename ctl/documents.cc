@@ -43,10 +43,10 @@ int CmdPut(const Args& args) {
   } else {
     auto config = ParseTableConfig(*text);
     if (!config.ok()) {
-      return Fail("document refused, nothing written: " + config.status().message());
+      return RefuseDocument("document refused, nothing written", config.status());
     }
     auto keys = ComputeSplitKeys(*config);
-    if (!keys.ok()) return Fail("document refused, nothing written: " + keys.status().message());
+    if (!keys.ok()) return RefuseDocument("document refused, nothing written", keys.status());
     table = config->FullName();
     regions = keys->size() + 1;
   }

@@ -39,7 +39,7 @@ int LayoutOf(const Args& args, KeyLayout* layout) {
     auto text = ReadInput(args.flag("config"));
     if (!text.ok()) return Fail(text.status().message());
     auto config = ParseTableConfig(*text);
-    if (!config.ok()) return Fail("document refused: " + config.status().message());
+    if (!config.ok()) return RefuseDocument("document refused", config.status());
     auto from_config = LayoutFromConfig(config->layout);
     if (!from_config.ok()) return Fail(from_config.status().message());
     *layout = *from_config;

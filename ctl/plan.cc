@@ -62,9 +62,9 @@ int CmdPlan(const Args& args) {
     auto text = ReadInput(args.positional[0]);
     if (!text.ok()) return Fail(text.status().message());
     auto config = ParseTableConfig(*text);
-    if (!config.ok()) return Fail("document refused: " + config.status().message());
+    if (!config.ok()) return RefuseDocument("document refused", config.status());
     auto keys = ComputeSplitKeys(*config);
-    if (!keys.ok()) return Fail(keys.status().message());
+    if (!keys.ok()) return RefuseDocument("document refused", keys.status());
     std::vector<std::string> notes;
     if (config->split.algorithm == SplitAlgorithm::kSampled) {
       auto sampled = SampledSplit(config->split.sample, config->split.regions);

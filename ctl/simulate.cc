@@ -57,9 +57,9 @@ int CmdSimulate(const Args& args) {
     auto text = ReadInput(args.positional[0]);
     if (!text.ok()) return Fail(text.status().message());
     auto config = ParseTableConfig(*text);
-    if (!config.ok()) return Fail("document refused: " + config.status().message());
+    if (!config.ok()) return RefuseDocument("document refused", config.status());
     auto keys = ComputeSplitKeys(*config);
-    if (!keys.ok()) return Fail(keys.status().message());
+    if (!keys.ok()) return RefuseDocument("document refused", keys.status());
     split_keys = std::move(keys).value();
   }
   auto sample_text = ReadInput(args.flag("sample"));

@@ -334,7 +334,18 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
                                 const char* final_phase) {
   MigrationPlan& plan = node.plan;
   if (!MayAct()) return Step::kStopped;
-  (void)PublishProgress(plan, final_phase);
+  // The status says how the migration ended before the plan goes: once the plan is gone nothing
+  // writes the status's `migration` again, and a reader (presplitctl migration status, a portal's
+  // awaitApplied, the reconciler deciding whether an aborted document may start again) would see
+  // the last phase before the end forever. A status write that lost to other writers is tried
+  // again on the next run, from the plan's final phase.
+  Status published = PublishProgress(plan, final_phase);
+  if (!published.ok()) {
+    if (!MayAct()) return Step::kStopped;
+    return Fail(node, std::string("writing the final phase '") + final_phase +
+                          "' into the status: " + published.message() +
+                          " (the plan stays until the status says it)");
+  }
   Status removed = store_.Remove(plan.table);
   if (!removed.ok()) return Fail(node, "removing the plan: " + removed.message());
   counters_.finished++;

@@ -65,8 +65,15 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
     return Fail(node, "rolling back: making " + plan.target + " read-only: " + fenced.message());
   }
-  auto drained = AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
-                              plan.capture.closed_before);
+  // Gone: an earlier run of this step drained and dropped it, and stopped before the end was
+  // written (a crash, a status write that lost to another writer); nothing is left to drain.
+  auto target = admin_.DescribeTable(plan.target);
+  if (!target.ok()) {
+    return Fail(node, "rolling back: describing " + plan.target + ": " + target.status().message());
+  }
+  auto drained = target->exists ? AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
+                                               plan.capture.closed_before)
+                                : Result<bool>(true);
   if (!drained.ok()) {
     return Fail(node, "rolling back: draining the reverse capture: " + drained.status().message());
   }

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -200,6 +201,14 @@ class Daemon:
         with open(self.log_path) as f:
             return f.read()
 
+    def log_story(self, *words, lines=60):
+        """The log's last `lines` lines that name one of `words` or are warnings or errors (Java
+        stack frames left out): what a failed wait needs, without the reconciler's routine."""
+        kept = [line for line in self.log_text().splitlines()
+                if not line.lstrip().startswith("at ")
+                and (" warning " in line or " error " in line or any(w in line for w in words))]
+        return "\n".join(kept[-lines:])
+
 
 def status(root, table):
     return json.loads(ctl(root, "status", table).stdout)
@@ -214,10 +223,21 @@ def wait_status(root, table, phases, timeout=120):
 
 
 def wait_for(predicate, timeout, what):
-    """Polls predicate every half second until it is true; AssertionError after timeout s."""
+    """Polls predicate every half second until it is true; AssertionError after timeout s.
+
+    `what` says what was awaited: a string, or a callable returning one, called at the timeout so
+    the message shows the state then (a daemon's log tail, a migration's status), not the state
+    when the wait began. The message is also printed at once: a test process stopped by ctest's
+    timeout before unittest's report still leaves it in the output."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if predicate():
             return
         time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    try:
+        described = what() if callable(what) else what
+    except Exception as e:  # the description must not hide the timeout
+        described = f"(could not describe what was awaited: {e!r})"
+    message = f"timed out after {timeout}s waiting for {described}"
+    print(message, file=sys.stderr, flush=True)
+    raise AssertionError(message)

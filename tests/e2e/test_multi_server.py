@@ -78,23 +78,28 @@ def server_of(port):
     return f"127.0.0.1:{port}"
 
 
-def read_rates(table, window=6.0):
-    """Reads per second of the table on each server (by RPC port), over `window` seconds: a
-    measurement interval, not a wait for an event. A region that opened on its server within the
-    window (moved there) counts its reads since it opened."""
+def read_rates(table, min_reads=20000, timeout=60):
+    """Reads per second of the table on each server (by RPC port), measured until the table's
+    read counters advanced by `min_reads` (or `timeout` s passed: then over that time). A region
+    that opened on its server meanwhile (moved there) counts its reads since it opened."""
     first = {r["name"]: r for r in region_loads(table)}
     started = time.time()
-    time.sleep(window)
-    second = region_loads(table)
-    elapsed = time.time() - started
-    rates = collections.Counter()
-    for r in second:
-        before = first.get(r["name"])
-        if before and before["server"] == r["server"] and r["reads"] >= before["reads"]:
-            rates[r["port"]] += (r["reads"] - before["reads"]) / elapsed
-        else:
-            rates[r["port"]] += r["reads"] / elapsed
-    return rates
+    while True:
+        time.sleep(0.5)  # the poll's interval; the measurement ends on the counters
+        second = region_loads(table)
+        elapsed = time.time() - started
+        rates = collections.Counter()
+        advanced = 0
+        for r in second:
+            before = first.get(r["name"])
+            if before and before["server"] == r["server"] and r["reads"] >= before["reads"]:
+                delta = r["reads"] - before["reads"]
+            else:
+                delta = r["reads"]
+            advanced += delta
+            rates[r["port"]] += delta / elapsed
+        if advanced >= min_reads or elapsed >= timeout:
+            return rates
 
 
 def busiest_share(rates):
@@ -162,6 +167,16 @@ class MultiServerTest(unittest.TestCase):
     def setUp(self):
         self.started = time.time()
 
+    def migration_story(self, table):
+        """What a stuck migration's wait prints: its status, the daemon's lines about it, and the
+        RegionServers' recent warnings and errors about replication and bulk loads."""
+        rs = [line for line in rs_logs().splitlines()
+              if (" WARN " in line or " ERROR " in line)
+              and any(w in line for w in ("eplication", "BulkLoad", "bulkLoad", table))]
+        return (f"status: {json.dumps(migration_status(table))}\n"
+                f"presplitd:\n{self.daemon.log_story(table, 'capture peer')}\n"
+                "RegionServers (replication, bulk loads):\n" + "\n".join(rs[-30:]))
+
     def tearDown(self):
         print(f"{self.id().split('.')[-1]}: {time.time() - self.started:.0f} s", flush=True)
 
@@ -225,7 +240,7 @@ class MultiServerTest(unittest.TestCase):
         self.assertGreaterEqual(before, 0.9, "one server serves the hot range")
 
         h.wait_for(lambda: len(describe(table)["regions"]) > 3, 180,
-                   "presplitd to split the hot region\n" + self.daemon.log_text()[-3000:])
+                   lambda: "presplitd to split the hot region\n" + self.daemon.log_story(table))
         split_at = time.time()
         h.wait_for(lambda: (measure("after") or 1) <= 0.7, 300,
                    "the balancer to move a hot daughter to another server")
@@ -245,8 +260,8 @@ class MultiServerTest(unittest.TestCase):
         capture("load", table, reference, str(HFILE_ROWS))
         h.ctl(ROOT, "put", "-", input=salted_document(table, 16, {
             "allowed": True, "workers": 2, "engine": "hfile", "grace_period_s": 5}))
-        h.wait_for(lambda: migration_phase(table) == "done", 600,
-                   "the migration's end\n" + self.daemon.log_text()[-3000:])
+        h.wait_for(lambda: migration_phase(table) == "done", 300,
+                   lambda: "the migration's end\n" + self.migration_story(table))
         self.assertEqual(h.status(ROOT, table)["generation"], 2)
 
         # The chunks were staged on HDFS (not on this machine's disk) and removed.
@@ -324,7 +339,7 @@ class MultiServerTest(unittest.TestCase):
                                 "verification ran before the dead server's WALs were shipped: "
                                 + str(migration_status(table).get("error", ""))[:500])
             return phase == "done"
-        h.wait_for(finished, 900, "the migration's end\n" + self.daemon.log_text()[-3000:])
+        h.wait_for(finished, 600, lambda: "the migration's end\n" + self.migration_story(table))
         waited = "waiting for the WALs of a RegionServer that died" in self.daemon.log_text()
         with open(stop_file, "w"):
             pass

@@ -425,6 +425,63 @@ TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   EXPECT_EQ(Status()["phase"], "drift");
 }
 
+// Another writer (the reconciler, the load watcher) changes the status under every write of the
+// migration's end: the plan stays, and the next run writes the end before it removes the plan.
+TEST_F(MigratorTest, TheEndIsInTheStatusBeforeThePlanGoes) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0})");
+  const std::string status_path = "/presplit/status/tinawang:check";
+  int lost = 0;
+  zk_.before_write = [&](const std::string& path) {
+    if (path == status_path && Plan().value("phase", "") == "done") {
+      zk_.nodes[path].version++;  // as if another writer had written it since it was read
+      lost++;
+    }
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  zk_.before_write = nullptr;
+  ASSERT_GT(lost, 0);
+  EXPECT_TRUE(admin_.disabled.count(kSource));
+  ASSERT_FALSE(Plan().is_null()) << "the plan outlives a status that does not say the end";
+  EXPECT_EQ(Plan()["phase"], "done");
+  EXPECT_NE(Plan()["error"].get<std::string>().find("writing the final phase 'done'"),
+            std::string::npos)
+      << Plan().dump();
+  EXPECT_NE(Status()["migration"]["phase"], "done");
+  EXPECT_EQ(migrator.counters().completed, 0u);
+
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  EXPECT_EQ(Status()["generation"], 2);
+  EXPECT_EQ(migrator.counters().completed, 1u);
+}
+
+TEST_F(MigratorTest, ARollbackWhoseEndWasNotWrittenEndsOnTheNextRun) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  Request("rollback");
+  const std::string status_path = "/presplit/status/tinawang:check";
+  zk_.before_write = [&](const std::string& path) {
+    if (path == status_path && admin_.deleted.count(kTarget)) zk_.nodes[path].version++;
+  };
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  zk_.before_write = nullptr;
+  ASSERT_TRUE(admin_.deleted.count(kTarget)) << "drained and dropped";
+  ASSERT_FALSE(Plan().is_null());
+  EXPECT_EQ(Plan()["phase"], "rolling_back");
+  EXPECT_NE(Status()["migration"]["phase"], "rolled_back");
+
+  // The dropped new generation has nothing left to drain: the end is written, the plan goes.
+  ASSERT_TRUE(migrator.RunOnce().ok());
+  EXPECT_TRUE(Plan().is_null()) << Plan().dump();
+  EXPECT_EQ(Status()["migration"]["phase"], "rolled_back");
+  EXPECT_EQ(Status()["physical_table"], kSource);
+  EXPECT_TRUE(bridge_.peers.empty());
+}
+
 TEST_F(MigratorTest, RollbackIsRefusedBeforeTheSwitchAndOnceTheOldGenerationIsFenced) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600, "workers": 1})");
   Migrator migrator(zk_, admin_, bridge_, options_);
