@@ -114,11 +114,31 @@ public final class PortalServer {
     }
     PresplitAdmin.Options options = new PresplitAdmin.Options();
     if (authFile != null) {
-      options.authFile(Path.of(authFile));
+      try {
+        options.authFile(Path.of(authFile));
+      } catch (IOException e) {
+        System.err.println("PortalServer: --auth-file " + authFile + ": " + e.getMessage());
+        System.exit(2);
+      }
     }
-    PresplitAdmin admin = PresplitAdmin.open(zk, root, options);
+    PresplitAdmin admin;
+    HttpServer server;
+    try {
+      admin = PresplitAdmin.open(zk, root, options);
+    } catch (IOException e) {
+      System.err.println("PortalServer: cannot open ZooKeeper " + zk + ": " + e.getMessage());
+      System.exit(1);
+      return;
+    }
+    try {
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+    } catch (IOException e) {
+      System.err.println("PortalServer: cannot listen on 127.0.0.1:" + port + ": " + e);
+      admin.close();
+      System.exit(1);
+      return;
+    }
     PortalServer portal = new PortalServer(admin);
-    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
     portal.register(server);
     ExecutorService pool = Executors.newFixedThreadPool(8);
     server.setExecutor(pool);
@@ -224,7 +244,7 @@ public final class PortalServer {
     try {
       plan = admin.plan(body(exchange));
     } catch (InvalidDocumentException e) {
-      return invalid(e);
+      return invalid("POST /api/plan", e);
     }
     StringBuilder keys = new StringBuilder("[");
     List<byte[]> splitKeys = plan.splitKeys();
@@ -267,16 +287,21 @@ public final class PortalServer {
       log("saved " + table + " version " + version + " (expected " + expected + ")");
       return new Reply(200, "{\"table\": " + quote(table) + ", \"version\": " + version + "}");
     } catch (InvalidDocumentException e) {
-      return invalid(e);
+      return invalid("POST /api/save", e);
     } catch (VersionConflictException e) {
       log("conflict on " + e.table() + ": expected " + e.expectedVersion() + ", stored "
           + e.currentVersion());
-      String message = e.currentVersion() == PresplitAdmin.NEW
-          ? "the document of " + e.table() + " was removed since version " + e.expectedVersion()
-          : "someone saved " + e.table() + " since: the stored version is "
-              + e.currentVersion() + ", this page loaded "
-              + (e.expectedVersion() == PresplitAdmin.NEW ? "none (a new document)"
-                                                          : "version " + e.expectedVersion());
+      String message;
+      if (e.currentVersion() == PresplitAdmin.NEW) {
+        message = "the document of " + e.table() + " was removed since version "
+            + e.expectedVersion() + " was loaded";
+      } else if (e.expectedVersion() == PresplitAdmin.NEW) {
+        message = e.table() + " has a document already: the stored version is "
+            + e.currentVersion() + ", this page saved it as new";
+      } else {
+        message = "someone saved " + e.table() + " since: the stored version is "
+            + e.currentVersion() + ", this page loaded version " + e.expectedVersion();
+      }
       return new Reply(409, "{\"error\": " + quote(message) + ", \"table\": " + quote(e.table())
           + ", \"expected_version\": " + e.expectedVersion() + ", \"current_version\": "
           + e.currentVersion() + "}");
@@ -329,7 +354,8 @@ public final class PortalServer {
 
   // ---- helpers ----
 
-  static Reply invalid(InvalidDocumentException e) {
+  static Reply invalid(String what, InvalidDocumentException e) {
+    log(what + ": 400 the document is not valid: " + e.errors().get(0));
     return new Reply(400, "{\"error\": " + quote("the document is not valid: "
         + e.errors().get(0).message()) + ", \"errors\": " + errors(e.errors()) + "}");
   }
@@ -558,7 +584,7 @@ public final class PortalServer {
           const message = document.createElement("span");
           message.className = "message";
           message.textContent = e.message;
-          li.append(pointer, message);
+          li.append(pointer, " ", message);
         });
         $("save").disabled = !v.data.valid;
         if (!v.data.valid) {
