@@ -671,7 +671,8 @@ public final class PortalServer {
             $("status-error").textContent = applied && r.data.error ? r.data.error : "";
             done = done || (applied && r.data.final);
           } else if (r.status === 404) {
-            $("status-phase").textContent = version === null ? "no status" : "waiting for presplitd";
+            $("status-phase").textContent =
+              version === null ? "no status" : "waiting for presplitd";
           } else {
             $("status-error").textContent = r.data.error;
           }
