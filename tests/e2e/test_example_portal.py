@@ -271,6 +271,14 @@ class ExamplePortalTest(unittest.TestCase):
         self.assertIn("second operator", stored)
         self.assertNotIn("stale edit", stored)
 
+        # Load: the stored document and its version, which the next save builds on.
+        driver.type("#load-table", table)
+        driver.click("#load")
+        until("the load", 60, lambda: driver.text("#loaded") == f"{table} at version 1")
+        self.assertIn("second operator", driver.command(
+            "POST", "/execute/sync", {"script": "return document.getElementById('document').value",
+                                      "args": []}))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
