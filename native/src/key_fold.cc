@@ -51,15 +51,11 @@ Status CheckInputs(const KeyLayout& layout, const std::vector<RegionLoad>& regio
                                    " regions; at most " + std::to_string(kMaxFoldRegions) +
                                    " can be folded");
   }
-  if (layout.buckets < 0) {
-    return Status::InvalidArgument("the layout has " + std::to_string(layout.buckets) + " buckets");
-  }
-  if (IsSalted(layout)) {
-    Result<int> width = SaltWidth(layout.encoding, layout.buckets, layout.salt_width);
-    if (!width.ok()) return width.status().WithContext("the layout's salt");
-    if (layout.salt_width != *width) {
-      return Status::InvalidArgument("the layout's salt width is not resolved (see MakeLayout)");
-    }
+  // The bucket count sizes the fold's tables, so a hand-made layout is checked as a document's.
+  Result<KeyLayout> valid = MakeLayout(layout);
+  if (!valid.ok()) return valid.status().WithContext("the layout");
+  if (IsSalted(layout) && valid->salt_width != layout.salt_width) {
+    return Status::InvalidArgument("the layout's salt width is not resolved (see MakeLayout)");
   }
   for (size_t i = 0; i < regions.size(); ++i) {
     const RegionLoad& region = regions[i];

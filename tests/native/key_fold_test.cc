@@ -298,6 +298,12 @@ TEST(FoldTest, RefusesBadInputs) {
   KeyLayout unresolved = layout;
   unresolved.salt_width = 3;
   EXPECT_FALSE(FoldLogical(unresolved, {{"", "", 1}}, 3).ok());
+  KeyLayout huge = Salted(10000, SaltEncoding::kDecimal);
+  huge.buckets = 10'000'000;  // would size the fold's tables
+  huge.salt_width = 7;
+  auto refused = FoldLogical(huge, {{"", "", 1}}, 3);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("the layout"), std::string::npos);
 }
 
 TEST(FoldTest, AcceptsNoRegionsAndGaps) {
