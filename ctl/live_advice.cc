@@ -5,6 +5,8 @@
 #include <functional>
 #include <sstream>
 
+#include "daemon/migrate/migration_request.h"
+
 namespace presplit::ctl {
 namespace {
 
@@ -66,7 +68,7 @@ Result<LiveFacts> FactsFromStatus(const std::string& table, const json* daemon_s
     if (s.contains("migration") && s["migration"].is_object()) {
       const std::string phase = Str(s["migration"], "phase");
       const std::string target = Str(s["migration"], "target");
-      if (!phase.empty() && phase != "done" && phase != "aborted" && phase != "rolled_back" &&
+      if (!phase.empty() && !daemon::migrate::IsFinalMigrationPhase(phase) &&
           target != facts.physical_table) {
         facts.migration_target = target;
       }

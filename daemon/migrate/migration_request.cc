@@ -52,4 +52,8 @@ Result<Request> ParseRequest(const std::string& text) {
   return ParseRequestName(o["request"].get<std::string>());
 }
 
+bool IsFinalMigrationPhase(const std::string& phase) {
+  return phase == "done" || phase == "aborted" || phase == "rolled_back";
+}
+
 }  // namespace presplit::daemon::migrate

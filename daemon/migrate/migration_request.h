@@ -27,4 +27,9 @@ Result<Request> ParseRequestName(const std::string& name);
 std::string RequestToJson(Request request, const std::string& requested_at);
 Result<Request> ParseRequest(const std::string& json);
 
+// Whether a table status's `migration.phase` says the migration is over: "done", "aborted" or
+// "rolled_back", the phases only the status carries once the plan is gone. Readers of the status
+// (the load watcher, presplitctl's advice) treat any other non-empty phase as under way.
+bool IsFinalMigrationPhase(const std::string& phase);
+
 }  // namespace presplit::daemon::migrate

@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "daemon/migrate/migration_request.h"
+
 namespace presplit::daemon::watch {
 namespace {
 
@@ -94,8 +96,7 @@ std::vector<WatchedTable> WatchedTablesOf(const TableConfig& config, const json&
   const std::string phase = StringField(migration, "phase");
   const std::string target = StringField(migration, "target");
   // "rolled_back": the status serves the old generation again and the target is gone.
-  const bool under_way =
-      !phase.empty() && phase != "done" && phase != "aborted" && phase != "rolled_back";
+  const bool under_way = !phase.empty() && !migrate::IsFinalMigrationPhase(phase);
   if (under_way) serving.migration_target_table = target;
   watched.push_back(serving);
   if (under_way && !target.empty() && target != serving.physical_table) {

@@ -121,7 +121,11 @@ class ObjectReader {
   Status CheckKnownFields(std::initializer_list<std::string_view> known) const {
     for (const auto& item : object_.items()) {
       if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
-        return FieldError(PathOf(ToStringBinary(item.key())), "unknown field");
+        // What is allowed here, so a misspelt key ("regoins") is fixed without the manual.
+        std::string allowed;
+        for (std::string_view k : known) allowed += (allowed.empty() ? "" : ", ") + std::string(k);
+        return FieldError(PathOf(ToStringBinary(item.key())),
+                          "unknown field (expected one of " + allowed + ")");
       }
     }
     return Status::Ok();
@@ -375,7 +379,8 @@ Result<std::optional<std::string>> GetNumberRow(const ObjectReader& r, std::stri
   PRESPLIT_ASSIGN_OR_RETURN(auto row, r.GetString(key, false));
   if (!row) return row;
   if (row->size() > kMaxRowKeyLength) {
-    return FieldError(r.PathOf(key), "longer than " + std::to_string(kMaxRowKeyLength));
+    return FieldError(r.PathOf(key), "longer than " + std::to_string(kMaxRowKeyLength) +
+                                         " characters (got " + std::to_string(row->size()) + ")");
   }
   Result<BigUint> value = BigUint::FromString(*row, radix);
   if (!value.ok()) return FieldError(r.PathOf(key), value.status().message());
@@ -412,7 +417,8 @@ Result<std::vector<std::string>> GetKeyArray(const ObjectReader& r, std::string_
     Result<std::string> bytes = ParseBinaryKey(k.get<std::string>());
     if (!bytes.ok()) return FieldError(path, bytes.status().message());
     if (bytes->size() > kMaxRowKeyLength) {
-      return FieldError(path, "longer than " + std::to_string(kMaxRowKeyLength) + " bytes");
+      return FieldError(path, "longer than " + std::to_string(kMaxRowKeyLength) + " bytes (got " +
+                                  std::to_string(bytes->size()) + ")");
     }
     out.push_back(std::move(bytes).value());
   }
