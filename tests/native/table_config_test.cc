@@ -82,9 +82,9 @@ TEST(TableConfig, DocumentsOutOfBoundsAreRefusedBeforeParsing) {
   at_limit += std::string(63, '[') + std::string(63, ']') + "}";
   Result<TableConfig> r = ParseTableConfig(at_limit);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message().rfind("field 'x': unknown field (expected one of version, table, ",
-                                       0),
-            0u)
+  EXPECT_EQ(
+      r.status().message().rfind("field 'x': unknown field (expected one of version, table, ", 0),
+      0u)
       << r.status().message();
 
   // Whitespace is JSON: a valid document padded past 1 MiB is refused for its size alone.
@@ -311,7 +311,8 @@ TEST(TableConfig, SplitErrors) {
   d["split"] = {{"algorithm", "explicit"}, {"keys", {"a", "a"}}};
   ExpectFieldError(d, "split.keys", "(duplicate)");
   d["split"] = {{"algorithm", "explicit"}, {"keys", {"a", std::string(32768, 'b')}}};
-  ExpectFieldError(d, "split.keys[1]", "longer than 32767 bytes (got 32768)");
+  ExpectFieldError(d, "split.keys",
+                   "split key 1 is 32768 bytes long (a row key has at most 32767)");
   d["split"] = {{"algorithm", "explicit"}, {"keys", {"", "a"}}};
   ExpectFieldError(d, "split.keys", "split key 0 is empty");
   d["split"] = {{"algorithm", "explicit"}, {"keys", {"a"}}, {"last_row", "z"}};
