@@ -268,8 +268,8 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   auto config = ParseTableConfig(node.data);
   if (!config.ok()) return refuse(config.status().message());
   if (config->FullName() != CanonicalTableName(znode_name)) {
-    return refuse("/table: the document names " + config->FullName() +
-                  " but is stored under " + znode_name);
+    return refuse("/table: the document names " + config->FullName() + " but is stored under " +
+                  znode_name);
   }
   auto split_keys = ComputeSplitKeys(*config);
   if (!split_keys.ok()) return refuse(split_keys.status().message());
