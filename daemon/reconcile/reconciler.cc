@@ -8,6 +8,7 @@
 #include <set>
 
 #include "daemon/migrate/migrator.h"
+#include "presplit/field_pointer.h"
 #include "presplit/json_bounds.h"
 #include "presplit/layout_attributes.h"
 #include "presplit/table_canonical.h"
@@ -251,7 +252,11 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   auto refuse = [&](const std::string& error) {
     counters_.documents_invalid++;
     outcome.phase = kPhaseInvalid;
-    outcome.error = Printable(error);
+    // The field by its JSON Pointer ("/families/0/compression: ..."), as presplitctl and a
+    // portal's PresplitAdmin.validate name it: one name for a field wherever it is refused.
+    const FieldErrorParts parts = SplitFieldError(error);
+    outcome.error =
+        Printable(parts.pointer.empty() ? parts.message : parts.pointer + ": " + parts.message);
     spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
     // A refused document changes nothing, the layout writers salt with included.
     outcome.layout = KnownLayoutOfTable(znode_name, outcome.physical_table.empty()
@@ -263,8 +268,8 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   auto config = ParseTableConfig(node.data);
   if (!config.ok()) return refuse(config.status().message());
   if (config->FullName() != CanonicalTableName(znode_name)) {
-    return refuse("field 'table': the document names " + config->FullName() +
-                  " but is stored under " + znode_name);
+    return refuse("/table: the document names " + config->FullName() + " but is stored under " +
+                  znode_name);
   }
   auto split_keys = ComputeSplitKeys(*config);
   if (!split_keys.ok()) return refuse(split_keys.status().message());

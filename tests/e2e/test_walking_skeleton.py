@@ -121,7 +121,7 @@ class WalkingSkeletonTest(unittest.TestCase):
         h.ctl(self.root, "put", "--force", write_doc(unknown))
         status = h.wait_status(self.root, f"e2e_codec_{RUN}", ["invalid", "ready", "error"])
         self.assertEqual(status["phase"], "invalid")
-        self.assertIn("families[0].compression", status["error"])
+        self.assertIn("/families/0/compression: unknown compression 'SNAPPYX'", status["error"])
         self.assertIn("SNAPPYX", status["error"])
         self.assertEqual(h.probe("exists", f"e2e_codec_{RUN}").stdout.strip(), "false")
 
