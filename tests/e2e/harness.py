@@ -223,7 +223,8 @@ def wait_status(root, table, phases, timeout=120):
 
 
 def wait_for(predicate, timeout, what):
-    """Polls predicate every half second until it is true; AssertionError after timeout s.
+    """Polls predicate every half second until it returns something true, and returns that;
+    AssertionError after timeout s.
 
     `what` says what was awaited: a string, or a callable returning one, called at the timeout so
     the message shows the state then (a daemon's log tail, a migration's status), not the state
@@ -231,8 +232,9 @@ def wait_for(predicate, timeout, what):
     timeout before unittest's report still leaves it in the output."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if predicate():
-            return
+        value = predicate()
+        if value:
+            return value  # what was awaited, for a caller that reads it
         time.sleep(0.5)
     try:
         described = what() if callable(what) else what

@@ -13,7 +13,6 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 import unittest
 import urllib.error
 import urllib.request
@@ -54,19 +53,6 @@ def document(table, buckets, description):
             f'"families": [{{"name": "f"}}]}}')
 
 
-def until(what, timeout, probe):
-    """Polls probe() every quarter second until it returns something truthy; fails after
-    timeout s naming what it waited for and the last value seen."""
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(0.25)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
-
-
 class WebDriver:
     """The few W3C WebDriver commands the test needs, over chromedriver's HTTP endpoint."""
 
@@ -79,7 +65,7 @@ class WebDriver:
         self.log = open(log_path, "w")
         self.proc = subprocess.Popen([driver, f"--port={self.port}"], stdout=self.log,
                                      stderr=subprocess.STDOUT)
-        until("chromedriver to answer", 30, self.ready)
+        h.wait_for(self.ready, 30, "chromedriver to answer")
         self.session = None
 
     def ready(self):
@@ -166,7 +152,7 @@ class ExamplePortalTest(unittest.TestCase):
         cls.portal = subprocess.Popen(
             [*command, "--zk", h.ZK_QUORUM, "--root", cls.root, "--port", str(cls.port)],
             stdout=cls.portal_log, stderr=subprocess.STDOUT)
-        until("the portal to answer", 90, cls.portal_answers)
+        h.wait_for(cls.portal_answers, 90, "the portal to answer")
 
     @classmethod
     def portal_answers(cls):
@@ -223,8 +209,8 @@ class ExamplePortalTest(unittest.TestCase):
 
         # A bucket count of 0: the validator's error, next to the field's JSON Pointer.
         driver.type("#document", document(table, 0, "orders by customer"))
-        until("the error at /layout/salt/buckets", 60,
-              lambda: "/layout/salt/buckets" in (driver.text("#errors") or ""))
+        h.wait_for(lambda: "/layout/salt/buckets" in (driver.text("#errors") or ""), 60,
+                   "the error at /layout/salt/buckets")
         self.assertIn("between 1 and", driver.text("#errors .message"))
         self.assertEqual(driver.text("#errors .pointer"), "/layout/salt/buckets")
         self.assertEqual(driver.text("#plan-regions"), "-")
@@ -233,7 +219,7 @@ class ExamplePortalTest(unittest.TestCase):
         # Fixed: no error left, the preview has the regions and the first split keys.
         driver.clear("#document")
         driver.type("#document", document(table, 6, "orders by customer"))
-        until("the preview's region count", 60, lambda: driver.text("#plan-regions") == "6")
+        h.wait_for(lambda: driver.text("#plan-regions") == "6", 60, "the preview's region count")
         self.assertEqual(driver.text("#errors"), "")
         self.assertTrue(driver.text("#validity").startswith("valid"), driver.text("#validity"))
         keys = driver.text("#plan-keys").split("\n")
@@ -241,8 +227,9 @@ class ExamplePortalTest(unittest.TestCase):
 
         # Save (a new document), then the page polls presplitd's status of that version.
         driver.click("#save")
-        until("the save", 60, lambda: "version 0" in (driver.text("#save-result") or ""))
-        until("ready", 240, lambda: driver.text("#status-phase") == "ready")
+        h.wait_for(lambda: "version 0" in (driver.text("#save-result") or ""), 60,
+                   "the save")
+        h.wait_for(lambda: driver.text("#status-phase") == "ready", 240, "ready")
         self.assertEqual(driver.text("#status-regions"), "6")
         self.assertEqual(driver.text("#status-version"), "0")
         driver.screenshot(os.path.join(E2E_DIR, f"portal-ready-{RUN}.png"))
@@ -258,12 +245,11 @@ class ExamplePortalTest(unittest.TestCase):
         self.assertEqual((status, answer["version"]), (200, 1), answer)
         driver.clear("#document")
         driver.type("#document", document(table, 6, "orders, stale edit"))
-        until("the edit to validate", 60,
-              lambda: (driver.text("#validity") or "").startswith("valid"))
+        h.wait_for(lambda: (driver.text("#validity") or "").startswith("valid"), 60,
+                   "the edit to validate")
         driver.click("#save")
-        conflict = until("the conflict", 60,
-                         lambda: "conflict" in (driver.text("#save-result") or "")
-                         and driver.text("#save-result"))
+        conflict = h.wait_for(lambda: "conflict" in (driver.text("#save-result") or "")
+                              and driver.text("#save-result"), 60, "the conflict")
         self.assertIn("stored version is 1", conflict)
         self.assertIn("loaded version 0", conflict)
         driver.screenshot(os.path.join(E2E_DIR, f"portal-conflict-{RUN}.png"))
@@ -274,7 +260,8 @@ class ExamplePortalTest(unittest.TestCase):
         # Load: the stored document and its version, which the next save builds on.
         driver.type("#load-table", table)
         driver.click("#load")
-        until("the load", 60, lambda: driver.text("#loaded") == f"{table} at version 1")
+        h.wait_for(lambda: driver.text("#loaded") == f"{table} at version 1", 60,
+                   "the load")
         self.assertIn("second operator", driver.command(
             "POST", "/execute/sync", {"script": "return document.getElementById('document').value",
                                       "args": []}))
