@@ -10,7 +10,6 @@ import glob
 import json
 import os
 import re
-import time
 import unittest
 import uuid
 
@@ -42,16 +41,6 @@ def rs_log():
     return "".join(text)
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
 class SplitPolicyTest(unittest.TestCase):
     def fill_until_split(self, table, groups, rows_per_round, rounds, min_regions):
         """Writes `rounds` rounds of rows_per_round rows into every group (500-byte values,
@@ -59,8 +48,8 @@ class SplitPolicyTest(unittest.TestCase):
         for r in range(rounds):
             workload("fill", table, str(groups), str(rows_per_round), "500",
                      props=[f"rowOffset={r * rows_per_round}"])
-            time.sleep(4)  # lets the daughters compact, so they can split again
-        return wait_for(lambda: len(split_keys(table)) + 1 >= min_regions and split_keys(table),
+            # fill returns once the table compacts nothing: the daughters can split again
+        return h.wait_for(lambda: len(split_keys(table)) + 1 >= min_regions and split_keys(table),
                         120, f"{table} to have {min_regions} regions")
 
     def test_delimited_groups_split_on_group_boundaries(self):
@@ -133,7 +122,7 @@ class SplitPolicyTest(unittest.TestCase):
         self.assertEqual(split_keys(table), ["01", "01mmmm", "02", "03"])
         # Inside one bucket a merge is fine.
         self.assertEqual(workload("merge", table, "1", "2").strip(), "ok")
-        wait_for(lambda: split_keys(table) == ["01", "02", "03"], 60, "the merge")
+        h.wait_for(lambda: split_keys(table) == ["01", "02", "03"], 60, "the merge")
         # A split point inside the 2-character salt prefix is refused too.
         refused = workload("split-at", table, "0").strip()
         self.assertIn("lies inside a 2-byte salt prefix", refused)

@@ -10,7 +10,8 @@
  *   add-coprocessor TABLE CLASS          modifies the table (its regions reopen)
  *   fill TABLE GROUPS ROWS VALUE_BYTES [PREFIX]
  *                                        rows PREFIX + "g%05d|" + "%06d", flushes and
- *                                        requests a major compaction after
+ *                                        requests a major compaction after; returns once
+ *                                        the table compacts nothing (daughters included)
  *   check-groups TABLE GROUPS ROWS [PREFIX]
  *                                        one prefix scan per group must return ROWS rows;
  *                                        prints "ok" or exits 1 naming the first bad group
@@ -42,6 +43,7 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
@@ -226,6 +228,30 @@ public class SplitWorkload {
     // rows reach the disk through admin.flush would leave the split decision to the next write.
     // A major compaction ends with that check, and asks the region's split policy.
     admin.majorCompact(table);
+    awaitNoCompaction(admin, table);
+  }
+
+  // Until the table compacts nothing (the major compaction above, and the compactions of the
+  // daughters of a split it led to: a daughter holding references to its parent's files cannot
+  // split again), so the next round's writes can split the daughters. Bounded: a compaction
+  // still running after 120 s is left to the caller's own deadline.
+  static void awaitNoCompaction(Admin admin, TableName table) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    int quiet = 0;
+    while (System.nanoTime() < deadline && quiet < 3) {
+      // A split's daughters start compacting only once they are open: NONE must hold on a few
+      // consecutive looks, not once.
+      // A region in transition (a split parent going offline) makes HBase's client fail the
+      // call (even with a NullPointerException in 2.6): that is a split under way, not quiet.
+      boolean none;
+      try {
+        none = admin.getCompactionState(table) == CompactionState.NONE;
+      } catch (java.io.IOException | RuntimeException e) {
+        none = false;
+      }
+      quiet = none ? quiet + 1 : 0;
+      Thread.sleep(250);
+    }
   }
 
   static void checkGroups(Connection c, TableName table, int groups, int rows, String prefix)
