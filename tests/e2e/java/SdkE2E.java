@@ -36,6 +36,14 @@
  *   adopt-write TABLE ROWS           rows written the published code's way (no SDK)
  *   adopt-read TABLE ROWS            reads them back through the SDK
  *   drop TABLE...                    disable and delete tables (keeps the test cluster small)
+ *   moving-hot TABLE GROUPS PHASES CONTROL_DIR
+ *                                    puts through the SDK on groups "%04d" (0..GROUPS-1) of
+ *                                    phase p's range [p*GROUPS/PHASES, (p+1)*GROUPS/PHASES) only:
+ *                                    a hot logical range that moves when the test says so. The
+ *                                    phase becomes p as soon as CONTROL_DIR/phase-<p> exists
+ *                                    (phase 0 at start); it stops at CONTROL_DIR/stop. Prints
+ *                                    "phase P <epoch ms>" on stdout at each start and a JSON
+ *                                    line with the rows written per phase at the end
  */
 
 import java.io.ByteArrayOutputStream;
@@ -213,6 +221,10 @@ public class SdkE2E {
         break;
       case "adopt-read":
         adoptRead(a.get(1), Integer.parseInt(a.get(2)));
+        break;
+      case "moving-hot":
+        movingHot(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)),
+            java.nio.file.Path.of(a.get(4)));
         break;
       default:
         throw new IllegalArgumentException("unknown command " + cmd);
@@ -809,5 +821,47 @@ public class SdkE2E {
       out.println("{\"groups\":" + want.size() + ",\"rows_read\":" + read + ",\"layout\":"
           + s.layout() + "}");
     }
+  }
+
+  // ---- key visualizer ------------------------------------------------------------------------
+
+  // A hot logical range that moves: every put of phase p lands on a group of p's range, and the
+  // SDK salts each group into its bucket, so the load is one range in logical key space and a
+  // stripe in every bucket physically. The test moves the phase (a file) once the daemon's
+  // history has seen the current one, so nothing here depends on time.
+  static void movingHot(String name, int groups, int phases, java.nio.file.Path control)
+      throws Exception {
+    check(groups >= phases && phases > 0, "GROUPS must be at least PHASES > 0");
+    long[] written = new long[phases];
+    Random random = new Random(42);
+    try (Connection c = hbase();
+        PresplitTables tables = PresplitTables.open(c, zk, root, options())) {
+      SaltedTable t = tables.table(name);
+      t.awaitReady(Duration.ofSeconds(60));
+      int phase = -1;
+      long n = 0;
+      while (!java.nio.file.Files.exists(control.resolve("stop"))) {
+        int next = phase < 0 ? 0 : phase;
+        while (next + 1 < phases
+            && java.nio.file.Files.exists(control.resolve("phase-" + (next + 1)))) {
+          next++;
+        }
+        if (next != phase) {
+          phase = next;
+          out.println("phase " + phase + " " + System.currentTimeMillis());
+        }
+        int from = phase * groups / phases;
+        int to = (phase + 1) * groups / phases;
+        List<Put> batch = new ArrayList<>(100);
+        for (int i = 0; i < 100; i++, n++) {
+          int group = from + random.nextInt(to - from);
+          batch.add(new Put(Bytes.toBytes(String.format("%04d|%010d", group, n)))
+              .addColumn(F, Q, Bytes.toBytes(n)));
+        }
+        t.put(batch);
+        written[phase] += batch.size();
+      }
+    }
+    out.println("{\"written_per_phase\":" + java.util.Arrays.toString(written) + "}");
   }
 }
