@@ -2,37 +2,28 @@ package io.presplit.admin;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.regex.Pattern;
+
+import io.presplit.client.CredentialsFile;
+import io.presplit.client.PresplitConfigException;
 
 import org.apache.zookeeper.ZooDefs.Perms;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The identity a {@link PresplitAdmin} authenticates as and the ACLs of the znodes it creates:
- * presplit's credentials file, read by the same rules as presplitctl's {@code --auth-file}
- * (daemon/zk/zk_auth.h; docs/high-availability.md), or a digest user and password alone. The
+ * presplit's credentials file ({@link CredentialsFile}, the rules of presplitctl's
+ * {@code --auth-file}), or a digest user and password alone. The
  * password is never part of a message or {@link #toString()}.
  */
 final class AdminCredentials {
-  private static final Logger LOG = LoggerFactory.getLogger(AdminCredentials.class);
-  private static final Set<String> KEYS = Set.of("scheme", "identity", "portal", "daemon",
-      "readers");
   private static final Pattern DIGEST = Pattern.compile("[A-Za-z0-9+/]{27}=");
 
   final String user;
@@ -63,83 +54,43 @@ final class AdminCredentials {
   }
 
   static AdminCredentials fromFile(Path file) throws IOException {
-    String text;
     try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new PresplitAdminException("cannot read ZooKeeper credentials file " + file + ": "
-          + e.getMessage(), e);
+      return of(CredentialsFile.read(file));
+    } catch (PresplitConfigException e) {
+      throw new PresplitAdminException(e.getMessage(), e);
     }
-    try {
-      Set<PosixFilePermission> open = new HashSet<>(Files.getPosixFilePermissions(file));
-      open.retainAll(EnumSet.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-          PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE));
-      if (!open.isEmpty()) {
-        LOG.warn("presplit: ZooKeeper credentials file {} is accessible to its group or others;"
-            + " make it readable by its owner only: chmod 600 {}", file, file);
-      }
-    } catch (UnsupportedOperationException | IOException e) {
-      // Not a POSIX file system: nothing to check.
-    }
-    return parse(text, file.toString());
   }
 
   /** The file's text, by presplitctl's rules; {@code origin} names it in errors. */
   static AdminCredentials parse(String text, String origin) throws PresplitAdminException {
-    Map<String, String> values = new HashMap<>();
-    String[] lines = text.split("\n", -1);
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i];
-      int hash = line.indexOf('#');
-      if (hash >= 0) {
-        line = line.substring(0, hash);
-      }
-      line = line.strip();
-      if (line.isEmpty()) {
-        continue;
-      }
-      String where = origin + " line " + (i + 1);
-      int eq = line.indexOf('=');
-      if (eq < 0) {
-        throw new PresplitAdminException(where + ": expected key = value");
-      }
-      String key = line.substring(0, eq).strip();
-      if (!KEYS.contains(key)) {
-        throw new PresplitAdminException(where + ": unknown key '" + key
-            + "' (scheme, identity, portal, daemon, readers)");
-      }
-      if (values.put(key, line.substring(eq + 1).strip()) != null) {
-        throw new PresplitAdminException(where + ": " + key + " given twice");
-      }
+    try {
+      return of(CredentialsFile.parse(text, origin));
+    } catch (PresplitConfigException e) {
+      throw new PresplitAdminException(e.getMessage(), e);
     }
-    String scheme = values.getOrDefault("scheme", "digest");
-    if (!scheme.equals("digest")) {
-      throw new PresplitAdminException(origin + ": scheme '" + scheme + "' is not supported"
-          + " (digest only)");
-    }
-    for (String required : List.of("identity", "portal", "daemon")) {
-      if (values.getOrDefault(required, "").isEmpty()) {
+  }
+
+  // An admin creates znodes, so the file must name the ACLs' identities too.
+  private static AdminCredentials of(CredentialsFile file) throws PresplitAdminException {
+    String origin = file.origin();
+    for (String required : List.of("portal", "daemon")) {
+      String value = file.get(required);
+      if (value == null || value.isEmpty()) {
         throw new PresplitAdminException(origin + ": missing " + required);
       }
     }
-    String identity = values.get("identity");
-    int colon = identity.indexOf(':');
-    if (colon <= 0 || colon == identity.length() - 1) {
-      throw new PresplitAdminException(origin + ": identity: expected user:password");
-    }
-    String user = identity.substring(0, colon);
-    String password = identity.substring(colon + 1);
-    String portal = digestId(origin, "portal", values.get("portal"), user, password);
-    String daemon = digestId(origin, "daemon", values.get("daemon"), user, password);
+    String user = file.user();
+    String password = file.password();
+    String portal = digestId(origin, "portal", file.get("portal"), user, password);
+    String daemon = digestId(origin, "daemon", file.get("daemon"), user, password);
     List<String> readers = new ArrayList<>();
-    String readersValue = values.getOrDefault("readers", "world");
+    String readersValue = file.get("readers") == null ? "world" : file.get("readers");
     if (!readersValue.equals("world")) {
       for (String item : readersValue.split(",", -1)) {
         readers.add(digestId(origin, "readers", item.strip(), user, password));
       }
     }
-    return new AdminCredentials(user, identity.getBytes(StandardCharsets.UTF_8), portal, daemon,
-        List.copyOf(readers));
+    return new AdminCredentials(user, file.secret(), portal, daemon, List.copyOf(readers));
   }
 
   /** One ACL identity of the file: this identity's own user name, or {@code user:DIGEST}. */

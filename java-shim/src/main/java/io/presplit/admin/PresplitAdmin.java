@@ -1,5 +1,7 @@
 package io.presplit.admin;
 
+import io.presplit.client.PresplitConfigException;
+import io.presplit.client.ZkConnect;
 import io.presplit.hbase.nativelib.DocumentCheck;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
@@ -14,7 +16,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -127,28 +128,12 @@ public final class PresplitAdmin implements Closeable {
   }
 
   private ZooKeeper connect() throws IOException {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper z = new ZooKeeper(quorum, options.sessionTimeoutMs, event -> {
-      if (event.getType() == Watcher.Event.EventType.None
-          && event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
-    if (options.credentials != null) {
-      // Queued before the session is established, so nothing runs unauthenticated.
-      z.addAuthInfo("digest", options.credentials.secret());
-    }
     try {
-      if (!connected.await(options.connectTimeoutMs, TimeUnit.MILLISECONDS)) {
-        z.close();
-        throw new PresplitAdminException("cannot reach presplit's ZooKeeper at " + quorum
-            + " within " + options.connectTimeoutMs + " ms");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while connecting to ZooKeeper " + quorum);
+      return ZkConnect.connect(quorum, options.sessionTimeoutMs, options.connectTimeoutMs,
+          options.credentials == null ? null : options.credentials.secret(), null);
+    } catch (PresplitConfigException e) {
+      throw new PresplitAdminException(e.getMessage(), e);
     }
-    return z;
   }
 
   /** The session, replaced when it expired (nothing this class holds is tied to a session). */

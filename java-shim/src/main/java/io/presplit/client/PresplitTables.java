@@ -6,7 +6,6 @@ import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -272,36 +271,12 @@ public final class PresplitTables implements Closeable {
   }
 
   private void connect() throws IOException {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper z = new ZooKeeper(quorum, options.sessionTimeoutMs, event -> {
-      if (event.getType() == Watcher.Event.EventType.None) {
-        switch (event.getState()) {
-          case SyncConnected:
-            connected.countDown();
-            break;
-          case Expired:
+    zk = ZkConnect.connect(quorum, options.sessionTimeoutMs, options.connectTimeoutMs,
+        options.auth == null ? null : options.auth.secret(), state -> {
+          if (state == Watcher.Event.KeeperState.Expired) {
             onExpired();
-            break;
-          default:
-            break;
-        }
-      }
-    });
-    if (options.auth != null) {
-      // Queued before the session is established, so no read runs unauthenticated.
-      options.auth.addTo(z);
-    }
-    try {
-      if (!connected.await(options.connectTimeoutMs, TimeUnit.MILLISECONDS)) {
-        z.close();
-        throw new PresplitConfigException("cannot reach presplit's ZooKeeper at " + quorum
-            + " within " + options.connectTimeoutMs + " ms");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while connecting to ZooKeeper " + quorum);
-    }
-    zk = z;
+          }
+        });
   }
 
   private void onExpired() {

@@ -24,7 +24,7 @@ class ZkAuthTest {
         "writer.conf");
     assertEquals("digest", auth.scheme);
     assertEquals("writer", auth.user);
-    assertArrayEquals("writer:s3cret:x".getBytes(StandardCharsets.UTF_8), auth.secretForTest());
+    assertArrayEquals("writer:s3cret:x".getBytes(StandardCharsets.UTF_8), auth.secret());
     assertEquals("digest:writer", auth.toString());
   }
 
@@ -49,7 +49,7 @@ class ZkAuthTest {
   @Test
   void digestFromUserAndPassword() {
     ZkAuth auth = ZkAuth.digest("writer", "pw");
-    assertArrayEquals("writer:pw".getBytes(StandardCharsets.UTF_8), auth.secretForTest());
+    assertArrayEquals("writer:pw".getBytes(StandardCharsets.UTF_8), auth.secret());
     assertThrows(IllegalArgumentException.class, () -> ZkAuth.digest("a:b", "pw"));
     assertThrows(IllegalArgumentException.class, () -> ZkAuth.digest("writer", ""));
   }
