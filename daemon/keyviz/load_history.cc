@@ -110,7 +110,7 @@ Status CheckLoadHistoryOptions(const LoadHistoryOptions& o) {
 namespace {
 
 struct Epoch {
-  int64_t id = 0;
+  int32_t id = 0;
   std::string physical_table;
   int64_t generation = 1;
   KeyLayout layout;
@@ -138,21 +138,23 @@ struct Epoch {
   }
 };
 
+// 32 bytes and one block of values: 2,000 tables x 300 columns are 600,000 of them.
 struct Column {
   int64_t start_ms = 0;
   int64_t end_ms = 0;
-  int64_t epoch_id = 0;
-  int64_t slot = 0;  // in its tier's resolution
+  int32_t epoch_id = 0;
+  uint32_t n = 0;  // regions
   // read[n] write[n] size[n], bfloat16; read = kNoRate when the region had no rate.
-  std::vector<uint16_t> values;
+  std::unique_ptr<uint16_t[]> values;
 
-  size_t Bytes() const { return VecHeap(values); }  // the object itself is in its tier's vector
+  // The block (the object itself is in its tier's vector).
+  size_t Bytes() const { return n == 0 ? 0 : ((6 * size_t{n} + 8 + 15) & ~size_t{15}); }
 };
 
 // Merges `newer` (of the same epoch) into `older`: rates weighted by each column's time over
 // the columns where the region had one; the newer size.
 void MergeInto(Column& older, const Column& newer) {
-  const size_t n = older.values.size() / 3;
+  const size_t n = older.n;
   const double wa = std::max<int64_t>(older.end_ms - older.start_ms, 1);
   const double wb = std::max<int64_t>(newer.end_ms - newer.start_ms, 1);
   for (size_t i = 0; i < n; ++i) {
@@ -188,7 +190,7 @@ struct LoadHistory::Table {
   std::vector<double> read_w, write_w, rated_w;  // sums of rate x time, and time with a rate
   std::vector<float> last_size;                  // per region of the current epoch
   int64_t last_sample_ms = std::numeric_limits<int64_t>::min();
-  int64_t next_epoch_id = 0;
+  int32_t next_epoch_id = 0;
   size_t bytes = 0;
 };
 
@@ -204,9 +206,8 @@ static void CloseOpenColumn(LoadHistory::Table& t) {
   c.start_ms = t.open_start_ms;
   c.end_ms = t.open_end_ms;
   c.epoch_id = t.epochs.back().id;
-  c.slot = t.open_slot;
-  c.values.reserve(3 * n);
-  c.values.resize(3 * n);
+  c.n = static_cast<uint32_t>(n);
+  c.values.reset(new uint16_t[3 * n]);
   for (size_t i = 0; i < n; ++i) {
     if (t.rated_w[i] > 0) {
       c.values[i] = ToBf16(static_cast<float>(t.read_w[i] / t.rated_w[i]));
@@ -233,7 +234,7 @@ static void StartOpenColumn(LoadHistory::Table& t, int64_t start_ms, int64_t slo
 
 // Drops the epochs no column refers to, the current one excepted.
 static void DropUnusedEpochs(LoadHistory::Table& t) {
-  int64_t oldest = t.epochs.empty() ? 0 : t.epochs.back().id;
+  int32_t oldest = t.epochs.empty() ? 0 : t.epochs.back().id;
   if (!t.coarse.empty()) oldest = std::min(oldest, t.coarse.front().epoch_id);
   if (!t.fine.empty()) oldest = std::min(oldest, t.fine.front().epoch_id);
   while (t.epochs.size() > 1 && t.epochs.front().id < oldest) t.epochs.pop_front();
@@ -505,10 +506,9 @@ void LoadHistory::Age(Table& t, int64_t now_ms) {
     Column& c = t.fine[moved];
     const int64_t slot = Slot(c.end_ms, options_.coarse.resolution_ms);
     if (!t.coarse.empty() && t.coarse.back().epoch_id == c.epoch_id &&
-        t.coarse.back().slot == slot) {
+        Slot(t.coarse.back().end_ms, options_.coarse.resolution_ms) == slot) {
       MergeInto(t.coarse.back(), c);
     } else {
-      c.slot = slot;
       t.coarse.push_back(std::move(c));
     }
     ++moved;
@@ -571,8 +571,8 @@ Result<HistoryWindow> LoadHistory::Read(const std::string& table, int64_t from_m
   const Table& t = *found->second;
   HistoryWindow window;
   window.table = table;
-  std::map<int64_t, int> epoch_index;
-  auto epoch_of = [&](int64_t id) {
+  std::map<int32_t, int> epoch_index;
+  auto epoch_of = [&](int32_t id) {
     auto [it, added] = epoch_index.emplace(id, static_cast<int>(window.epochs.size()));
     if (added) {
       const Epoch& e = t.epochs[static_cast<size_t>(id - t.epochs.front().id)];
@@ -591,7 +591,7 @@ Result<HistoryWindow> LoadHistory::Read(const std::string& table, int64_t from_m
   auto in_window = [&](int64_t start, int64_t end) { return end >= from_ms && start <= to_ms; };
   auto add = [&](const Column& c) {
     if (!in_window(c.start_ms, c.end_ms)) return;
-    const size_t n = c.values.size() / 3;
+    const size_t n = c.n;
     HistoryColumn out;
     out.start_ms = c.start_ms;
     out.end_ms = c.end_ms;

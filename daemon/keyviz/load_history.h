@@ -89,7 +89,7 @@ struct TableSample {
 
 // How much history, at which resolutions, in how much memory. The defaults hold 2,000 tables
 // of 100,000 regions in total for 4 days under 256 MiB (bench/RESULTS.md): 1-minute columns for
-// 3 hours, then 30-minute columns for 4 days.
+// 2 hours, then 30-minute columns for 4 days.
 struct LoadHistoryOptions {
   struct Tier {
     int64_t resolution_ms = 0;  // one column covers at most this long
@@ -97,7 +97,7 @@ struct LoadHistoryOptions {
   };
   // The fine tier: every poll goes into its newest column. A column older than its retention
   // is merged into the coarse tier's newest column (same epoch and coarse slot) or starts one.
-  Tier fine{60'000, 3 * 3'600'000};
+  Tier fine{60'000, 2 * 3'600'000};
   // The coarse tier: columns older than its retention are dropped.
   Tier coarse{1'800'000, 4 * 86'400'000};
   // Everything the store holds (MemoryBytes): over it, the oldest column of the largest table
