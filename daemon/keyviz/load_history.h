@@ -101,7 +101,8 @@ struct LoadHistoryOptions {
   // The coarse tier: columns older than its retention are dropped.
   Tier coarse{1'800'000, 4 * 86'400'000};
   // Everything the store holds (MemoryBytes): over it, the oldest column of the largest table
-  // goes (coarse first, then fine), each one counted in dropped_by_budget.
+  // goes (coarse first, then fine), each one counted in columns_dropped_by_budget. The current
+  // epochs' keys and the open columns stay: the input caps below bound them.
   size_t memory_budget_bytes = size_t{256} << 20;
   // Input caps: tables beyond max_tables (new ones; those already kept go on) are refused, and
   // regions beyond max_regions_per_table are not taken (the table's last regions); both counted.
