@@ -143,7 +143,7 @@ TEST(LoadHistoryTest, TheBudgetHoldsUnderAFloodAndMemoryBytesIsHonest) {
   struct mallinfo2 after = mallinfo2();
   const double real = static_cast<double>(after.uordblks) - static_cast<double>(before.uordblks);
   const double estimate = static_cast<double>(history->MemoryBytes());
-  EXPECT_NEAR(estimate / real, 1.0, 0.2) << "estimate " << estimate << " real " << real;
+  EXPECT_NEAR(estimate / real, 1.0, 0.1) << "estimate " << estimate << " real " << real;
 }
 
 TEST(LoadHistoryTest, ASplitStartsAnEpochWhereTheParentsHistoryEnds) {
