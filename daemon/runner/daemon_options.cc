@@ -140,6 +140,16 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     PRESPLIT_ASSIGN_OR_RETURN(o.load_split_max_per_window, ParseInt(key, value, 0, 10000));
   } else if (key == "load_split_window_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.load_split_window_s, ParseInt(key, value, 1, 86400));
+  } else if (key == "keyviz_fine_resolution_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_fine_resolution_s, ParseInt(key, value, 1, 3600));
+  } else if (key == "keyviz_fine_retention_h") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_fine_retention_h, ParseInt(key, value, 1, 168));
+  } else if (key == "keyviz_coarse_resolution_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_coarse_resolution_s, ParseInt(key, value, 1, 86400));
+  } else if (key == "keyviz_coarse_retention_h") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_coarse_retention_h, ParseInt(key, value, 1, 8760));
+  } else if (key == "keyviz_memory_budget_mb") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_memory_budget_mb, ParseInt(key, value, 1, 65536));
   } else if (key == "migration_interval_s") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_interval_s, ParseInt(key, value, 1, 3600));
   } else if (key == "migration_chunk_rows") {
@@ -286,6 +296,24 @@ Status CheckOptions(const DaemonOptions& o) {
         "migration_hfile_source = snapshot reads the snapshot's files under hbase.rootdir: set "
         "hbase_conf_dir (its hbase-site.xml names it) or hbase.rootdir");
   }
+  if (o.keyviz_coarse_resolution_s % o.keyviz_fine_resolution_s != 0) {
+    return Status::InvalidArgument(
+        "keyviz_coarse_resolution_s (" + std::to_string(o.keyviz_coarse_resolution_s) +
+        ") must be a multiple of keyviz_fine_resolution_s (" +
+        std::to_string(o.keyviz_fine_resolution_s) + "): coarse columns merge whole fine ones");
+  }
+  if (o.keyviz_coarse_retention_h <= o.keyviz_fine_retention_h) {
+    return Status::InvalidArgument(
+        "keyviz_coarse_retention_h (" + std::to_string(o.keyviz_coarse_retention_h) +
+        ") must be longer than keyviz_fine_retention_h (" +
+        std::to_string(o.keyviz_fine_retention_h) + "): the coarse tier keeps what is older");
+  }
+  if (int64_t{o.keyviz_fine_retention_h} * 3600 < o.keyviz_fine_resolution_s ||
+      int64_t{o.keyviz_coarse_retention_h} * 3600 < o.keyviz_coarse_resolution_s) {
+    return Status::InvalidArgument(
+        "each keyviz tier must keep at least one column: its "
+        "retention must be at least its resolution");
+  }
   return Status::Ok();
 }
 
@@ -309,6 +337,14 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("load_split_max_per_window", before.load_split_max_per_window,
         after.load_split_max_per_window);
   check("load_split_window_s", before.load_split_window_s, after.load_split_window_s);
+  check("keyviz_fine_resolution_s", before.keyviz_fine_resolution_s,
+        after.keyviz_fine_resolution_s);
+  check("keyviz_fine_retention_h", before.keyviz_fine_retention_h, after.keyviz_fine_retention_h);
+  check("keyviz_coarse_resolution_s", before.keyviz_coarse_resolution_s,
+        after.keyviz_coarse_resolution_s);
+  check("keyviz_coarse_retention_h", before.keyviz_coarse_retention_h,
+        after.keyviz_coarse_retention_h);
+  check("keyviz_memory_budget_mb", before.keyviz_memory_budget_mb, after.keyviz_memory_budget_mb);
   check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
   check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
   check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);

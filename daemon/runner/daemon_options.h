@@ -41,6 +41,15 @@ struct DaemonOptions {
   // At most this many load splits over all tables in any window of load_split_window_s.
   int load_split_max_per_window = 4;
   int load_split_window_s = 600;
+  // The key visualizer's history (every presplitd, standbys too: docs/key-visualizer-history.md):
+  // columns of keyviz_fine_resolution_s kept keyviz_fine_retention_h hours, then merged into
+  // columns of keyviz_coarse_resolution_s (a multiple of it) kept keyviz_coarse_retention_h
+  // hours, in at most keyviz_memory_budget_mb MiB.
+  int keyviz_fine_resolution_s = 60;
+  int keyviz_fine_retention_h = 2;
+  int keyviz_coarse_resolution_s = 1800;
+  int keyviz_coarse_retention_h = 96;
+  int keyviz_memory_budget_mb = 256;
   // Re-salting migrations (leader only): how often the plans are looked at when nothing
   // triggers it, and how many rows one copy call moves (one checkpoint each).
   int migration_interval_s = 2;

@@ -20,6 +20,8 @@
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/hbase/kerberos_login.h"
 #include "daemon/http/http_endpoint.h"
+#include "daemon/keyviz/load_history.h"
+#include "daemon/keyviz/load_samples.h"
 #include "daemon/leader/leader_election.h"
 #include "daemon/leader/lease_fence.h"
 #include "daemon/migrate/jni_migration_bridge.h"
@@ -557,6 +559,35 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   publisher_options.may_act = [&publish_lease] { return publish_lease.Check(); };
   publisher_options.decisions_kept = watch_options.decisions_kept;
   watch::StatusPublisher status_publisher(publish_lease.zk(), publisher_options);
+  // The key visualizer's history, recorded after every successful poll by every presplitd,
+  // standbys too: a new leader has it already (docs/key-visualizer-history.md).
+  keyviz::LoadHistoryOptions history_options;
+  history_options.fine = {int64_t{options.keyviz_fine_resolution_s} * 1000,
+                          int64_t{options.keyviz_fine_retention_h} * 3'600'000};
+  history_options.coarse = {int64_t{options.keyviz_coarse_resolution_s} * 1000,
+                            int64_t{options.keyviz_coarse_retention_h} * 3'600'000};
+  history_options.memory_budget_bytes = size_t(options.keyviz_memory_budget_mb) << 20;
+  PRESPLIT_RETURN_IF_ERROR(keyviz::CheckLoadHistoryOptions(history_options));
+  keyviz::LoadHistory load_history(history_options);
+  std::vector<watch::WatchedTable> watched_tables;  // as the load watcher has them
+  bool history_was_refusing = false;
+  auto record_history = [&](const watch::LoadSnapshot& snapshot) {
+    auto result = load_history.Record(snapshot.polled_at_ms,
+                                      keyviz::SamplesFromLoad(snapshot, watched_tables));
+    const bool refusing =
+        result.tables_refused + result.regions_truncated + result.regions_overlapping > 0;
+    // Once when it starts, not at every poll: the counters on /metrics say how much since.
+    if (refusing && !history_was_refusing) {
+      spdlog::warn(
+          "key visualizer: this poll's load is more than its history takes: {} tables refused "
+          "(more than {} tables, or a key longer than {} bytes), {} regions beyond {} per "
+          "table, {} regions overlapping another",
+          result.tables_refused, history_options.max_tables, history_options.max_key_bytes,
+          result.regions_truncated, history_options.max_regions_per_table,
+          result.regions_overlapping);
+    }
+    history_was_refusing = refusing;
+  };
   bool watcher_was_leading = false;
   std::atomic<uint64_t> load_polls{0}, load_poll_failures{0}, load_status_writes{0};
   auto last_tables_read = std::chrono::steady_clock::time_point::min();
@@ -575,14 +606,13 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       [&](bool /*scheduled*/) {
         // Every task on a worker catches what it throws: a bad answer must not end the daemon.
         try {
-          if (!leader_election.IsLeader()) {  // a standby watches nothing
-            watcher_was_leading = false;
-            return;
-          }
           // No HBase connection before the Kerberos login.
           if (kerberos != nullptr && !kerberos->logged_in()) return;
-          if (!watcher_was_leading) status_publisher.Forget();  // others wrote meanwhile
-          watcher_was_leading = true;
+          // A standby polls too, for the key visualizer's history (and the rates, so that it
+          // can split at once when it leads), but decides nothing and writes nothing.
+          const bool leading = leader_election.IsLeader();
+          if (leading && !watcher_was_leading) status_publisher.Forget();  // others wrote
+          watcher_was_leading = leading;
           // The documents and their statuses are re-read as soon as a reconcile pass saw a
           // document created, edited or removed or a migration moved (watch_changes), and at
           // the resync interval anyway. Not only at the interval: a table documented a second
@@ -596,6 +626,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             auto tables = watch::ReadWatchedTables(*zk, reconciler.TablesPath(),
                                                    JoinZkPath(options.zk_root, "status"));
             if (tables.ok()) {
+              watched_tables = *tables;
               load_watcher.SetTables(std::move(tables).value());
               last_tables_read = now;
               tables_read_at_changes = changes;
@@ -604,15 +635,16 @@ Status RunDaemon(const DaemonOptions& initial_options) {
                            tables.status().ToString());
             }
           }
-          Status polled = load_watcher.Poll();
-          ++load_polls;
+          Status polled = load_watcher.Poll(/*plan=*/leading);
+          if (leading) ++load_polls;  // the counters are the leader's (docs/reference/metrics.md)
           if (!polled.ok()) {
-            ++load_poll_failures;
+            if (leading) ++load_poll_failures;
             spdlog::warn("load watcher: poll failed, retrying in {} s: {}",
                          options.load_watch_interval_s, polled.ToString());
           } else {
-            load_status_writes +=
-                status_publisher.Publish(load_watcher.snapshot(), now_ms()).written;
+            const watch::LoadSnapshot snapshot = load_watcher.snapshot();
+            if (leading) load_status_writes += status_publisher.Publish(snapshot, now_ms()).written;
+            record_history(snapshot);
           }
         } catch (const std::exception& e) {
           ++load_poll_failures;
@@ -717,6 +749,20 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               "Status znodes the load watcher wrote its decisions or size samples into.",
               load_status_writes, "counter");
       watch::AppendLoadMetrics(out, load_watcher.snapshot(), now_ms());
+      const auto history = load_history.counters();
+      counter("presplit_keyviz_history_bytes",
+              "Memory the key visualizer's history holds (its estimate).",
+              load_history.MemoryBytes(), "gauge");
+      counter("presplit_keyviz_history_columns", "Columns the key visualizer's history holds.",
+              load_history.Columns(), "gauge");
+      counter("presplit_keyviz_history_tables", "Tables with key visualizer history.",
+              load_history.Tables().size(), "gauge");
+      counter("presplit_keyviz_columns_dropped_total",
+              "History columns dropped before their retention to stay within the memory budget.",
+              history.columns_dropped_by_budget, "counter");
+      counter("presplit_keyviz_input_refused_total",
+              "Tables and regions of polls the history did not take (over its caps).",
+              history.tables_refused + history.regions_refused, "counter");
       const auto& m = migrator.counters();
       counter("presplit_migration_rows_copied_total", "Rows copied by re-salt migrations.",
               m.rows_copied, "counter");
@@ -727,22 +773,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       counter("presplit_migration_capture_probes_total",
               "Probe rounds a change-capture peer acknowledged (every region shipped past).",
               m.probes, "counter");
-      counter("presplit_migration_rows_rechecked_total",
-              "Rows verifications compared row by row.", m.rows_rechecked, "counter");
+      counter("presplit_migration_rows_rechecked_total", "Rows verifications compared row by row.",
+              m.rows_rechecked, "counter");
       counter("presplit_migration_rollbacks_total",
               "Migrations rolled back to their old generation during the grace period.",
               m.rollbacks, "counter");
       counter("presplit_migration_plans_refused_total",
-              "Plans not acted on: not the plan this daemon would have written.",
-              m.plans_refused, "counter");
+              "Plans not acted on: not the plan this daemon would have written.", m.plans_refused,
+              "counter");
       counter("presplit_migration_verification_failures_total",
               "Migrations stopped because source and target differed.", m.verification_failures,
               "counter");
       counter("presplit_migration_switches_total", "Tables switched to a new generation.",
               m.switches, "counter");
       counter("presplit_migration_completed_total",
-              "Migrations finished at their new generation (rollbacks not included).",
-              m.completed, "counter");
+              "Migrations finished at their new generation (rollbacks not included).", m.completed,
+              "counter");
       counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",

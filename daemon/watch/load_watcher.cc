@@ -61,7 +61,7 @@ void LoadWatcher::Record(const SplitDecision& d) {
       d.reason.empty() ? "" : " (" + d.reason + ")");
 }
 
-Status LoadWatcher::Poll() {
+Status LoadWatcher::Poll(bool plan) {
   std::vector<WatchedTable> tables;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -99,7 +99,9 @@ Status LoadWatcher::Poll() {
       load.migration_target = table.migration_target;
       load.migration_target_table = table.migration_target_table;
       load.split_hold = table.split_hold;
-      for (auto& decision : planner_.Plan(load, settings, now)) decisions.push_back(decision);
+      if (plan) {
+        for (auto& decision : planner_.Plan(load, settings, now)) decisions.push_back(decision);
+      }
       snapshot_.tables.push_back(std::move(load));
     }
     // Tables no longer watched keep no decisions.

@@ -3,7 +3,8 @@
 // documents turn load splits on (SplitPlanner). Each decision is logged with its numbers, kept
 // (the last N per table) for /status and the status znode, and counted for /metrics.
 //
-// Plain code driven by Poll(): the runner calls it from a PeriodicWorker on the leader only.
+// Plain code driven by Poll(): the runner calls it from a PeriodicWorker, planning on the leader
+// only (a standby polls without planning, for the key visualizer's history).
 // Thread-safe: Poll() on the worker, SetTables() and snapshot() from any thread.
 #pragma once
 
@@ -65,8 +66,10 @@ class LoadWatcher {
   void SetTables(std::vector<WatchedTable> tables);
 
   // One poll: reports, scores, decisions, splits. An error from the source is returned (and
-  // kept in the snapshot); a refused split is a decision, not an error.
-  Status Poll();
+  // kept in the snapshot); a refused split is a decision, not an error. With `plan` false (a
+  // standby: it keeps the rates and the key visualizer's history, docs/key-visualizer-history.md)
+  // only the reports and the scores: no decision, no key sample, no split.
+  Status Poll(bool plan = true);
 
   LoadSnapshot snapshot() const;
 

@@ -75,6 +75,29 @@ TEST(DaemonOptionsTest, TheHfileEnginesSnapshotSourceNeedsHBaseRootDir) {
   EXPECT_TRUE(CheckOptions(o).ok());
 }
 
+TEST(DaemonOptionsTest, KeyvizTiersAreCheckedTogether) {
+  DaemonOptions o;
+  ASSERT_TRUE(ApplyConfigText("keyviz_fine_resolution_s = 30\nkeyviz_fine_retention_h = 6\n"
+                              "keyviz_coarse_resolution_s = 600\nkeyviz_coarse_retention_h = 96\n"
+                              "keyviz_memory_budget_mb = 512\n",
+                              "x.conf", o)
+                  .ok());
+  EXPECT_EQ(o.keyviz_fine_resolution_s, 30);
+  EXPECT_EQ(o.keyviz_memory_budget_mb, 512);
+  EXPECT_TRUE(CheckOptions(o).ok());
+  Status s = ApplyOption("keyviz_memory_budget_mb", "0", o);
+  EXPECT_NE(s.message().find("keyviz_memory_budget_mb"), std::string::npos) << s.message();
+  ASSERT_TRUE(ApplyOption("keyviz_coarse_resolution_s", "45", o).ok());
+  s = CheckOptions(o);
+  EXPECT_NE(s.message().find("multiple of keyviz_fine_resolution_s"), std::string::npos)
+      << s.message();
+  ASSERT_TRUE(ApplyOption("keyviz_coarse_resolution_s", "600", o).ok());
+  ASSERT_TRUE(ApplyOption("keyviz_coarse_retention_h", "6", o).ok());
+  s = CheckOptions(o);
+  EXPECT_NE(s.message().find("longer than keyviz_fine_retention_h"), std::string::npos)
+      << s.message();
+}
+
 TEST(DaemonOptionsTest, ErrorsNameTheLineAndTheKey) {
   DaemonOptions o;
   Status s = ApplyConfigText("zk_quorum = a:1\nzk_qourum = b:2\n", "x.conf", o);

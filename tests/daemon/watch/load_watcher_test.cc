@@ -107,11 +107,11 @@ struct Fixture {
   LoadWatcher watcher{source, LoadWatcherOptions{}, [this] { return now; }};
 
   // Polls every 3 s for `seconds`, r2 at 9000/s and the others at 500/s.
-  void HotFor(int seconds) {
+  void HotFor(int seconds, bool plan = true) {
     for (int t = 0; t < seconds; t += 3) {
       source.Advance(3, {500, 500, 9000, 500});
       now = source.time_ms;
-      ASSERT_TRUE(watcher.Poll().ok());
+      ASSERT_TRUE(watcher.Poll(plan).ok());
     }
   }
 };
@@ -147,6 +147,20 @@ TEST(LoadWatcher, SplitsASustainedHotRegionOnceAndCountsIt) {
   EXPECT_EQ(first.region, "r2");
   EXPECT_EQ(first.action, SplitDecision::Action::kSplit);
   EXPECT_DOUBLE_EQ(first.requests_per_s, 9000);
+}
+
+TEST(LoadWatcher, AStandbysPollScoresWithoutDecidingOrSplitting) {
+  Fixture f;
+  f.watcher.SetTables(Watch("default:t", Settings(/*dry_run=*/false)));
+  f.HotFor(15, /*plan=*/false);
+  EXPECT_TRUE(f.source.split_requests.empty());
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  ASSERT_EQ(snapshot.tables.size(), 1u);
+  EXPECT_DOUBLE_EQ(snapshot.tables[0].max_requests_per_s, 9000);
+  EXPECT_TRUE(snapshot.decisions.empty());
+  // Once it leads, the rates it kept count: the region has been hot long enough already.
+  f.HotFor(3);
+  EXPECT_EQ(f.source.split_requests, std::vector<std::string>{"r2"});
 }
 
 TEST(LoadWatcher, DryRunDecidesWithoutSplitting) {
