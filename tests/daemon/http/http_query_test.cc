@@ -1,0 +1,61 @@
+// Query parameters of the daemon's HTTP endpoint: decoded, bounded, and a bad one answered 400
+// before any handler runs; handlers without a request keep working.
+#include <gtest/gtest.h>
+
+#include <boost/asio.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "daemon/http/http_endpoint.h"
+
+namespace presplit::daemon {
+namespace {
+
+TEST(HttpQuery, DecodesNamesAndValues) {
+  auto query = ParseQuery("table=ns%3At&from=-6h&a+b=x+y&empty=&flag&&z=%2f%2F");
+  ASSERT_TRUE(query.ok()) << query.status().ToString();
+  EXPECT_EQ(query->at("table"), "ns:t");
+  EXPECT_EQ(query->at("from"), "-6h");
+  EXPECT_EQ(query->at("a b"), "x y");
+  EXPECT_EQ(query->at("empty"), "");
+  EXPECT_EQ(query->at("flag"), "");
+  EXPECT_EQ(query->at("z"), "//");
+  EXPECT_TRUE(ParseQuery("").value().empty());
+}
+
+TEST(HttpQuery, RefusesWhatBreaksTheBounds) {
+  EXPECT_FALSE(ParseQuery("a=%zz").ok());
+  EXPECT_FALSE(ParseQuery("a=%4").ok());
+  EXPECT_FALSE(ParseQuery("a=%").ok());
+  EXPECT_FALSE(ParseQuery("=1").ok());
+  const auto twice = ParseQuery("a=1&a=2");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("twice"), std::string::npos);
+  EXPECT_FALSE(ParseQuery(std::string(kMaxQueryNameLength + 1, 'n') + "=1").ok());
+  EXPECT_FALSE(ParseQuery("v=" + std::string(kMaxQueryValueLength + 1, 'v')).ok());
+  EXPECT_TRUE(ParseQuery("v=" + std::string(kMaxQueryValueLength, 'v')).ok());
+  std::string many;
+  for (size_t i = 0; i <= kMaxQueryParameters; ++i) many += "p" + std::to_string(i) + "=1&";
+  EXPECT_FALSE(ParseQuery(many).ok());
+}
+
+TEST(HttpQuery, HandlersWithAndWithoutTheRequest) {
+  boost::asio::io_context io;
+  HttpEndpoint http(io);
+  http.Handle("/plain", []() -> HttpResponse { return {200, "text/plain", "plain\n"}; });
+  http.Handle("/echo", [](const HttpRequest& request) -> HttpResponse {
+    return {200, "text/plain", request.path + " " + request.query.at("x")};
+  });
+  EXPECT_EQ(http.Respond("GET", "/plain").body, "plain\n");
+  EXPECT_EQ(http.Respond("GET", "/plain?ignored=1").body, "plain\n");
+  EXPECT_EQ(http.Respond("GET", "/echo?x=a%20b").body, "/echo a b");
+  const HttpResponse bad = http.Respond("GET", "/echo?x=%g1");
+  EXPECT_EQ(bad.code, 400);
+  EXPECT_EQ(bad.content_type, "application/json");
+  EXPECT_FALSE(nlohmann::json::parse(bad.body).at("error").get<std::string>().empty());
+  EXPECT_EQ(http.Respond("GET", "/nothing?x=%g1").code, 404);
+  EXPECT_EQ(http.Respond("POST", "/echo?x=1").code, 405);
+}
+
+}  // namespace
+}  // namespace presplit::daemon
