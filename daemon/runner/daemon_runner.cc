@@ -20,6 +20,7 @@
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/hbase/kerberos_login.h"
 #include "daemon/http/http_endpoint.h"
+#include "daemon/keyviz/keyviz_query.h"
 #include "daemon/leader/leader_election.h"
 #include "daemon/leader/lease_fence.h"
 #include "daemon/migrate/jni_migration_bridge.h"
@@ -32,6 +33,7 @@
 #include "daemon/watch/load_watcher.h"
 #include "daemon/watch/status_publisher.h"
 #include "daemon/watch/watched_tables.h"
+#include "daemon/web/keyviz_page.h"
 #include "daemon/web/status_page.h"
 #include "daemon/zk/zk_client.h"
 
@@ -620,6 +622,16 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         }
       });
 
+  // The key visualizer's history (GET /keyviz.json, the page GET /keyviz): these two functions
+  // are where the load history store (keyviz::LoadHistory) connects: read_history answers with
+  // its Read(table, from_ms, to_ms), history_tables with the tables it holds. Without the store
+  // every table answers 404 "history not wired yet" and none is listed.
+  keyviz::HistoryReader read_history = [](const std::string& table, int64_t,
+                                          int64_t) -> Result<keyviz::HistoryWindow> {
+    return Status::NotFound("no load history for " + table + ": history not wired yet");
+  };
+  keyviz::TableLister history_tables = [] { return std::vector<std::string>(); };
+
   HttpEndpoint http(io);
   if (!options.http_listen.empty()) {
     http.Handle("/healthz", [&]() -> HttpResponse {
@@ -629,6 +641,13 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     });
     http.Handle("/", []() -> HttpResponse {
       return {200, "text/html; charset=utf-8", std::string(web::StatusPageHtml())};
+    });
+    http.Handle("/keyviz", []() -> HttpResponse {
+      return {200, "text/html; charset=utf-8", std::string(web::KeyvizPageHtml())};
+    });
+    http.Handle("/keyviz.json", [&](const HttpRequest& request) -> HttpResponse {
+      auto reply = keyviz::ServeKeyvizJson(request.query, read_history, history_tables, now_ms());
+      return {reply.code, "application/json", std::move(reply.body)};
     });
     http.Handle("/status", [&]() -> HttpResponse {
       nlohmann::ordered_json status;
@@ -727,22 +746,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       counter("presplit_migration_capture_probes_total",
               "Probe rounds a change-capture peer acknowledged (every region shipped past).",
               m.probes, "counter");
-      counter("presplit_migration_rows_rechecked_total",
-              "Rows verifications compared row by row.", m.rows_rechecked, "counter");
+      counter("presplit_migration_rows_rechecked_total", "Rows verifications compared row by row.",
+              m.rows_rechecked, "counter");
       counter("presplit_migration_rollbacks_total",
               "Migrations rolled back to their old generation during the grace period.",
               m.rollbacks, "counter");
       counter("presplit_migration_plans_refused_total",
-              "Plans not acted on: not the plan this daemon would have written.",
-              m.plans_refused, "counter");
+              "Plans not acted on: not the plan this daemon would have written.", m.plans_refused,
+              "counter");
       counter("presplit_migration_verification_failures_total",
               "Migrations stopped because source and target differed.", m.verification_failures,
               "counter");
       counter("presplit_migration_switches_total", "Tables switched to a new generation.",
               m.switches, "counter");
       counter("presplit_migration_completed_total",
-              "Migrations finished at their new generation (rollbacks not included).",
-              m.completed, "counter");
+              "Migrations finished at their new generation (rollbacks not included).", m.completed,
+              "counter");
       counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",
@@ -776,7 +795,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       return {200, "text/plain; version=0.0.4", out.str()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
-    spdlog::info("serving /, /status, /healthz and /metrics on {}:{}",
+    spdlog::info("serving /, /status, /keyviz, /keyviz.json, /healthz and /metrics on {}:{}",
                  options.http_listen.substr(0, options.http_listen.rfind(':')), http.port());
   }
 
