@@ -526,27 +526,53 @@ Result<SharedAxis> SharedKeyAxis(const std::vector<AxisEpoch>& epochs, AxisView 
 
   size_t contributions = 0;
   shared.shares.resize(epochs.size());
+  shared.plans.resize(epochs.size());
   for (const AxisEpoch& epoch : epochs) shared.region_counts.push_back(epoch.regions.size());
+  // One span's rows: the first and last it overlaps and those overlaps (the rows between are
+  // covered whole).
+  struct Cover {
+    int first = 0;
+    int last = -1;
+    double first_overlap = 0;
+    double last_overlap = 0;
+    double times = 1;
+    double width = 0;
+  };
+  std::vector<Cover> covers;
   std::vector<std::pair<int, double>> weights;
   for (size_t e = 0; e < epochs.size(); ++e) {
     std::vector<AxisShare>& out = shared.shares[e];
+    SharedAxis::EpochPlan& plan = shared.plans[e];
     for (size_t i = 0; i < spans[e].size(); ++i) {
       weights.clear();
+      covers.clear();
+      double total = 0;
       for (const AxisSpan& span : spans[e][i]) {
+        Cover cover;
+        cover.times = span.times;
+        cover.width = span.to - span.from;
         for (int r = row_at(span.from); r < static_cast<int>(shared.rows.size()); ++r) {
           const AxisRow& row = shared.rows[r];
           if (row.start >= span.to) break;
           const double overlap = std::min(span.to, row.end) - std::max(span.from, row.start);
-          if (overlap > 0) weights.emplace_back(r, overlap * span.times);
+          if (!(overlap > 0)) continue;
+          if (cover.last < 0) {
+            cover.first = r;
+            cover.first_overlap = overlap;
+          }
+          cover.last = r;
+          cover.last_overlap = overlap;
+          weights.emplace_back(r, overlap * span.times);
+          total += overlap * span.times;
         }
+        if (cover.last >= 0) covers.push_back(cover);
       }
       std::sort(weights.begin(), weights.end());
-      double total = 0;
-      for (const auto& [row, weight] : weights) total += weight;
       const int region = static_cast<int>(i);
       if (!(total > 0)) {
         const double at = spans[e][i].empty() ? 0.0 : spans[e][i].front().from;
         out.push_back({row_at(at), region, 1.0});
+        plan.sparse.push_back(out.back());
         ++contributions;
         continue;
       }
@@ -556,6 +582,26 @@ Result<SharedAxis> SharedKeyAxis(const std::vector<AxisEpoch>& epochs, AxisView 
         } else {
           out.push_back({weights[k].first, region, weights[k].second / total});
           ++contributions;
+        }
+      }
+      // How ShareOntoAxis adds the region: a span over whole rows by its density (a difference
+      // array over the rows, O(1) per span), anything else row by row. Only spans at least
+      // kDenseMinWidth wide go by density: a narrow one's density is so large that adding and
+      // removing it would leave a rounding residue larger than other regions' loads.
+      constexpr double kDenseMinWidth = 1e-6;
+      for (const Cover& cover : covers) {
+        const double per_width = cover.times / total;
+        if (cover.last - cover.first >= 2 && cover.width >= kDenseMinWidth) {
+          plan.dense.push_back({region, cover.first, cover.last, cover.first_overlap * per_width,
+                                cover.last_overlap * per_width, per_width});
+          continue;
+        }
+        for (int r = cover.first; r <= cover.last; ++r) {
+          const AxisRow& row = shared.rows[static_cast<size_t>(r)];
+          const double overlap = r == cover.first  ? cover.first_overlap
+                                 : r == cover.last ? cover.last_overlap
+                                                   : row.end - row.start;
+          plan.sparse.push_back({r, region, overlap * per_width});
         }
       }
       if (contributions > kMaxFoldContributions) {
@@ -573,24 +619,43 @@ Result<SharedAxis> SharedKeyAxis(const std::vector<AxisEpoch>& epochs, AxisView 
 
 Status ShareOntoAxis(const SharedAxis& axis, int epoch, std::span<const float> values,
                      std::span<double> rows) {
-  if (epoch < 0 || static_cast<size_t>(epoch) >= axis.shares.size()) {
+  if (epoch < 0 || static_cast<size_t>(epoch) >= axis.plans.size()) {
     return Status::InvalidArgument("epoch " + std::to_string(epoch) + " is not on the axis");
   }
   if (rows.size() != axis.rows.size()) {
     return Status::InvalidArgument("expected " + std::to_string(axis.rows.size()) + " rows, got " +
                                    std::to_string(rows.size()));
   }
-  const auto& shares = axis.shares[static_cast<size_t>(epoch)];
+  const SharedAxis::EpochPlan& plan = axis.plans[static_cast<size_t>(epoch)];
   const size_t regions = axis.region_counts[static_cast<size_t>(epoch)];
   if (values.size() != regions) {
     return Status::InvalidArgument("epoch " + std::to_string(epoch) + " has " +
                                    std::to_string(regions) + " regions, got " +
                                    std::to_string(values.size()) + " values");
   }
-  for (const AxisShare& s : shares) {
-    const float value = values[static_cast<size_t>(s.region)];
-    // A value from the store that is no rate (not finite, negative) counts nothing.
-    if (std::isfinite(value) && value > 0) rows[static_cast<size_t>(s.row)] += s.fraction * value;
+  // A value from the store that is no rate (not finite, negative) counts nothing.
+  const auto value_of = [&](int region) {
+    const float value = values[static_cast<size_t>(region)];
+    return std::isfinite(value) && value > 0 ? static_cast<double>(value) : 0.0;
+  };
+  for (const AxisShare& s : plan.sparse) {
+    rows[static_cast<size_t>(s.row)] += s.fraction * value_of(s.region);
+  }
+  if (plan.dense.empty()) return Status::Ok();
+  std::vector<double> density(rows.size() + 1, 0.0);
+  for (const SharedAxis::DenseSpan& span : plan.dense) {
+    const double value = value_of(span.region);
+    if (value == 0) continue;
+    rows[static_cast<size_t>(span.first)] += value * span.first_fraction;
+    rows[static_cast<size_t>(span.last)] += value * span.last_fraction;
+    density[static_cast<size_t>(span.first) + 1] += value * span.per_width;
+    density[static_cast<size_t>(span.last)] -= value * span.per_width;
+  }
+  double running = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    running += density[r];
+    // Clamped: the running sum may keep a rounding residue of either sign after a span.
+    if (running > 0) rows[r] += running * (axis.rows[r].end - axis.rows[r].start);
   }
   return Status::Ok();
 }

@@ -124,6 +124,65 @@ TEST(KeyAxis, EveryMomentKeepsItsTotal) {
   }
 }
 
+// ShareOntoAxis adds wide spans by density, the rest row by row: the rows must be what the shares
+// say, a narrow hot region (a few keys wide) included.
+TEST(KeyAxis, RowsAreWhatTheSharesSay) {
+  std::mt19937 random(5);
+  std::vector<AxisEpoch> epochs;
+  for (int e = 0; e < 3; ++e) {
+    AxisEpoch epoch = HotRangeEpoch(8);
+    // A region a few keys wide in bucket 2: [salt "i", salt "i\0\0\0\0\0\0\1").
+    for (RegionLoad& region : epoch.regions) {
+      if (region.start_key == Salt(epoch.layout, 2) + "i") {
+        const std::string narrow = region.start_key + std::string(6, '\0') + "\x01";
+        epoch.regions.insert(epoch.regions.begin() + (&region - epoch.regions.data()) + 1,
+                             {narrow, region.end_key, 0});
+        epoch.regions[static_cast<size_t>(&region - epoch.regions.data())].end_key = narrow;
+        break;
+      }
+    }
+    if (e > 0) {
+      // Later epochs split bucket 0's first region at "a".."g": the earlier regions then cover
+      // several whole rows (added by density).
+      const std::string salt = Salt(epoch.layout, 0);
+      std::vector<RegionLoad> split;
+      std::string start;
+      for (char c = 'a'; c <= 'g'; ++c) {
+        split.push_back({start, salt + c, 0});
+        start = salt + c;
+      }
+      split.push_back({start, salt + "h", 0});
+      epoch.regions.erase(epoch.regions.begin());
+      epoch.regions.insert(epoch.regions.begin(), split.begin(), split.end());
+    }
+    epochs.push_back(epoch);
+  }
+  for (AxisView view : {AxisView::kLogical, AxisView::kPhysical}) {
+    for (int max_rows : {3, 5, 1000}) {
+      const auto axis = SharedKeyAxis(epochs, view, max_rows);
+      ASSERT_TRUE(axis.ok()) << axis.status().ToString();
+      // Both ways of adding are used.
+      if (max_rows == 1000) EXPECT_FALSE(axis->plans[0].dense.empty());
+      EXPECT_FALSE(axis->plans[0].sparse.empty());
+      for (int e = 0; e < 3; ++e) {
+        std::vector<float> values;
+        for (size_t i = 0; i < epochs[e].regions.size(); ++i) {
+          values.push_back(static_cast<float>(random() % 1000));
+        }
+        values[7] = 1e7f;
+        std::vector<double> expected(axis->rows.size(), 0.0);
+        for (const AxisShare& share : axis->shares[e]) {
+          expected[share.row] += share.fraction * values[share.region];
+        }
+        const auto rows = Share(*axis, e, values);
+        for (size_t r = 0; r < rows.size(); ++r) {
+          EXPECT_NEAR(rows[r], expected[r], 1e-9 * 1e7) << "row " << r;
+        }
+      }
+    }
+  }
+}
+
 TEST(KeyAxis, ValuesThatAreNoRatesCountNothing) {
   AxisEpoch epoch;
   epoch.regions = {{"", "m", 0}, {"m", "", 0}};

@@ -148,12 +148,31 @@ struct SharedAxis {
   // sum to 1 (a region in no row at all cannot happen: the rows tile [0, 1]).
   std::vector<std::vector<AxisShare>> shares;
   std::vector<size_t> region_counts;  // per epoch
+
+  // How ShareOntoAxis adds an epoch's values, in O(spans + rows) per moment rather than
+  // O(shares): a logical row of a table with B buckets takes a share of B regions, so the shares
+  // number rows x B. A span over whole rows adds its density (value per width) to a difference
+  // array; the rest (spans over one or two rows, narrow ones) are added row by row.
+  struct DenseSpan {
+    int region = 0;
+    int first = 0;  // the partly covered first and last rows; those between are whole
+    int last = 0;
+    double first_fraction = 0;  // of the region's value, into `first`
+    double last_fraction = 0;
+    double per_width = 0;  // of the region's value per unit of width, into the rows between
+  };
+  struct EpochPlan {
+    std::vector<DenseSpan> dense;
+    std::vector<AxisShare> sparse;
+  };
+  std::vector<EpochPlan> plans;
 };
 
 Result<SharedAxis> SharedKeyAxis(const std::vector<AxisEpoch>& epochs, AxisView view, int max_rows);
 
 // Adds one moment's region values (aligned with epoch `epoch`'s regions) onto `rows` (one per
-// axis row). The caller checked the sizes (InvalidArgument otherwise); O(shares of the epoch).
+// axis row): what the shares say, up to rounding. InvalidArgument for sizes that do not match.
+// O(the epoch's regions + rows) for regions spanning several rows.
 Status ShareOntoAxis(const SharedAxis& axis, int epoch, std::span<const float> values,
                      std::span<double> rows);
 
