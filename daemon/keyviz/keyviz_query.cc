@@ -139,7 +139,7 @@ KeyvizReply ServeKeyvizJson(const std::map<std::string, std::string>& query,
   options.to_ms = parsed->to_ms;
   auto matrix = Render(*window, options);
   if (!matrix.ok()) return Error(500, matrix.status().message());
-  return {200, Dump(MatrixJson(*matrix, *window))};
+  return {200, MatrixJsonText(*matrix, *window) + "\n"};
 }
 
 }  // namespace presplit::daemon::keyviz

@@ -1,6 +1,7 @@
 #include "daemon/keyviz/keyviz_render.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -24,8 +25,8 @@ std::string Fixed(double value, int digits) {
 }
 
 std::string Range(const presplit::AxisRow& row) {
-  return "[" + ToStringBinary(row.start_key) + ", " +
-         (row.end_key.empty() ? std::string("end") : ToStringBinary(row.end_key)) + ")";
+  return "[" + (row.start_key.empty() ? std::string("(start)") : ToStringBinary(row.start_key)) +
+         ", " + (row.end_key.empty() ? std::string("(end)") : ToStringBinary(row.end_key)) + ")";
 }
 
 std::string RowSpan(const KeyvizMatrix& m, int first, int last) {
@@ -332,9 +333,9 @@ std::vector<Diagnosis> Diagnose(const KeyvizMatrix& m) {
       d.path = path;
       time_of(d);
       const bool rising = ups >= downs;
-      d.text = std::string("the hot spot moves ") + (rising ? "up" : "down") +
-               " the key space from " + RowSpan(m, path.front().second, path.front().second) +
-               " to " + RowSpan(m, path.back().second, path.back().second) + " over " +
+      d.text = std::string("the hot spot moves toward ") + (rising ? "higher" : "lower") +
+               " keys from " + RowSpan(m, path.front().second, path.front().second) + " to " +
+               RowSpan(m, path.back().second, path.back().second) + " over " +
                std::to_string(path.size()) + " columns: a time-ordered key";
       d.advice =
           m.salted
@@ -359,7 +360,9 @@ std::vector<Diagnosis> Diagnose(const KeyvizMatrix& m) {
   return found;
 }
 
-ordered_json MatrixJson(const KeyvizMatrix& m, const HistoryWindow& window) {
+namespace {
+
+ordered_json JsonOf(const KeyvizMatrix& m, const HistoryWindow& window, bool with_metrics) {
   const size_t rows = m.row_count();
   const size_t columns = m.columns.size();
   ordered_json out;
@@ -414,25 +417,6 @@ ordered_json MatrixJson(const KeyvizMatrix& m, const HistoryWindow& window) {
     entry["row_region_counts"] = std::move(counts);
     epoch_list.push_back(std::move(entry));
   }
-  ordered_json& metrics = out["metrics"] = ordered_json::object();
-  const auto matrix = [&](const char* name, auto value, bool bytes) {
-    ordered_json by_column = ordered_json::array();
-    for (size_t c = 0; c < columns; ++c) {
-      ordered_json column = ordered_json::array();
-      column.get_ref<ordered_json::array_t&>().reserve(rows);
-      for (size_t r = 0; r < rows; ++r) column.push_back(Rounded(value(c, r), bytes));
-      by_column.push_back(std::move(column));
-    }
-    metrics[name] = std::move(by_column);
-  };
-  matrix(
-      "reads", [&](size_t c, size_t r) { return m.reads[c * rows + r]; }, false);
-  matrix(
-      "writes", [&](size_t c, size_t r) { return m.writes[c * rows + r]; }, false);
-  matrix(
-      "bytes", [&](size_t c, size_t r) { return m.bytes[c * rows + r]; }, true);
-  matrix(
-      "total", [&](size_t c, size_t r) { return m.total(c, r); }, false);
   ordered_json& events = out["events"] = ordered_json::array();
   for (const HistoryEvent& event : window.events) {
     events.push_back({{"at_ms", event.at_ms}, {"kind", event.kind}, {"detail", event.detail}});
@@ -453,6 +437,74 @@ ordered_json MatrixJson(const KeyvizMatrix& m, const HistoryWindow& window) {
     entry["advice"] = d.advice;
     diagnoses.push_back(std::move(entry));
   }
+  if (with_metrics) {
+    ordered_json& metrics = out["metrics"] = ordered_json::object();
+    const auto matrix = [&](const char* name, auto value, bool bytes) {
+      ordered_json by_column = ordered_json::array();
+      for (size_t c = 0; c < columns; ++c) {
+        ordered_json column = ordered_json::array();
+        column.get_ref<ordered_json::array_t&>().reserve(rows);
+        for (size_t r = 0; r < rows; ++r) column.push_back(Rounded(value(c, r), bytes));
+        by_column.push_back(std::move(column));
+      }
+      metrics[name] = std::move(by_column);
+    };
+    matrix(
+        "reads", [&](size_t c, size_t r) { return m.reads[c * rows + r]; }, false);
+    matrix(
+        "writes", [&](size_t c, size_t r) { return m.writes[c * rows + r]; }, false);
+    matrix(
+        "bytes", [&](size_t c, size_t r) { return m.bytes[c * rows + r]; }, true);
+    matrix(
+        "total", [&](size_t c, size_t r) { return m.total(c, r); }, false);
+  }
+  return out;
+}
+
+// One metric as [[column 0's rows], [column 1's rows], ...], numbers written directly: for a
+// 1,000-row, 360-column answer this is 1.4 million numbers, and a JSON value per number would
+// cost more than the rendering.
+template <typename Value>
+void AppendMatrix(std::string& out, size_t columns, size_t rows, bool bytes, Value value) {
+  char buffer[32];
+  out += '[';
+  for (size_t c = 0; c < columns; ++c) {
+    out += c == 0 ? "[" : ",[";
+    for (size_t r = 0; r < rows; ++r) {
+      if (r > 0) out += ',';
+      const double v = Rounded(value(c, r), bytes);
+      const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, v);
+      out.append(buffer, error == std::errc() ? end : buffer);
+    }
+    out += ']';
+  }
+  out += ']';
+}
+
+}  // namespace
+
+ordered_json MatrixJson(const KeyvizMatrix& m, const HistoryWindow& window) {
+  return JsonOf(m, window, true);
+}
+
+std::string MatrixJsonText(const KeyvizMatrix& m, const HistoryWindow& window) {
+  std::string out =
+      JsonOf(m, window, false).dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  // The object's closing brace goes after the metrics, which come last.
+  out.pop_back();
+  const size_t rows = m.row_count(), columns = m.columns.size();
+  out.reserve(out.size() + columns * rows * 4 * 6 + 64);
+  out += ",\"metrics\":{\"reads\":";
+  AppendMatrix(out, columns, rows, false,
+               [&](size_t c, size_t r) { return m.reads[c * rows + r]; });
+  out += ",\"writes\":";
+  AppendMatrix(out, columns, rows, false,
+               [&](size_t c, size_t r) { return m.writes[c * rows + r]; });
+  out += ",\"bytes\":";
+  AppendMatrix(out, columns, rows, true, [&](size_t c, size_t r) { return m.bytes[c * rows + r]; });
+  out += ",\"total\":";
+  AppendMatrix(out, columns, rows, false, [&](size_t c, size_t r) { return m.total(c, r); });
+  out += "}}";
   return out;
 }
 

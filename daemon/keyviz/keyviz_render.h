@@ -114,5 +114,8 @@ std::vector<Diagnosis> Diagnose(const KeyvizMatrix& matrix);
 // GET /keyviz.json's body: see docs/key-visualizer.md for every field. Keys are printed as
 // HBase's Bytes.toStringBinary does (\xNN for bytes that are not printable).
 nlohmann::ordered_json MatrixJson(const KeyvizMatrix& matrix, const HistoryWindow& window);
+// The same JSON as text (without a trailing newline), the metrics written without building a JSON
+// value per number: what GET /keyviz.json serves.
+std::string MatrixJsonText(const KeyvizMatrix& matrix, const HistoryWindow& window);
 
 }  // namespace presplit::daemon::keyviz

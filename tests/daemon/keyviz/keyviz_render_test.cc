@@ -279,6 +279,8 @@ TEST(KeyvizRender, TheJsonNamesKeysPrintablyAndBoundsTheHover) {
   ASSERT_EQ(json["metrics"]["total"][0].size(), m->row_count());
   EXPECT_EQ(json["metrics"]["total"][2][2], 2001);
   EXPECT_EQ(json["metrics"]["bytes"][0][0], 1000);
+  // What /keyviz.json serves: the same JSON, its numbers written directly.
+  EXPECT_EQ(nlohmann::ordered_json::parse(MatrixJsonText(*m, window)), json);
 
   options.view = View::kLogical;
   const auto logical = Render(window, options);
