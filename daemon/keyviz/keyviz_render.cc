@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include "daemon/watch/region_load.h"
@@ -41,7 +42,8 @@ std::string RowSpan(const KeyvizMatrix& m, int first, int last) {
 // Rates keep two decimals (and none from 100 on), sizes none: the JSON stays short and the
 // numbers are as precise as a colour needs.
 double Rounded(float value, bool bytes) {
-  const double v = value;
+  // total = reads + writes may overflow a float; JSON has no infinity.
+  const double v = std::isfinite(value) ? value : std::numeric_limits<float>::max();
   if (bytes || v >= 100) return std::round(v);
   return std::round(v * 100) / 100;
 }
@@ -126,7 +128,11 @@ Result<KeyvizMatrix> Render(const HistoryWindow& window, const RenderOptions& op
                         std::vector<float>& out, size_t c) -> Status {
     std::fill(buffer.begin(), buffer.end(), 0.0);
     PRESPLIT_RETURN_IF_ERROR(presplit::ShareOntoAxis(m.axis, column.epoch, values, buffer));
-    for (size_t r = 0; r < rows; ++r) out[c * rows + r] = static_cast<float>(buffer[r]);
+    // Clamped: a sum of huge values (a store's mistake) must stay a number the JSON can hold.
+    for (size_t r = 0; r < rows; ++r) {
+      out[c * rows + r] =
+          static_cast<float>(std::min(buffer[r], double{std::numeric_limits<float>::max()}));
+    }
     return Status::Ok();
   };
   m.columns.reserve(columns);

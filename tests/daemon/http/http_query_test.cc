@@ -4,6 +4,7 @@
 
 #include <boost/asio.hpp>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 
 #include "daemon/http/http_endpoint.h"
@@ -55,6 +56,35 @@ TEST(HttpQuery, HandlersWithAndWithoutTheRequest) {
   EXPECT_FALSE(nlohmann::json::parse(bad.body).at("error").get<std::string>().empty());
   EXPECT_EQ(http.Respond("GET", "/nothing?x=%g1").code, 404);
   EXPECT_EQ(http.Respond("POST", "/echo?x=1").code, 405);
+}
+
+// Whatever arrives, the answer is a response: a query that parses reaches the handler, any other
+// is a 400 in JSON.
+TEST(HttpQuery, AnyTargetGetsAnAnswer) {
+  boost::asio::io_context io;
+  HttpEndpoint http(io);
+  int reached = 0;
+  http.Handle("/q", [&](const HttpRequest&) -> HttpResponse {
+    ++reached;
+    return {200, "text/plain", "ok"};
+  });
+  std::mt19937 random(3);
+  const std::string alphabet = "a=&%+0F9g\x00\xff?/";
+  int bad = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string target = "/q?";
+    const size_t length = random() % 40;
+    for (size_t k = 0; k < length; ++k) target += alphabet[random() % alphabet.size()];
+    const HttpResponse response = http.Respond("GET", target);
+    ASSERT_TRUE(response.code == 200 || response.code == 400) << target;
+    if (response.code == 400) {
+      ++bad;
+      EXPECT_TRUE(nlohmann::json::parse(response.body).contains("error"));
+    }
+  }
+  EXPECT_EQ(reached + bad, 5000);
+  EXPECT_GT(reached, 0);
+  EXPECT_GT(bad, 0);
 }
 
 }  // namespace

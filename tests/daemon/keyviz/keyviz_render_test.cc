@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -292,6 +294,37 @@ TEST(KeyvizRender, TheJsonNamesKeysPrintablyAndBoundsTheHover) {
   }
   EXPECT_EQ(folded["diagnoses"][0]["kind"], "moving_hot_spot");
   EXPECT_FALSE(folded["diagnoses"][0]["advice"].get<std::string>().empty());
+}
+
+// Values a store could hold by mistake (not a number, infinite, negative) count nothing; the
+// matrix stays finite and not negative.
+TEST(KeyvizRender, ValuesThatAreNoRatesCountNothing) {
+  std::mt19937 random(9);
+  HistoryWindow window = MovingHotRange(4, 12);
+  const float odd[] = {std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity(), -5.0f, 3.0e38f};
+  for (HistoryColumn& column : window.columns) {
+    for (auto* values : {&column.read_per_s, &column.write_per_s, &column.size_bytes}) {
+      for (float& v : *values) {
+        if (random() % 3 == 0) v = odd[random() % 4];
+      }
+    }
+  }
+  for (View view : {View::kLogical, View::kPhysical}) {
+    RenderOptions options;
+    options.view = view;
+    const auto m = Render(window, options);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    for (const auto* metric : {&m->reads, &m->writes, &m->bytes}) {
+      for (float v : *metric) {
+        EXPECT_TRUE(v >= 0 && v <= std::numeric_limits<float>::max()) << v;
+      }
+    }
+    const auto json = nlohmann::ordered_json::parse(MatrixJsonText(*m, window));
+    for (const auto& column : json["metrics"]["total"]) {
+      for (const auto& v : column) EXPECT_TRUE(v.is_number()) << v;
+    }
+  }
 }
 
 }  // namespace
