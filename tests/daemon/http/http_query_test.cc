@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "daemon/http/http_endpoint.h"
 
@@ -85,6 +86,38 @@ TEST(HttpQuery, AnyTargetGetsAnAnswer) {
   EXPECT_EQ(reached + bad, 5000);
   EXPECT_GT(reached, 0);
   EXPECT_GT(bad, 0);
+}
+
+// Over a real socket: the request line's query reaches the handler, and a bad one is a 400 with
+// its reason phrase.
+TEST(HttpQuery, OverASocket) {
+  boost::asio::io_context io;
+  HttpEndpoint http(io);
+  http.Handle("/echo", [](const HttpRequest& request) -> HttpResponse {
+    return {200, "text/plain", request.query.count("x") ? request.query.at("x") : "-"};
+  });
+  ASSERT_TRUE(http.Listen("127.0.0.1:0").ok());
+  std::thread loop([&] { io.run(); });
+  const auto get = [&](const std::string& target) {
+    boost::asio::io_context client;
+    boost::asio::ip::tcp::socket socket(client);
+    socket.connect(
+        {boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(http.port())});
+    const std::string request = "GET " + target + " HTTP/1.0\r\n\r\n";
+    boost::asio::write(socket, boost::asio::buffer(request));
+    std::string response;
+    boost::system::error_code ec;
+    boost::asio::read(socket, boost::asio::dynamic_buffer(response), ec);
+    return response;
+  };
+  const std::string ok = get("/echo?x=ns%3At");
+  const std::string bad = get("/echo?x=%zz");
+  io.stop();
+  loop.join();
+  EXPECT_EQ(ok.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << ok;
+  EXPECT_EQ(ok.substr(ok.size() - 4), "ns:t");
+  EXPECT_EQ(bad.rfind("HTTP/1.0 400 Bad Request\r\n", 0), 0u) << bad;
+  EXPECT_NE(bad.find("Content-Type: application/json"), std::string::npos);
 }
 
 }  // namespace
