@@ -42,12 +42,8 @@ std::string Field(const std::string& text) {
   return out + "\"";
 }
 
-std::string Number(const json& v) {
-  if (!v.is_number()) return "";
-  std::ostringstream out;
-  out << v.get<double>();
-  return out.str();
-}
+// As the JSON wrote it (all its digits; a stream's default would round sizes to 6).
+std::string Number(const json& v) { return v.is_number() ? v.dump() : ""; }
 
 // One line per (column, row): the column's time, the row's keys and the four numbers.
 std::string Csv(const json& body) {
