@@ -89,6 +89,7 @@ const std::vector<CommandSpec>& Commands() {
     for (auto& c : KeyCommands()) all.push_back(std::move(c));
     for (auto& c : AuthCommands()) all.push_back(std::move(c));
     for (auto& c : TopCommands()) all.push_back(std::move(c));
+    for (auto& c : KeyvizCommands()) all.push_back(std::move(c));
     for (auto& c : MigrationCommands()) all.push_back(std::move(c));
     for (auto& c : ImportCommands()) all.push_back(std::move(c));
     return all;

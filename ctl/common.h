@@ -49,6 +49,7 @@ std::vector<CommandSpec> SimulateCommands();
 std::vector<CommandSpec> KeyCommands();
 std::vector<CommandSpec> AuthCommands();
 std::vector<CommandSpec> TopCommands();
+std::vector<CommandSpec> KeyvizCommands();
 std::vector<CommandSpec> MigrationCommands();
 std::vector<CommandSpec> ImportCommands();
 

@@ -8,6 +8,16 @@ namespace asio = boost::asio;
 
 Result<std::string> HttpGet(const std::string& host_port, const std::string& path,
                             std::chrono::milliseconds timeout) {
+  auto reply = HttpGetAny(host_port, path, timeout);
+  if (!reply.ok()) return reply.status();
+  if (reply->code != 200) {
+    return Status::Unavailable("http://" + host_port + path + ": " + reply->status_line);
+  }
+  return std::move(reply->body);
+}
+
+Result<HttpReply> HttpGetAny(const std::string& host_port, const std::string& path,
+                             std::chrono::milliseconds timeout) {
   const size_t colon = host_port.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == host_port.size()) {
     return Status::InvalidArgument("expected HOST:PORT, got '" + host_port + "'");
@@ -47,10 +57,19 @@ Result<std::string> HttpGet(const std::string& host_port, const std::string& pat
   if (status_line.rfind("HTTP/", 0) != 0 || body == std::string::npos) {
     return Status::Unavailable("http://" + host_port + path + ": not an HTTP response");
   }
-  if (status_line.find(" 200 ") == std::string::npos) {
-    return Status::Unavailable("http://" + host_port + path + ": " + status_line);
+  // "HTTP/1.0 200 OK": the code after the first space.
+  const size_t space = status_line.find(' ');
+  int code = 0;
+  if (space != std::string::npos && space + 4 <= status_line.size()) {
+    for (size_t i = space + 1; i < space + 4; ++i) {
+      const char c = status_line[i];
+      code = c >= '0' && c <= '9' ? code * 10 + (c - '0') : -1000;
+    }
   }
-  return response.substr(body + 4);
+  if (code < 100) {
+    return Status::Unavailable("http://" + host_port + path + ": not an HTTP response");
+  }
+  return HttpReply{code, status_line, response.substr(body + 4)};
 }
 
 }  // namespace presplit::ctl

@@ -14,4 +14,14 @@ namespace presplit::ctl {
 Result<std::string> HttpGet(const std::string& host_port, const std::string& path,
                             std::chrono::milliseconds timeout);
 
+// The same GET, any status: its code and body (a JSON error's message is in the body). An error
+// only when no HTTP response came.
+struct HttpReply {
+  int code = 0;
+  std::string status_line;  // "HTTP/1.0 404 Not Found"
+  std::string body;
+};
+Result<HttpReply> HttpGetAny(const std::string& host_port, const std::string& path,
+                             std::chrono::milliseconds timeout);
+
 }  // namespace presplit::ctl

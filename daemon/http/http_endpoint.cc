@@ -2,10 +2,118 @@
 
 #include <spdlog/spdlog.h>
 
+#include <nlohmann/json.hpp>
+
 namespace presplit::daemon {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
+
+namespace {
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Result<std::string> Decode(std::string_view text, const std::string& what) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out.push_back(' ');
+    } else if (text[i] != '%') {
+      out.push_back(text[i]);
+    } else {
+      const bool complete = i + 2 < text.size();
+      const int high = complete ? HexDigit(text[i + 1]) : -1;
+      const int low = complete ? HexDigit(text[i + 2]) : -1;
+      if (high < 0 || low < 0) {
+        return Status::InvalidArgument(what + " has a % not followed by two hex digits");
+      }
+      out.push_back(static_cast<char>(high * 16 + low));
+      i += 2;
+    }
+  }
+  return out;
+}
+
+const char* Reason(int code) {
+  switch (code) {
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 500:
+      return "Internal Server Error";
+    default:
+      return "Service Unavailable";
+  }
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> ParseQuery(std::string_view query) {
+  std::map<std::string, std::string> out;
+  size_t count = 0;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;  // "a=1&&b=2"
+    if (++count > kMaxQueryParameters) {
+      return Status::InvalidArgument("more than " + std::to_string(kMaxQueryParameters) +
+                                     " query parameters");
+    }
+    const size_t eq = pair.find('=');
+    auto name = Decode(pair.substr(0, eq), "a parameter's name");
+    if (!name.ok()) return name.status();
+    if (name->empty()) return Status::InvalidArgument("a query parameter has no name");
+    if (name->size() > kMaxQueryNameLength) {
+      return Status::InvalidArgument("a query parameter's name is longer than " +
+                                     std::to_string(kMaxQueryNameLength) + " bytes");
+    }
+    auto value = Decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1),
+                        "parameter " + *name);
+    if (!value.ok()) return value.status();
+    if (value->size() > kMaxQueryValueLength) {
+      return Status::InvalidArgument("parameter " + *name + " is longer than " +
+                                     std::to_string(kMaxQueryValueLength) + " bytes");
+    }
+    if (!out.emplace(*name, std::move(value).value()).second) {
+      return Status::InvalidArgument("parameter " + *name + " is given twice");
+    }
+  }
+  return out;
+}
+
+HttpResponse JsonError(int code, const std::string& message) {
+  nlohmann::json body;
+  body["error"] = message;
+  return {code, "application/json",
+          body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+}
+
+HttpResponse HttpEndpoint::Respond(const std::string& method, const std::string& target) const {
+  const size_t question = target.find('?');
+  HttpRequest request;
+  request.path = target.substr(0, question);
+  auto it = handlers_.find(request.path);
+  if (method != "GET") return {405, "text/plain", "only GET is served\n"};
+  if (it == handlers_.end()) return {404, "text/plain", "not found; try /healthz or /metrics\n"};
+  if (question != std::string::npos) {
+    auto query = ParseQuery(std::string_view(target).substr(question + 1));
+    if (!query.ok()) return JsonError(400, query.status().message());
+    request.query = std::move(query).value();
+  }
+  return it->second(request);
+}
 
 Status HttpEndpoint::Listen(const std::string& host_port) {
   size_t colon = host_port.rfind(':');
@@ -60,19 +168,15 @@ void HttpEndpoint::Serve(std::shared_ptr<tcp::socket> socket) {
         std::istream in(request.get());
         std::string method, target;
         in >> method >> target;
+        // A handler's exception must not end the daemon: it becomes a 500.
         HttpResponse response;
-        auto it = handlers_.find(target.substr(0, target.find('?')));
-        if (method != "GET") {
-          response = {405, "text/plain", "only GET is served\n"};
-        } else if (it == handlers_.end()) {
-          response = {404, "text/plain", "not found; try /healthz or /metrics\n"};
-        } else {
-          response = it->second();
+        try {
+          response = Respond(method, target);
+        } catch (const std::exception& e) {
+          spdlog::error("http: GET {} threw: {}", target.substr(0, target.find('?')), e.what());
+          response = JsonError(500, "the handler failed; see the daemon's log");
         }
-        const char* reason = response.code == 200   ? "OK"
-                             : response.code == 404 ? "Not Found"
-                             : response.code == 405 ? "Method Not Allowed"
-                                                    : "Service Unavailable";
+        const char* reason = Reason(response.code);
         auto out = std::make_shared<std::string>(
             "HTTP/1.0 " + std::to_string(response.code) + " " + reason + "\r\nContent-Type: " +
             response.content_type + "\r\nContent-Length: " + std::to_string(response.body.size()) +

@@ -1,6 +1,10 @@
 // A minimal HTTP/1.0 endpoint on the daemon's Asio loop for /healthz and /metrics. It serves
 // GET only, one small response per connection: enough for systemd watchdogs, load balancers and
 // Prometheus scrapes, nothing more.
+//
+// Query parameters reach the handlers that take an HttpRequest, percent-decoded and bounded
+// (ParseQuery); a query that breaks the bounds is answered 400 with a JSON error before any
+// handler runs. Handlers without a request ignore the query, as before.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -8,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "presplit/status.h"
 
@@ -19,15 +24,41 @@ struct HttpResponse {
   std::string body;
 };
 
+// Bounds on a request's query: what the daemon's handlers need, and nothing from the network
+// grows beyond it (the request line itself is at most 8 KiB).
+inline constexpr size_t kMaxQueryParameters = 32;
+inline constexpr size_t kMaxQueryNameLength = 64;
+inline constexpr size_t kMaxQueryValueLength = 1024;
+
+struct HttpRequest {
+  std::string path;                          // without the query
+  std::map<std::string, std::string> query;  // names and values percent-decoded, '+' = space
+};
+
+// "a=1&b=x%2Fy" -> {a: 1, b: x/y}. InvalidArgument (naming the parameter) for a bad %-escape, an
+// empty or repeated name, more than kMaxQueryParameters parameters or a name or value too long.
+// "a" and "a=" are both a with the value "".
+Result<std::map<std::string, std::string>> ParseQuery(std::string_view query);
+
+// A JSON body {"error": message} with `code`, for handlers that answer JSON.
+HttpResponse JsonError(int code, const std::string& message);
+
 using HttpHandler = std::function<HttpResponse()>;
+using HttpRequestHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 class HttpEndpoint {
  public:
   explicit HttpEndpoint(boost::asio::io_context& io) : io_(io), acceptor_(io) {}
 
   void Handle(const std::string& path, HttpHandler handler) {
+    handlers_[path] = [handler = std::move(handler)](const HttpRequest&) { return handler(); };
+  }
+  void Handle(const std::string& path, HttpRequestHandler handler) {
     handlers_[path] = std::move(handler);
   }
+
+  // The response to one request line's method and target: what Serve sends (public for tests).
+  HttpResponse Respond(const std::string& method, const std::string& target) const;
 
   // Binds "host:port" (port 0 picks a free one) and starts accepting.
   Status Listen(const std::string& host_port);
@@ -40,7 +71,7 @@ class HttpEndpoint {
 
   boost::asio::io_context& io_;
   boost::asio::ip::tcp::acceptor acceptor_;
-  std::map<std::string, HttpHandler> handlers_;
+  std::map<std::string, HttpRequestHandler> handlers_;
 };
 
 }  // namespace presplit::daemon

@@ -22,6 +22,7 @@
 #include "daemon/http/http_endpoint.h"
 #include "daemon/keyviz/load_history.h"
 #include "daemon/keyviz/load_samples.h"
+#include "daemon/keyviz/keyviz_query.h"
 #include "daemon/leader/leader_election.h"
 #include "daemon/leader/lease_fence.h"
 #include "daemon/migrate/jni_migration_bridge.h"
@@ -34,6 +35,7 @@
 #include "daemon/watch/load_watcher.h"
 #include "daemon/watch/status_publisher.h"
 #include "daemon/watch/watched_tables.h"
+#include "daemon/web/keyviz_page.h"
 #include "daemon/web/status_page.h"
 #include "daemon/zk/zk_client.h"
 
@@ -652,6 +654,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         }
       });
 
+  // GET /keyviz.json and the page GET /keyviz read the load history (thread-safe: recorded on
+  // the load worker, read on the HTTP loop).
+  keyviz::HistoryReader read_history = [&load_history](const std::string& table, int64_t from_ms,
+                                                       int64_t to_ms) {
+    return load_history.Read(table, from_ms, to_ms);
+  };
+  keyviz::TableLister history_tables = [&load_history] { return load_history.Tables(); };
+
   HttpEndpoint http(io);
   if (!options.http_listen.empty()) {
     http.Handle("/healthz", [&]() -> HttpResponse {
@@ -661,6 +671,13 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     });
     http.Handle("/", []() -> HttpResponse {
       return {200, "text/html; charset=utf-8", std::string(web::StatusPageHtml())};
+    });
+    http.Handle("/keyviz", []() -> HttpResponse {
+      return {200, "text/html; charset=utf-8", std::string(web::KeyvizPageHtml())};
+    });
+    http.Handle("/keyviz.json", [&](const HttpRequest& request) -> HttpResponse {
+      auto reply = keyviz::ServeKeyvizJson(request.query, read_history, history_tables, now_ms());
+      return {reply.code, "application/json", std::move(reply.body)};
     });
     http.Handle("/status", [&]() -> HttpResponse {
       nlohmann::ordered_json status;
@@ -822,7 +839,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       return {200, "text/plain; version=0.0.4", out.str()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
-    spdlog::info("serving /, /status, /healthz and /metrics on {}:{}",
+    spdlog::info("serving /, /status, /keyviz, /keyviz.json, /healthz and /metrics on {}:{}",
                  options.http_listen.substr(0, options.http_listen.rfind(':')), http.port());
   }
 

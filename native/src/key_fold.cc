@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <string_view>
 #include <tuple>
@@ -404,6 +405,259 @@ Result<std::vector<FoldedRow>> FoldLogical(const KeyLayout& layout,
     }
   }
   return rows;
+}
+
+}  // namespace presplit
+
+namespace presplit {
+namespace {
+
+// A region's cover of the shared axis: [from, to) counted `times` (whole buckets in the logical
+// view count once per bucket).
+struct AxisSpan {
+  double from = 0;
+  double to = 0;
+  double times = 1;
+};
+
+double PositionOf(std::string_view key) { return static_cast<double>(Position(key)) / kTwoTo64; }
+
+// A cut of the axis and the key it came from; `rank` orders the keys of one position (the
+// newest epoch's wins, the ends of the key space before all).
+struct AxisCut {
+  double at = 0;
+  std::string_view key;
+  size_t rank = 0;
+};
+
+}  // namespace
+
+Result<SharedAxis> SharedKeyAxis(const std::vector<AxisEpoch>& epochs, AxisView view,
+                                 int max_rows) {
+  if (max_rows < 1) {
+    return Status::InvalidArgument("max_rows is " + std::to_string(max_rows) +
+                                   ", but a picture needs at least 1 row");
+  }
+  if (epochs.size() > static_cast<size_t>(kMaxAxisEpochs)) {
+    return Status::InvalidArgument(std::to_string(epochs.size()) + " epochs; at most " +
+                                   std::to_string(kMaxAxisEpochs) + " share one axis");
+  }
+  size_t total_regions = 0;
+  for (const AxisEpoch& epoch : epochs) total_regions += epoch.regions.size();
+  if (total_regions > kMaxAxisRegions) {
+    return Status::InvalidArgument(std::to_string(total_regions) + " regions in all; at most " +
+                                   std::to_string(kMaxAxisRegions) + " share one axis");
+  }
+  const size_t newest_rank = epochs.size();
+  std::vector<AxisCut> cuts{{0.0, {}, newest_rank}, {1.0, {}, newest_rank}};
+  cuts.reserve(2 * total_regions + 2);
+  std::vector<std::vector<std::vector<AxisSpan>>> spans(epochs.size());
+  for (size_t e = 0; e < epochs.size(); ++e) {
+    const AxisEpoch& epoch = epochs[e];
+    PRESPLIT_RETURN_IF_ERROR(
+        CheckInputs(epoch.layout, epoch.regions, 1).WithContext("epoch " + std::to_string(e)));
+    const bool salted = IsSalted(epoch.layout);
+    std::optional<SaltAxis> axis;
+    if (salted) axis.emplace(epoch.layout);
+    spans[e].resize(epoch.regions.size());
+    for (size_t i = 0; i < epoch.regions.size(); ++i) {
+      const RegionLoad& region = epoch.regions[i];
+      std::vector<AxisSpan>& own = spans[e][i];
+      if (!salted) {
+        const double from = PositionOf(region.start_key);
+        const double to = region.end_key.empty() ? 1.0 : PositionOf(region.end_key);
+        own.push_back({from, to, 1});
+        cuts.push_back({from, region.start_key, e});
+        cuts.push_back({to, region.end_key, e});
+        continue;
+      }
+      const Point start = axis->Locate(region.start_key, false);
+      const Point end = axis->Locate(region.end_key, true);
+      const auto logical = [](const Point& p) {
+        return p.end_of_bucket ? 1.0 : PositionOf(p.logical);
+      };
+      if (view == AxisView::kPhysical) {
+        const double buckets = epoch.layout.buckets;
+        const double from = (start.bucket + logical(start)) / buckets;
+        const double to = (end.bucket + logical(end)) / buckets;
+        own.push_back({from, to, 1});
+        cuts.push_back({from, region.start_key, e});
+        cuts.push_back({to, region.end_key, e});
+        continue;
+      }
+      if (start.bucket == end.bucket) {
+        own.push_back({logical(start), logical(end), 1});
+      } else {
+        own.push_back({logical(start), 1.0, 1});
+        if (end.bucket - start.bucket > 1) {
+          own.push_back({0.0, 1.0, static_cast<double>(end.bucket - start.bucket - 1)});
+        }
+        own.push_back({0.0, logical(end), 1});
+      }
+      if (!start.end_of_bucket) cuts.push_back({logical(start), start.logical, e});
+      if (!end.end_of_bucket) cuts.push_back({logical(end), end.logical, e});
+    }
+  }
+  std::sort(cuts.begin(), cuts.end(), [](const AxisCut& a, const AxisCut& b) {
+    return a.at != b.at ? a.at < b.at : a.rank > b.rank;
+  });
+  cuts.erase(std::unique(cuts.begin(), cuts.end(),
+                         [](const AxisCut& a, const AxisCut& b) { return a.at == b.at; }),
+             cuts.end());
+  std::vector<double> widths(cuts.size() - 1);
+  for (size_t j = 0; j + 1 < cuts.size(); ++j) widths[j] = cuts[j + 1].at - cuts[j].at;
+
+  SharedAxis shared;
+  shared.view = view;
+  for (const auto& [first, last] : MergeRuns(widths, static_cast<size_t>(max_rows))) {
+    AxisRow row;
+    row.start_key = std::string(cuts[first].key);
+    row.end_key = last + 1 < cuts.size() ? std::string(cuts[last].key) : std::string();
+    row.start = cuts[first].at;
+    row.end = cuts[last].at;
+    shared.rows.push_back(std::move(row));
+  }
+  std::vector<double> row_ends(shared.rows.size());
+  for (size_t r = 0; r < shared.rows.size(); ++r) row_ends[r] = shared.rows[r].end;
+  const auto row_at = [&](double at) {
+    const auto it = std::upper_bound(row_ends.begin(), row_ends.end(), at);
+    return static_cast<int>(std::min<size_t>(it - row_ends.begin(), row_ends.size() - 1));
+  };
+
+  size_t contributions = 0;
+  shared.shares.resize(epochs.size());
+  shared.plans.resize(epochs.size());
+  for (const AxisEpoch& epoch : epochs) shared.region_counts.push_back(epoch.regions.size());
+  // One span's rows: the first and last it overlaps and those overlaps (the rows between are
+  // covered whole).
+  struct Cover {
+    int first = 0;
+    int last = -1;
+    double first_overlap = 0;
+    double last_overlap = 0;
+    double times = 1;
+    double width = 0;
+  };
+  std::vector<Cover> covers;
+  std::vector<std::pair<int, double>> weights;
+  for (size_t e = 0; e < epochs.size(); ++e) {
+    std::vector<AxisShare>& out = shared.shares[e];
+    SharedAxis::EpochPlan& plan = shared.plans[e];
+    for (size_t i = 0; i < spans[e].size(); ++i) {
+      weights.clear();
+      covers.clear();
+      double total = 0;
+      for (const AxisSpan& span : spans[e][i]) {
+        Cover cover;
+        cover.times = span.times;
+        cover.width = span.to - span.from;
+        for (int r = row_at(span.from); r < static_cast<int>(shared.rows.size()); ++r) {
+          const AxisRow& row = shared.rows[r];
+          if (row.start >= span.to) break;
+          const double overlap = std::min(span.to, row.end) - std::max(span.from, row.start);
+          if (!(overlap > 0)) continue;
+          if (cover.last < 0) {
+            cover.first = r;
+            cover.first_overlap = overlap;
+          }
+          cover.last = r;
+          cover.last_overlap = overlap;
+          weights.emplace_back(r, overlap * span.times);
+          total += overlap * span.times;
+        }
+        if (cover.last >= 0) covers.push_back(cover);
+      }
+      std::sort(weights.begin(), weights.end());
+      const int region = static_cast<int>(i);
+      if (!(total > 0)) {
+        const double at = spans[e][i].empty() ? 0.0 : spans[e][i].front().from;
+        out.push_back({row_at(at), region, 1.0});
+        plan.sparse.push_back(out.back());
+        ++contributions;
+        continue;
+      }
+      for (size_t k = 0; k < weights.size(); ++k) {
+        if (k > 0 && weights[k].first == weights[k - 1].first) {
+          out.back().fraction += weights[k].second / total;
+        } else {
+          out.push_back({weights[k].first, region, weights[k].second / total});
+          ++contributions;
+        }
+      }
+      // How ShareOntoAxis adds the region: a span over whole rows by its density (a difference
+      // array over the rows, O(1) per span), anything else row by row. Only spans at least
+      // kDenseMinWidth wide go by density: a narrow one's density is so large that adding and
+      // removing it would leave a rounding residue larger than other regions' loads.
+      constexpr double kDenseMinWidth = 1e-6;
+      for (const Cover& cover : covers) {
+        const double per_width = cover.times / total;
+        if (cover.last - cover.first >= 2 && cover.width >= kDenseMinWidth) {
+          plan.dense.push_back({region, cover.first, cover.last, cover.first_overlap * per_width,
+                                cover.last_overlap * per_width, per_width});
+          continue;
+        }
+        for (int r = cover.first; r <= cover.last; ++r) {
+          const AxisRow& row = shared.rows[static_cast<size_t>(r)];
+          const double overlap = r == cover.first  ? cover.first_overlap
+                                 : r == cover.last ? cover.last_overlap
+                                                   : row.end - row.start;
+          plan.sparse.push_back({r, region, overlap * per_width});
+        }
+      }
+      if (contributions > kMaxFoldContributions) {
+        return Status::InvalidArgument(
+            "the shared axis would hold more than " + std::to_string(kMaxFoldContributions) +
+            " shares of regions in rows: ask for fewer rows or a shorter time");
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const AxisShare& a, const AxisShare& b) {
+      return a.row != b.row ? a.row < b.row : a.region < b.region;
+    });
+  }
+  return shared;
+}
+
+Status ShareOntoAxis(const SharedAxis& axis, int epoch, std::span<const float> values,
+                     std::span<double> rows) {
+  if (epoch < 0 || static_cast<size_t>(epoch) >= axis.plans.size()) {
+    return Status::InvalidArgument("epoch " + std::to_string(epoch) + " is not on the axis");
+  }
+  if (rows.size() != axis.rows.size()) {
+    return Status::InvalidArgument("expected " + std::to_string(axis.rows.size()) + " rows, got " +
+                                   std::to_string(rows.size()));
+  }
+  const SharedAxis::EpochPlan& plan = axis.plans[static_cast<size_t>(epoch)];
+  const size_t regions = axis.region_counts[static_cast<size_t>(epoch)];
+  if (values.size() != regions) {
+    return Status::InvalidArgument("epoch " + std::to_string(epoch) + " has " +
+                                   std::to_string(regions) + " regions, got " +
+                                   std::to_string(values.size()) + " values");
+  }
+  // A value from the store that is no rate (not finite, negative) counts nothing.
+  const auto value_of = [&](int region) {
+    const float value = values[static_cast<size_t>(region)];
+    return std::isfinite(value) && value > 0 ? static_cast<double>(value) : 0.0;
+  };
+  for (const AxisShare& s : plan.sparse) {
+    rows[static_cast<size_t>(s.row)] += s.fraction * value_of(s.region);
+  }
+  if (plan.dense.empty()) return Status::Ok();
+  std::vector<double> density(rows.size() + 1, 0.0);
+  for (const SharedAxis::DenseSpan& span : plan.dense) {
+    const double value = value_of(span.region);
+    if (value == 0) continue;
+    rows[static_cast<size_t>(span.first)] += value * span.first_fraction;
+    rows[static_cast<size_t>(span.last)] += value * span.last_fraction;
+    density[static_cast<size_t>(span.first) + 1] += value * span.per_width;
+    density[static_cast<size_t>(span.last)] -= value * span.per_width;
+  }
+  double running = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    running += density[r];
+    // Clamped: the running sum may keep a rounding residue of either sign after a span.
+    if (running > 0) rows[r] += running * (axis.rows[r].end - axis.rows[r].start);
+  }
+  return Status::Ok();
 }
 
 }  // namespace presplit

@@ -25,6 +25,7 @@
 // O(n log n) in the number of regions.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,5 +81,99 @@ Result<std::vector<FoldedRow>> FoldLogical(const KeyLayout& layout,
 // buckets (each whole bucket counts 1). Row keys are the regions' physical keys.
 Result<std::vector<FoldedRow>> FoldPhysical(const KeyLayout& layout,
                                             const std::vector<RegionLoad>& regions, int max_rows);
+
+// ---------------------------------------------------------------------------------------------
+// One key axis for a stretch of time (the key visualizer's heatmap).
+//
+// FoldLogical and FoldPhysical fold one moment; a heatmap needs one y axis for every column,
+// while the regions change under it (splits, merges, a migration to another bucket count).
+// SharedKeyAxis builds that axis from every set of region boundaries in the window (an
+// "epoch"), and ShareOntoAxis lays one moment's region values onto it.
+//
+// Positions. Every key is placed on [0, 1] as in the folds above:
+//  - logical view of a salted table: the logical key's position (the salt removed); a region
+//    spanning buckets covers the tail of its first bucket, the whole buckets between and the
+//    head of its last, each counted in every bucket it covers;
+//  - physical view of a salted table: bucket b of N spans [b/N, (b+1)/N), a key in it at
+//    (b + position of its logical key) / N. Physical keys differ across a migration (another
+//    bucket count, another physical table), so both generations are drawn over the same
+//    fraction of the axis: bucket 3 of 8 and buckets 6-7 of 16 share a band. Row labels are the
+//    physical keys of the newest epoch that has a boundary there;
+//  - unsalted tables: the key's own position; both views are the same.
+// Logical keys do not change in a migration, so the logical view is continuous across one.
+//
+// The axis is cut at every region boundary of every epoch (and at 0 and 1), then adjacent pieces
+// are merged until at most max_rows remain by FoldLogical's rule (the adjacent pair of the
+// smallest combined width first, the leftmost on ties). A region's value is shared among the
+// rows it overlaps in proportion to the overlap's width (times the buckets it covers), so every
+// moment's row values sum to its regions' values (up to rounding); a region of width 0 gives all
+// of it to the row at its start. Positions are doubles: keys that agree to a double's precision
+// (their first 6 to 7 bytes) lie at one position and make one cut, so a region between them has
+// width 0.
+//
+// Input limits: each epoch as for the folds (kMaxFoldRegions regions, sorted, not overlapping),
+// at most kMaxAxisEpochs epochs and kMaxAxisRegions regions in all, max_rows at least 1; the
+// shares in all at most kMaxFoldContributions. Anything else is InvalidArgument.
+
+inline constexpr int kMaxAxisEpochs = 10'000;
+inline constexpr size_t kMaxAxisRegions = 1'000'000;
+
+enum class AxisView { kLogical, kPhysical };
+
+// One set of region boundaries and the layout of the table they belong to. Only the regions'
+// keys are used (their values are not).
+struct AxisEpoch {
+  KeyLayout layout;
+  std::vector<RegionLoad> regions;
+};
+
+// A region's part of one row: `fraction` of its value goes to row `row`.
+struct AxisShare {
+  int row = 0;
+  int region = 0;
+  double fraction = 0;
+};
+
+struct AxisRow {
+  std::string start_key;  // logical keys in the logical view, physical ones in the physical view
+  std::string end_key;    // "" = the end of the key space
+  double start = 0;       // the row's positions on [0, 1]
+  double end = 0;
+};
+
+struct SharedAxis {
+  AxisView view = AxisView::kLogical;
+  std::vector<AxisRow> rows;
+  // Per epoch, the shares of its regions, sorted by row then region; each region's fractions
+  // sum to 1 (a region in no row at all cannot happen: the rows tile [0, 1]).
+  std::vector<std::vector<AxisShare>> shares;
+  std::vector<size_t> region_counts;  // per epoch
+
+  // How ShareOntoAxis adds an epoch's values, in O(spans + rows) per moment rather than
+  // O(shares): a logical row of a table with B buckets takes a share of B regions, so the shares
+  // number rows x B. A span over whole rows adds its density (value per width) to a difference
+  // array; the rest (spans over one or two rows, narrow ones) are added row by row.
+  struct DenseSpan {
+    int region = 0;
+    int first = 0;  // the partly covered first and last rows; those between are whole
+    int last = 0;
+    double first_fraction = 0;  // of the region's value, into `first`
+    double last_fraction = 0;
+    double per_width = 0;  // of the region's value per unit of width, into the rows between
+  };
+  struct EpochPlan {
+    std::vector<DenseSpan> dense;
+    std::vector<AxisShare> sparse;
+  };
+  std::vector<EpochPlan> plans;
+};
+
+Result<SharedAxis> SharedKeyAxis(const std::vector<AxisEpoch>& epochs, AxisView view, int max_rows);
+
+// Adds one moment's region values (aligned with epoch `epoch`'s regions) onto `rows` (one per
+// axis row): what the shares say, up to rounding. InvalidArgument for sizes that do not match.
+// O(the epoch's regions + rows) for regions spanning several rows.
+Status ShareOntoAxis(const SharedAxis& axis, int epoch, std::span<const float> values,
+                     std::span<double> rows);
 
 }  // namespace presplit
