@@ -495,9 +495,9 @@ public final class AdminBridge implements AutoCloseable {
    * see {@link PermissionCheck} for what is needed and the JSON returned. With the
    * AccessController off nothing is checked: {@code "authorization":false}.
    *
-   * @param tableNames the documented tables, {@code "ns:qualifier"} or {@code "qualifier"}
+   * @param tableNames the documented tables, {@code "ns:qualifier"} or {@code "qualifier"}; a
+   *     name that is no legal table name is left out
    * @param replication whether migrations' replication peers are needed (global ADMIN)
-   * @throws IllegalArgumentException if a name is not a legal table name
    * @throws IOException if the cluster cannot answer
    */
   public synchronized String checkPermissions(String[] tableNames, boolean replication)
@@ -511,7 +511,12 @@ public final class AdminBridge implements AutoCloseable {
     List<TableName> tables = new ArrayList<>();
     Set<TableName> existing = new HashSet<>();
     for (String name : tableNames) {
-      TableName tn = TableSpec.parseTableName(name);
+      TableName tn;
+      try {
+        tn = TableSpec.parseTableName(name);
+      } catch (IllegalArgumentException refused) {
+        continue;  // its document is refused on its own, with the reason
+      }
       tables.add(tn);
       if (admin.tableExists(tn)) {
         existing.add(tn);

@@ -43,7 +43,8 @@ final class PermissionCheck {
 
     String grant(String user) {
       String letter = action.substring(0, 1);
-      return "grant '" + user + "', '" + letter + "'" + (scope.isEmpty() ? "" : ", '" + scope + "'");
+      String on = scope.isEmpty() ? "" : ", '" + scope + "'";
+      return "grant '" + user + "', '" + letter + "'" + on;
     }
   }
 
@@ -80,7 +81,8 @@ final class PermissionCheck {
   }
 
   /**
-   * {@code {"authorization":bool,"principal":"...","checked":N,"missing":[{"permission":"ADMIN",
+   * {@code {"authorization":bool,"principal":"...","checked":N,"create_checked":C,
+   * "missing":[{"permission":"ADMIN",
    * "scope":"GLOBAL"|"@ns"|"ns:t","for":"...","grant":"grant 'u', 'A'"}]}}; {@code held} is
    * null when the AccessController is off (nothing checked, nothing missing).
    */
@@ -88,6 +90,8 @@ final class PermissionCheck {
     StringBuilder json = new StringBuilder("{\"authorization\":").append(held != null)
         .append(",\"principal\":").append(Cells.jsonString(principal))
         .append(",\"checked\":").append(held == null ? 0 : needs.size())
+        .append(",\"create_checked\":")
+        .append(held == null ? 0 : needs.stream().filter(n -> n.action.equals("CREATE")).count())
         .append(",\"missing\":[");
     boolean first = true;
     for (int i = 0; held != null && i < needs.size(); i++) {

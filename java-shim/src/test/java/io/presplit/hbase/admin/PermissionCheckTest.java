@@ -47,8 +47,9 @@ class PermissionCheckTest {
         new PermissionCheck.Need("ADMIN", "ns:a", "load splits"),
         new PermissionCheck.Need("ADMIN", "", "replication \"peers\""));
     assertEquals("{\"authorization\":true,\"principal\":\"presplit/h@R\",\"checked\":3,"
-        + "\"missing\":[{\"permission\":\"ADMIN\",\"scope\":\"ns:a\",\"for\":\"load splits\","
-        + "\"grant\":\"grant 'presplit', 'A', 'ns:a'\"},{\"permission\":\"ADMIN\","
+        + "\"create_checked\":1,\"missing\":[{\"permission\":\"ADMIN\",\"scope\":\"ns:a\","
+        + "\"for\":\"load splits\",\"grant\":\"grant 'presplit', 'A', 'ns:a'\"},"
+        + "{\"permission\":\"ADMIN\","
         + "\"scope\":\"GLOBAL\",\"for\":\"replication \\\"peers\\\"\","
         + "\"grant\":\"grant 'presplit', 'A'\"}]}",
         PermissionCheck.toJson("presplit/h@R", "presplit", needs,
@@ -57,7 +58,8 @@ class PermissionCheckTest {
 
   @Test
   void authorizationOffChecksNothing() {
-    assertEquals("{\"authorization\":false,\"principal\":\"p\",\"checked\":0,\"missing\":[]}",
+    assertEquals("{\"authorization\":false,\"principal\":\"p\",\"checked\":0,"
+        + "\"create_checked\":0,\"missing\":[]}",
         PermissionCheck.toJson("p", "p", List.of(), null));
   }
 }
