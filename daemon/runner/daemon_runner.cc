@@ -431,10 +431,17 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       });
 
   // The start-time permission check (permission_check.h): when this daemon becomes the leader,
-  // and again on the full passes while something is missing or the check failed, so a grant
-  // shows without a restart. Only /status, /metrics and the log report it: a document HBase
-  // refuses gets its own `error` status anyway, and the others are served.
+  // and again on the scheduled passes while something is missing or the check failed (a grant
+  // shows without a restart), or when the documents or the migrations changed since. Only /status,
+  // /metrics and the log report it: a document HBase refuses gets its own `error` status anyway,
+  // and the others are served.
   PermissionState permissions;
+  // What the needed permissions depend on: the documents, and whether a migration runs.
+  auto permission_inputs = [&] {
+    return std::make_pair(reconciler.counters().document_changes.load(),
+                          !migrator.Snapshot().empty());
+  };
+  std::pair<uint64_t, bool> permissions_inputs{0, false};  // at the last check
   auto check_permissions = [&] {
     auto names = zk->GetChildren(reconciler.TablesPath(), /*watch=*/false);
     if (!names.ok()) {
@@ -445,6 +452,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     for (const auto& name : *names) tables.push_back(CanonicalTableName(name));
     // Global ADMIN for replication peers only once a migration needs them.
     const bool replication = !migrator.Snapshot().empty();
+    permissions_inputs = permission_inputs();
     auto report = admin->CheckPermissions(tables, replication);
     if (!report.ok()) {
       permissions.Failed(report.status().message(), WallMs());
@@ -497,7 +505,8 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             if (s.ok()) {
               prepared = true;
               const bool full = scheduled || full_pass_requested.exchange(false);
-              if (permissions_due || (scheduled && permissions.NeedsRecheck())) {
+              if (permissions_due || (scheduled && (permissions.NeedsRecheck() ||
+                                                    permission_inputs() != permissions_inputs))) {
                 permissions_due = false;
                 check_permissions();
               }
