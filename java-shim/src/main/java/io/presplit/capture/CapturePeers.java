@@ -174,7 +174,12 @@ public final class CapturePeers {
    */
   public static String describe(Admin admin, String peerId) throws IOException {
     checkPeerId(peerId);
-    ReplicationPeerDescription peer = find(admin, peerId);
+    ReplicationPeerDescription peer;
+    try {
+      peer = find(admin, peerId);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_PEER, peerId, e);
+    }
     if (peer == null) {
       return "{\"exists\":false,\"enabled\":false,\"source\":null,\"target\":null,"
           + "\"recovered_queues\":[]}";

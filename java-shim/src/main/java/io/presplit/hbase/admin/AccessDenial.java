@@ -39,7 +39,8 @@ public final class AccessDenial {
     DISABLE_TABLE("disabling table", "CREATE", Scope.TABLE),
     DELETE_TABLE("deleting table", "CREATE", Scope.TABLE),
     ADD_PEER("adding the change capture's replication peer for table", "ADMIN", Scope.GLOBAL),
-    REMOVE_PEER("removing the change capture's replication peer", "ADMIN", Scope.GLOBAL);
+    REMOVE_PEER("removing the change capture's replication peer", "ADMIN", Scope.GLOBAL),
+    DESCRIBE_PEER("reading the change capture's replication peer", "ADMIN", Scope.GLOBAL);
 
     final String doing;
     final String action;

@@ -100,6 +100,11 @@ class AccessDenialTest {
     assertTrue(m.startsWith("HBase denied removing the change capture's replication peer "
         + "presplit_ns_t_g2: "), m);
     assertTrue(m.endsWith("needs global ADMIN (hbase shell: grant '" + user + "', 'A')"), m);
+    m = map(Operation.DESCRIBE_PEER, "presplit_ns_t_g2",
+        "Insufficient permissions for user 'presplit' (global, action=ADMIN)");
+    assertTrue(m.startsWith("HBase denied reading the change capture's replication peer "
+        + "presplit_ns_t_g2: "), m);
+    assertTrue(m.endsWith("needs global ADMIN (hbase shell: grant '" + user + "', 'A')"), m);
   }
 
   @Test
