@@ -20,9 +20,10 @@ import org.apache.hadoop.hbase.security.User;
  * <pre>
  * Insufficient permissions (user=presplit/h@R, scope=ns:t, params=[table=ns:t],action=ADMIN)
  * Insufficient permissions for user 'presplit' (global, action=ADMIN)
+ * Insufficient permissions for user 'presplit' (table=ns:t, action=READ)
  * </pre>
  *
- * The scope is {@code GLOBAL}, a namespace ({@code ns}) or a table ({@code ns:t}). Where HBase
+ * (the last from a RegionServer refusing a scan). The scope is {@code GLOBAL}, a namespace ({@code ns}) or a table ({@code ns:t}). Where HBase
  * accepts either of two actions (ADMIN or CREATE for modifyTable, bulk loads, disable, delete)
  * it names the last it tried, CREATE, the smaller grant.
  */
@@ -30,7 +31,9 @@ public final class AccessDenial {
 
   /** What presplitd was doing when HBase refused, and what it takes when HBase does not say. */
   public enum Operation {
+    DESCRIBE_TABLE("describing table", "CREATE", Scope.TABLE),
     CREATE_TABLE("creating table", "CREATE", Scope.NAMESPACE),
+    SAMPLE_KEYS("sampling the row keys of table", "READ", Scope.TABLE),
     SPLIT("splitting a region of table", "ADMIN", Scope.TABLE),
     MODIFY_TABLE("modifying table", "CREATE", Scope.TABLE),
     SNAPSHOT("snapshotting table", "ADMIN", Scope.TABLE),
@@ -58,6 +61,7 @@ public final class AccessDenial {
   private static final Pattern ACTION = Pattern.compile("action=([A-Z]+)");
   private static final Pattern SCOPE = Pattern.compile("scope=([^,)\\s]+)");
   private static final Pattern GLOBAL = Pattern.compile("\\(global,");
+  private static final Pattern TABLE = Pattern.compile("\\(table=([^,)\\s]+)");
 
   private AccessDenial() {}
 
@@ -86,6 +90,10 @@ public final class AccessDenial {
     String wanted = action.find() ? action.group(1) : op.action;
     Matcher scopeMatch = SCOPE.matcher(reason);
     String hbaseScope = scopeMatch.find() ? scopeMatch.group(1) : null;
+    Matcher tableMatch = TABLE.matcher(reason);
+    if (hbaseScope == null && tableMatch.find()) {
+      hbaseScope = tableMatch.group(1);
+    }
     if (table == null) {
       table = hbaseScope != null && hbaseScope.contains(":") ? hbaseScope : "(unknown)";
     }

@@ -209,10 +209,10 @@ public final class AdminBridge implements AutoCloseable {
   public synchronized String describeTable(String tableName) throws IOException {
     ensureOpen();
     TableName tn = TableSpec.parseTableName(tableName);
-    if (!admin.tableExists(tn)) {
-      return TableDescription.missing(tn);
-    }
     try {
+      if (!admin.tableExists(tn)) {
+        return TableDescription.missing(tn);
+      }
       TableDescriptor td = admin.getDescriptor(tn);
       boolean enabled = admin.isTableEnabled(tn);
       List<HRegionLocation> locs = regionLocations(tn);
@@ -220,6 +220,9 @@ public final class AdminBridge implements AutoCloseable {
     } catch (TableNotFoundException gone) {
       // deleted between tableExists and the reads
       return TableDescription.missing(tn);
+    } catch (IOException e) {
+      // getDescriptor takes ADMIN or CREATE on the table
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_TABLE, tn, e);
     }
   }
 
@@ -485,6 +488,14 @@ public final class AdminBridge implements AutoCloseable {
           stride *= 2;
         }
       }
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.SAMPLE_KEYS, tn, e);  // READ on the table
+    } catch (RuntimeException e) {
+      // The scanner's iterator wraps what the RegionServer threw.
+      if (AccessDenial.find(e) == null) {
+        throw e;
+      }
+      throw AccessDenial.map(AccessDenial.Operation.SAMPLE_KEYS, tn, new IOException(e));
     }
     return kept.toArray(new byte[0][]);
   }

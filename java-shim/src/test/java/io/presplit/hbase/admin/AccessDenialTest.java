@@ -66,6 +66,24 @@ class AccessDenialTest {
   }
 
   @Test
+  void aRegionServersScanRefusalNamesTheTable() {
+    assertEquals("HBase denied sampling the row keys of table ns:t: Insufficient permissions for "
+        + "user 'presplit' (table=ns:t, action=READ); presplitd's principal " + principal
+        + " needs READ on table ns:t (hbase shell: grant '" + user + "', 'R', 'ns:t')",
+        map(Operation.SAMPLE_KEYS, "ns:t",
+            "Insufficient permissions for user 'presplit' (table=ns:t, action=READ)"));
+  }
+
+  @Test
+  void describingATableNeedsCreateOnIt() {
+    String m = map(Operation.DESCRIBE_TABLE, "ns:t", "Insufficient permissions (user=tester@R, "
+        + "scope=ns:t, params=[table=ns:t],action=CREATE)");
+    assertTrue(m.startsWith("HBase denied describing table ns:t: "), m);
+    assertTrue(m.endsWith("needs CREATE on table ns:t (hbase shell: grant '" + user
+        + "', 'C', 'ns:t')"), m);
+  }
+
+  @Test
   void snapshotNeedsTableAdmin() {
     String m = map(Operation.SNAPSHOT, "ns:src", "Insufficient permissions (user=presplit/h@R, "
         + "scope=ns:src, params=[table=ns:src],action=ADMIN)");
