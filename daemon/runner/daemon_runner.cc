@@ -442,6 +442,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
                           !migrator.Snapshot().empty());
   };
   std::pair<uint64_t, bool> permissions_inputs{0, false};  // at the last check
+  std::string permissions_logged;  // the summary the log last had
   auto check_permissions = [&] {
     auto names = zk->GetChildren(reconciler.TablesPath(), /*watch=*/false);
     if (!names.ok()) {
@@ -466,11 +467,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     for (const auto& line : permissions.Record(std::move(report).value(), WallMs())) {
       spdlog::warn("{}", line);
     }
-    if (!authorization) {
+    // The all-clear is logged when it is news, not on every check.
+    const std::string summary = permissions.Json()["summary"].get<std::string>();
+    if (summary != permissions_logged && !authorization) {
       spdlog::info("HBase permissions: authorization off, not checked");
-    } else if (missing == 0) {
+    } else if (summary != permissions_logged && missing == 0) {
       spdlog::info("HBase permissions: all {} presplitd needs are held", checked);
     }
+    permissions_logged = summary;
   };
 
   std::mutex health_mu;
@@ -796,22 +800,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       counter("presplit_migration_capture_probes_total",
               "Probe rounds a change-capture peer acknowledged (every region shipped past).",
               m.probes, "counter");
-      counter("presplit_migration_rows_rechecked_total", "Rows verifications compared row by row.",
-              m.rows_rechecked, "counter");
+      counter("presplit_migration_rows_rechecked_total",
+              "Rows verifications compared row by row.", m.rows_rechecked, "counter");
       counter("presplit_migration_rollbacks_total",
               "Migrations rolled back to their old generation during the grace period.",
               m.rollbacks, "counter");
       counter("presplit_migration_plans_refused_total",
-              "Plans not acted on: not the plan this daemon would have written.", m.plans_refused,
-              "counter");
+              "Plans not acted on: not the plan this daemon would have written.",
+              m.plans_refused, "counter");
       counter("presplit_migration_verification_failures_total",
               "Migrations stopped because source and target differed.", m.verification_failures,
               "counter");
       counter("presplit_migration_switches_total", "Tables switched to a new generation.",
               m.switches, "counter");
       counter("presplit_migration_completed_total",
-              "Migrations finished at their new generation (rollbacks not included).", m.completed,
-              "counter");
+              "Migrations finished at their new generation (rollbacks not included).",
+              m.completed, "counter");
       counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",
