@@ -36,12 +36,14 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->split_region_at_ = env->GetMethodID(cls, "splitRegionAt", "(Ljava/lang/String;[B)V");
     self->disable_table_ = env->GetMethodID(cls, "disableTable", "(Ljava/lang/String;)V");
     self->delete_table_ = env->GetMethodID(cls, "deleteTable", "(Ljava/lang/String;)V");
+    self->check_permissions_ =
+        env->GetMethodID(cls, "checkPermissions", "([Ljava/lang/String;Z)Ljava/lang/String;");
     self->close_ = env->GetMethodID(cls, "close", "()V");
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
         self->region_loads_ == nullptr || self->split_region_ == nullptr ||
         self->sample_row_keys_ == nullptr || self->split_region_at_ == nullptr ||
         self->disable_table_ == nullptr || self->delete_table_ == nullptr ||
-        self->close_ == nullptr) {
+        self->check_permissions_ == nullptr || self->close_ == nullptr) {
       return TakeJavaException(env,
                                "AdminBridge does not have the expected methods (version "
                                "mismatch between presplitd and presplit-hbase.jar?)");
@@ -112,6 +114,22 @@ Result<std::vector<RegionLoadReport>> JniHBaseAdmin::RegionLoads(
   });
   if (!s.ok()) return s;
   return ParseRegionLoads(json);
+}
+
+Result<PermissionReport> JniHBaseAdmin::CheckPermissions(const std::vector<std::string>& tables,
+                                                         bool replication) {
+  std::string json;
+  Status s = jvm_.Run([&](JNIEnv* env) -> Status {
+    jobjectArray names = NewJavaStringArray(env, tables);
+    if (names == nullptr) return TakeJavaException(env, "checking permissions");
+    auto result = static_cast<jstring>(env->CallObjectMethod(bridge_, check_permissions_, names,
+                                                             static_cast<jboolean>(replication)));
+    if (env->ExceptionCheck()) return TakeJavaException(env, "checking permissions");
+    json = FromJavaString(env, result);
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  return ParsePermissionReport(json);
 }
 
 Status JniHBaseAdmin::SplitRegion(const std::string& encoded_region) {

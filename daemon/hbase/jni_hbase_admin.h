@@ -8,6 +8,7 @@
 
 #include "daemon/hbase/hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
+#include "daemon/hbase/permission_check.h"
 #include "daemon/hbase/region_loads.h"
 
 namespace presplit::daemon {
@@ -31,6 +32,10 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   Status SplitRegionAt(const std::string& encoded_region, const std::string& split_point) override;
   Status DisableTable(const std::string& table) override;
   Status DeleteTable(const std::string& table) override;
+  // Which of the permissions presplitd needs for these tables its principal holds
+  // (permission_check.h); `replication`: a migration's replication peers are needed too.
+  Result<PermissionReport> CheckPermissions(const std::vector<std::string>& tables,
+                                            bool replication);
 
  private:
   explicit JniHBaseAdmin(JvmHost& jvm) : jvm_(jvm) {}
@@ -47,6 +52,7 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   jmethodID split_region_at_ = nullptr;
   jmethodID disable_table_ = nullptr;
   jmethodID delete_table_ = nullptr;
+  jmethodID check_permissions_ = nullptr;
   jmethodID close_ = nullptr;
 };
 

@@ -228,6 +228,17 @@ Status TakeJavaException(JNIEnv* env, const std::string& context) {
   jthrowable t = env->ExceptionOccurred();
   if (t == nullptr) return Status::Ok();
   env->ExceptionClear();
+  if (IsInstanceOfNamed(env, t, "org/apache/hadoop/hbase/security/AccessDeniedException")) {
+    // presplit-hbase.jar's AccessDenial made it one line naming the operation, the table, the
+    // permission, the principal and the grant; HBase's reason (the cause) is in it already.
+    std::string message = CallStringMethod(env, t, "java/lang/Throwable", "getMessage");
+    env->DeleteLocalRef(t);
+    message = message.substr(0, message.find('\n'));
+    // One HBase sent without going through AccessDenial starts with its class name (the RPC's).
+    const std::string prefix = "org.apache.hadoop.hbase.security.AccessDeniedException: ";
+    while (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+    return Status::PermissionDenied(context + ": " + message);
+  }
   std::string what = Describe(env, t);
   jthrowable root = RootCause(env, t);
   if (!env->IsSameObject(root, t)) what += " (root cause: " + Describe(env, root) + ")";

@@ -64,8 +64,10 @@ class JvmHost {
 // Takes the pending Java exception (clearing it) and turns it into a Status that names the
 // exception's class, message and root cause. DoNotRetryIOException and IllegalArgumentException
 // map to FailedPrecondition/InvalidArgument (retrying cannot help), TableExistsException to
-// AlreadyExists, TableNotFoundException to NotFound, anything else to Unavailable. Returns OK when
-// no exception is pending.
+// AlreadyExists, TableNotFoundException to NotFound, anything else to Unavailable. An
+// AccessDeniedException is PermissionDenied with its message's first line only: java-shim's
+// AccessDenial words it as one line with HBase's reason in it. Returns OK when no exception is
+// pending.
 Status TakeJavaException(JNIEnv* env, const std::string& context);
 
 // Conversions used by the JNI callers. They return nullptr with a Java exception pending on

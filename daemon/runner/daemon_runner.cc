@@ -19,6 +19,7 @@
 #include "daemon/hbase/jni_hbase_admin.h"
 #include "daemon/hbase/jvm_host.h"
 #include "daemon/hbase/kerberos_login.h"
+#include "daemon/hbase/permission_check.h"
 #include "daemon/http/http_endpoint.h"
 #include "daemon/keyviz/load_history.h"
 #include "daemon/keyviz/load_samples.h"
@@ -38,6 +39,7 @@
 #include "daemon/web/keyviz_page.h"
 #include "daemon/web/status_page.h"
 #include "daemon/zk/zk_client.h"
+#include "presplit/table_name.h"
 
 namespace presplit::daemon {
 namespace {
@@ -144,6 +146,14 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
     Status deleted = admin_->DeleteTable(table);
     Observe(kDescribe, deleted);
     return deleted;
+  }
+  Result<PermissionReport> CheckPermissions(const std::vector<std::string>& tables,
+                                            bool replication) {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    InFlight call(*this);
+    auto report = admin_->CheckPermissions(tables, replication);
+    Observe(kDescribe, report.ok() ? Status::Ok() : report.status());
+    return report;
   }
 
  private:
@@ -424,11 +434,59 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         }
       });
 
+  // The start-time permission check (permission_check.h): when this daemon becomes the leader,
+  // and again on the scheduled passes while something is missing or the check failed (a grant
+  // shows without a restart), or when the documents or the migrations changed since. Only /status,
+  // /metrics and the log report it: a document HBase refuses gets its own `error` status anyway,
+  // and the others are served.
+  PermissionState permissions;
+  // What the needed permissions depend on: the documents, and whether a migration runs.
+  auto permission_inputs = [&] {
+    return std::make_pair(reconciler.counters().document_changes.load(),
+                          !migrator.Snapshot().empty());
+  };
+  std::pair<uint64_t, bool> permissions_inputs{0, false};  // at the last check
+  std::string permissions_logged;  // the summary the log last had
+  auto check_permissions = [&] {
+    auto names = zk->GetChildren(reconciler.TablesPath(), /*watch=*/false);
+    if (!names.ok()) {
+      permissions.Failed(names.status().WithContext("listing table documents").message(), WallMs());
+      return;
+    }
+    std::vector<std::string> tables;
+    for (const auto& name : *names) tables.push_back(CanonicalTableName(name));
+    // Global ADMIN for replication peers only once a migration needs them.
+    const bool replication = !migrator.Snapshot().empty();
+    permissions_inputs = permission_inputs();
+    auto report = admin->CheckPermissions(tables, replication);
+    if (!report.ok()) {
+      permissions.Failed(report.status().message(), WallMs());
+      spdlog::warn("HBase permissions: the check failed, trying again on the next full pass: {}",
+                   report.status().message());
+      return;
+    }
+    const bool authorization = report->authorization;
+    const int checked = report->checked;
+    const size_t missing = report->missing.size();
+    for (const auto& line : permissions.Record(std::move(report).value(), WallMs())) {
+      spdlog::warn("{}", line);
+    }
+    // The all-clear is logged when it is news, not on every check.
+    const std::string summary = permissions.Json()["summary"].get<std::string>();
+    if (summary != permissions_logged && !authorization) {
+      spdlog::info("HBase permissions: authorization off, not checked");
+    } else if (summary != permissions_logged && missing == 0) {
+      spdlog::info("HBase permissions: all {} presplitd needs are held", checked);
+    }
+    permissions_logged = summary;
+  };
+
   std::mutex health_mu;
   std::string last_error = "no reconcile pass yet";
   auto last_success = std::chrono::steady_clock::time_point::min();
   bool prepared = false;
   bool was_leading = false;
+  bool permissions_due = false;  // reconcile worker only
   std::atomic<bool> full_pass_requested{false};
   PeriodicWorker worker(
       "reconcile", std::chrono::seconds(options.resync_interval_s), [&](bool scheduled) {
@@ -442,6 +500,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             // Another daemon may have acted meanwhile: look at every document again, in full.
             reconciler.ForgetHandled();
             full_pass_requested = true;
+            permissions_due = true;
           }
           was_leading = leading;
           if (leading && kerberos != nullptr && !kerberos->logged_in()) {
@@ -454,6 +513,11 @@ Status RunDaemon(const DaemonOptions& initial_options) {
             if (s.ok()) {
               prepared = true;
               const bool full = scheduled || full_pass_requested.exchange(false);
+              if (permissions_due || (scheduled && (permissions.NeedsRecheck() ||
+                                                    permission_inputs() != permissions_inputs))) {
+                permissions_due = false;
+                check_permissions();
+              }
               admin->PassStarted();
               s = reconciler.ReconcileAll(full ? PassKind::kFull : PassKind::kChanged);
               if (s.ok()) admin->PassFinished();
@@ -534,6 +598,10 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     }
     std::string hbase = admin->Problem(stuck_after);
     if (!hbase.empty()) return hbase;
+    if (leader_election.IsLeader()) {
+      std::string denied = permissions.Problem();
+      if (!denied.empty()) return denied;
+    }
     std::lock_guard<std::mutex> lock(health_mu);
     if (!last_error.empty()) return last_error;
     auto stale = std::chrono::seconds(3 * resync_interval_s.load() + 30);
@@ -684,6 +752,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       status["daemon"]["id"] = reconciler_options.daemon_id;
       status["daemon"]["leader"] = leader_election.IsLeader();
       status["daemon"]["zk_root"] = options.zk_root;
+      status["permissions"] = permissions.Json();
       status["load"] = watch::LoadSnapshotJson(load_watcher.snapshot());
       status["migrations"] = nlohmann::ordered_json::array();
       for (const auto& m : migrator.Snapshot()) {
@@ -739,6 +808,10 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               "counter");
       counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
               "gauge");
+      counter("presplit_permissions_missing",
+              "HBase permissions presplitd needs and its principal lacks, as the last check found "
+              "them (0 with authorization off).",
+              permissions.missing(), "gauge");
       // Only the leader reconciles: a standby's counts would be the ones it last had as leader.
       if (leader_election.IsLeader()) {
         out << "# HELP presplit_tables Documents by the phase their last reconcile ended in.\n"

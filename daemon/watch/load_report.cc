@@ -44,6 +44,7 @@ ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
     item["table_mean_per_s"] = d.table_mean_per_s;
     item["action"] = ActionName(d.action);
     item["reason"] = d.reason;
+    if (!d.error.empty()) item["error"] = d.error;
     list.push_back(std::move(item));
   }
   return list;

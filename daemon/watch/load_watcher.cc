@@ -177,6 +177,7 @@ void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& set
   if (!split.ok()) {
     planner_.SplitFailed(decision.physical_table, decision.region, now_ms, settings);
     skip("split_refused");
+    decision.error = split.message();
     spdlog::warn("load split of region {} of {} refused: {}", decision.region,
                  decision.physical_table, split.message());
   }

@@ -62,6 +62,9 @@ struct SplitDecision {
   // unsplittable for a while), "not_leader" when the lease was lost before the request; empty for
   // kSplit.
   std::string reason;
+  // For "split_refused": HBase's answer on one line (an AccessDeniedException names the
+  // permission, the principal and the grant); empty otherwise.
+  std::string error;
 };
 
 const char* ActionName(SplitDecision::Action action);

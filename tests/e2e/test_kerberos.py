@@ -18,6 +18,12 @@ renewal happens within the test. Checked against the real cluster:
 - a document for a namespace that does not exist, presplitd's principal lacking the global ADMIN
   that creating one takes: that table's status is `error` naming the permission, the principal
   and the table on one line; the daemon's other table stays `ready` and the daemon healthy;
+- the start-time permission check (docs/deploying.md): /status "permissions" names each missing
+  permission with its scope and grant, and presplit_permissions_missing counts them; /healthz
+  answers 503 only when CREATE is held on none of the namespaces;
+- a re-salting migration whose replication peer takes the global ADMIN presplitd's principal
+  lacks: the migration's error names the permission, the principal and the grant on one line,
+  and the start-time check lists global ADMIN;
 - the SDK as a Kerberos user (docs/sdk.md): the test user, granted RW on the table by the
   superuser, writes rows and reads them back in key order with a merged scan; refused
   (AccessDeniedException) before the grant.
@@ -27,6 +33,7 @@ import os
 import shlex
 import time
 import unittest
+import urllib.request
 import uuid
 
 import harness as h
@@ -111,6 +118,20 @@ def put(root, doc):
     h.ctl(root, "put", path)
 
 
+def permissions(d):
+    """The "permissions" object of the daemon's /status."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{d.http_port}/status", timeout=10) as r:
+        return json.load(r)["permissions"]
+
+
+def missing(d, permission, scope):
+    """The missing permission of that kind and scope in /status, or None."""
+    for m in permissions(d)["missing"]:
+        if m["permission"] == permission and m["scope"] == scope:
+            return m
+    return None
+
+
 def daemon(name, http_port, identity, **settings):
     principal, keytab = identity
     config = {"hbase_conf_dir": CONF_DIR, "kerberos_principal": principal,
@@ -177,6 +198,20 @@ class KerberosTest(unittest.TestCase):
             self.assertNotIn("at org.apache", error)
             self.assertIn(kprobe(HBASE, "regions-count", table, check=False), (None, "0"),
                           "nothing was created")
+            # The start-time check, run again once the document is there, says the same: CREATE
+            # on the document's namespace, and as that is every namespace, /healthz is 503.
+            m = h.wait_for(lambda: missing(d, "CREATE", "@" + NS_DENIED), 60,
+                           "CREATE missing in /status")
+            self.assertEqual(m["grant"], f"grant 'tester', 'C', '@{NS_DENIED}'")
+            self.assertEqual(m["for"], f"creating tables in namespace {NS_DENIED}")
+            self.assertEqual(permissions(d)["authorization"], True)
+            self.assertGreaterEqual(d.metrics()["presplit_permissions_missing"], 1)
+            self.assertIn(f"lacks CREATE on @{NS_DENIED}, needed for creating tables in "
+                          f"namespace {NS_DENIED}", d.log_text())
+            code, body = h.wait_for(lambda: (lambda r: r if r[0] == 503 else None)(d.healthz()),
+                                    60, "/healthz 503")
+            self.assertIn(f"holds CREATE on none of the namespaces of its documents", body)
+            self.assertIn(f"grant 'tester', 'C', '@{NS_DENIED}'", body)
         finally:
             d.stop()
 
@@ -312,6 +347,46 @@ class KerberosTest(unittest.TestCase):
             self.assertEqual(kprobe(HBASE, "regions-count", kept), "3")
             code, body = d.healthz()
             self.assertEqual(code, 200, body)
+            # The start-time check lists the global ADMIN a new namespace takes, and no CREATE.
+            m = h.wait_for(lambda: missing(d, "ADMIN", "GLOBAL"), 60, "global ADMIN in /status")
+            self.assertIn(f"creating namespace {ns_new}", m["for"])
+            self.assertEqual(m["grant"], "grant 'presplit', 'A'")
+            self.assertIsNone(missing(d, "CREATE", "@" + NS_OK))
+            self.assertEqual(d.healthz()[0], 200, "degraded, not down")
+        finally:
+            d.stop()
+
+    def test_6b_a_migration_without_global_admin_is_one_line_naming_it(self):
+        d = daemon("migdeny", 19536, DAEMON).start()
+        try:
+            table = f"{NS_OK}:resalt"
+            put(d.root, salted(table, 3))
+            status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "ready", status)
+            # presplitd created the table, so HBase made it its owner: ADMIN on it is held.
+            h.wait_for(lambda: permissions(d)["summary"] == "all 2 held", 60,
+                       "CREATE on the namespace and ADMIN on the table, held")
+            doc = salted(table, 4)
+            doc["migration"] = {"allowed": True, "engine": "put"}
+            put(d.root, doc)
+
+            def migration_error():
+                m = h.status(d.root, table).get("migration") or {}
+                return m.get("error") if "HBase denied" in (m.get("error") or "") else None
+            error = h.wait_for(migration_error, 180, "the migration's permission error")
+            self.assertIn("HBase denied adding the change capture's replication peer for table "
+                          f"{table}: Insufficient permissions", error)
+            self.assertIn("action=ADMIN", error)
+            self.assertIn(f"presplitd's principal {DAEMON[0]} needs global ADMIN "
+                          "(hbase shell: grant 'presplit', 'A')", error)
+            self.assertNotIn("\n", error)
+            self.assertNotIn("at org.apache", error)
+            self.assertNotIn("root cause", error)
+            # The check, run again for the migration, lists the global ADMIN its peers take.
+            m = h.wait_for(lambda: missing(d, "ADMIN", "GLOBAL"), 60, "global ADMIN in /status")
+            self.assertIn("replication peers", m["for"])
+            self.assertGreaterEqual(d.metrics()["presplit_permissions_missing"], 1)
+            self.assertEqual(d.healthz()[0], 200, "degraded, not down")
         finally:
             d.stop()
 

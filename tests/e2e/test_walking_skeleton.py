@@ -9,6 +9,7 @@ import os
 import tempfile
 import time
 import unittest
+import urllib.request
 import uuid
 
 import harness as h
@@ -75,6 +76,21 @@ class WalkingSkeletonTest(unittest.TestCase):
         # SNAPPY really works on this cluster: write a row into a bucket and read the table back.
         h.probe("put", "tinawang:check", "3" + "a" * 32 + "id1", "f:q", "v")
         self.assertEqual(h.probe("count", "tinawang:check").stdout.strip(), "1")
+
+        # This cluster runs without HBase's AccessController: the start-time permission check
+        # says so and checks nothing (docs/deploying.md, the start-time check).
+        def permissions():
+            url = f"http://127.0.0.1:{self.daemon.http_port}/status"
+            with urllib.request.urlopen(url, timeout=10) as r:
+                return json.load(r)["permissions"]
+        checked = h.wait_for(lambda: (lambda p: p if p["checked_at_ms"] else None)(permissions()),
+                             60, "the permission check")
+        self.assertEqual(checked["summary"], "authorization off, not checked", checked)
+        self.assertIs(checked["authorization"], False)
+        self.assertEqual(checked["missing"], [])
+        self.assertEqual(self.daemon.metrics()["presplit_permissions_missing"], 0)
+        self.assertIn("HBase permissions: authorization off, not checked",
+                      self.daemon.log_text())
 
     def test_2_same_document_twice_and_restart_change_nothing(self):
         table = f"e2e_idem_{RUN}"

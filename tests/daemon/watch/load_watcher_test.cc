@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "daemon/watch/load_report.h"
 
 namespace presplit::daemon::watch {
 namespace {
@@ -184,6 +187,33 @@ TEST(LoadWatcher, ARefusedSplitIsADecisionNotAnError) {
   const LoadSnapshot snapshot = f.watcher.snapshot();
   EXPECT_EQ(snapshot.splits_total, 0);
   EXPECT_EQ(snapshot.skips_total.at("split_refused"), 1);
+}
+
+TEST(LoadWatcher, ADeniedSplitCarriesHBasesOneLineIntoTheDecision) {
+  Fixture f;
+  // As TakeJavaException reports java-shim's AccessDenial line.
+  const std::string denied =
+      "split region r1: HBase denied splitting a region of table default:t: Insufficient "
+      "permissions (user=presplit/h@R, scope=default:t, params=[table=default:t],action=ADMIN); "
+      "presplitd's principal presplit/h@R needs ADMIN on table default:t (hbase shell: grant "
+      "'presplit', 'A', 'default:t')";
+  f.source.split_status = Status::PermissionDenied(denied);
+  f.watcher.SetTables(Watch("default:t", Settings(/*dry_run=*/false)));
+  f.HotFor(15);
+  ASSERT_EQ(f.source.split_requests.size(), 1u);
+  const LoadSnapshot snapshot = f.watcher.snapshot();
+  const auto& decisions = snapshot.decisions.at("default:t");
+  auto refused = std::find_if(decisions.begin(), decisions.end(),
+                              [](const SplitDecision& d) { return d.reason == "split_refused"; });
+  ASSERT_NE(refused, decisions.end());
+  EXPECT_EQ(refused->error, denied);
+  const auto json = DecisionsJson(decisions);
+  const auto at = static_cast<size_t>(refused - decisions.begin());
+  EXPECT_EQ(json[at]["error"], denied);
+  // Decisions that were not refused carry no error.
+  SplitDecision skipped;
+  skipped.reason = "cooldown";
+  EXPECT_FALSE(DecisionsJson({skipped}).back().contains("error"));
 }
 
 TEST(LoadWatcher, ASourceErrorIsReturnedAndShown) {

@@ -1,5 +1,6 @@
 package io.presplit.capture;
 
+import io.presplit.hbase.admin.AccessDenial;
 import io.presplit.migrate.Cells;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -67,6 +68,16 @@ public final class CapturePeers {
    */
   public static String ensure(Admin admin, String peerId, CaptureSpec spec) throws IOException {
     checkPeerId(peerId);
+    try {
+      return ensureChecked(admin, peerId, spec);
+    } catch (IOException e) {
+      // Listing, adding and enabling peers take global ADMIN.
+      throw AccessDenial.map(AccessDenial.Operation.ADD_PEER, spec.source, e);
+    }
+  }
+
+  private static String ensureChecked(Admin admin, String peerId, CaptureSpec spec)
+      throws IOException {
     ReplicationPeerDescription existing = find(admin, peerId);
     if (existing != null) {
       String difference = differenceOf(existing.getPeerConfig(), spec);
@@ -143,10 +154,14 @@ public final class CapturePeers {
   /** Removes the peer. @return {@code {"removed":true|false}} (false: there was none) */
   public static String remove(Admin admin, String peerId) throws IOException {
     checkPeerId(peerId);
-    if (find(admin, peerId) == null) {
-      return "{\"removed\":false}";
+    try {
+      if (find(admin, peerId) == null) {
+        return "{\"removed\":false}";
+      }
+      admin.removeReplicationPeer(peerId);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.REMOVE_PEER, peerId, e);
     }
-    admin.removeReplicationPeer(peerId);
     return "{\"removed\":true}";
   }
 
@@ -159,7 +174,12 @@ public final class CapturePeers {
    */
   public static String describe(Admin admin, String peerId) throws IOException {
     checkPeerId(peerId);
-    ReplicationPeerDescription peer = find(admin, peerId);
+    ReplicationPeerDescription peer;
+    try {
+      peer = find(admin, peerId);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_PEER, peerId, e);
+    }
     if (peer == null) {
       return "{\"exists\":false,\"enabled\":false,\"source\":null,\"target\":null,"
           + "\"recovered_queues\":[]}";

@@ -1,5 +1,6 @@
 package io.presplit.mapreduce;
 
+import io.presplit.hbase.admin.AccessDenial;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -238,7 +239,11 @@ final class BulkJobs {
       }
     }
     if (files > 0) {
-      BulkLoadHFiles.create(conf).bulkLoad(table, hfiles);
+      try {
+        BulkLoadHFiles.create(conf).bulkLoad(table, hfiles);
+      } catch (IOException e) {
+        throw AccessDenial.map(AccessDenial.Operation.BULK_LOAD, table, e);
+      }
     }
     // Everything is in the table now: what is left of the files is not needed again.
     for (Path family : families) {

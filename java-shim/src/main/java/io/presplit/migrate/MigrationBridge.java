@@ -2,6 +2,7 @@ package io.presplit.migrate;
 
 import io.presplit.capture.CapturePeers;
 import io.presplit.capture.CaptureSpec;
+import io.presplit.hbase.admin.AccessDenial;
 import io.presplit.hbase.admin.AdminBridge;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
@@ -347,8 +348,11 @@ public final class MigrationBridge {
     try (Admin admin = c.getAdmin(); Table table = c.getTable(target);
         RegionLocator locator = c.getRegionLocator(target)) {
       loader.doBulkLoad(files, admin, table, locator, false, false);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.BULK_LOAD, target, e);
     } catch (RuntimeException e) {
-      throw new IOException("bulk load into " + target + " failed: " + e.getMessage(), e);
+      throw AccessDenial.map(AccessDenial.Operation.BULK_LOAD, target,
+          new IOException("bulk load into " + target + " failed: " + e.getMessage(), e));
     }
   }
 
@@ -455,9 +459,17 @@ public final class MigrationBridge {
         }
       }
       if (changed) {
-        admin.modifyTable(builder.build());
+        modify(admin, builder.build());
       }
       return "{\"changed\":" + changed + "}";
+    }
+  }
+
+  private static void modify(Admin admin, TableDescriptor descriptor) throws IOException {
+    try {
+      admin.modifyTable(descriptor);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.MODIFY_TABLE, descriptor.getTableName(), e);
     }
   }
 
@@ -474,7 +486,7 @@ public final class MigrationBridge {
       if (descriptor.isReadOnly() == wanted) {
         return "{\"changed\":false}";
       }
-      admin.modifyTable(TableDescriptorBuilder.newBuilder(descriptor).setReadOnly(wanted).build());
+      modify(admin, TableDescriptorBuilder.newBuilder(descriptor).setReadOnly(wanted).build());
       return "{\"changed\":true}";
     }
   }

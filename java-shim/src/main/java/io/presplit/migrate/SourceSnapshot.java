@@ -1,5 +1,6 @@
 package io.presplit.migrate;
 
+import io.presplit.hbase.admin.AccessDenial;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -103,7 +104,11 @@ public final class SourceSnapshot {
     try (Admin admin = c.getAdmin()) {
       SnapshotDescription found = find(admin, snapshot);
       if (found == null) {
-        admin.snapshot(snapshot, source);
+        try {
+          admin.snapshot(snapshot, source);
+        } catch (IOException e) {
+          throw AccessDenial.map(AccessDenial.Operation.SNAPSHOT, source, e);
+        }
         found = find(admin, snapshot);
         if (found == null) {
           throw new IOException("snapshot " + snapshot + " of " + source

@@ -5,9 +5,11 @@ import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -36,12 +38,13 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.security.SecurityCapability;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
-import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -206,10 +209,10 @@ public final class AdminBridge implements AutoCloseable {
   public synchronized String describeTable(String tableName) throws IOException {
     ensureOpen();
     TableName tn = TableSpec.parseTableName(tableName);
-    if (!admin.tableExists(tn)) {
-      return TableDescription.missing(tn);
-    }
     try {
+      if (!admin.tableExists(tn)) {
+        return TableDescription.missing(tn);
+      }
       TableDescriptor td = admin.getDescriptor(tn);
       boolean enabled = admin.isTableEnabled(tn);
       List<HRegionLocation> locs = regionLocations(tn);
@@ -217,6 +220,9 @@ public final class AdminBridge implements AutoCloseable {
     } catch (TableNotFoundException gone) {
       // deleted between tableExists and the reads
       return TableDescription.missing(tn);
+    } catch (IOException e) {
+      // getDescriptor takes ADMIN or CREATE on the table
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_TABLE, tn, e);
     }
   }
 
@@ -264,7 +270,7 @@ public final class AdminBridge implements AutoCloseable {
       e.initCause(raced);
       throw e;
     } catch (AccessDeniedException e) {
-      throw denied(tn, e);
+      throw AccessDenial.map(AccessDenial.Operation.CREATE_TABLE, tn, e);
     } catch (DoNotRetryIOException e) {
       if (e.getClass() != DoNotRetryIOException.class) {
         throw e;
@@ -274,30 +280,15 @@ public final class AdminBridge implements AutoCloseable {
   }
 
   /**
-   * The master's AccessController refused the create (a Kerberized cluster with
-   * {@code hbase.security.authorization}): one line with HBase's reason (user, scope, action)
-   * and the grant that fixes it, without the remote stack trace; the original is the cause.
-   */
-  static AccessDeniedException denied(TableName tn, AccessDeniedException e) {
-    String reason = deniedReason(e);
-    String user = currentUser(false);
-    String ns = tn.getNamespaceAsString();
-    AccessDeniedException out = new AccessDeniedException("HBase denied creating table "
-        + tn.getNameAsString() + ": " + reason + "; presplitd's principal needs CREATE on namespace "
-        + ns + " (hbase shell: grant '" + user + "', 'C', '@" + ns + "')");
-    out.initCause(e);
-    return out;
-  }
-
-  /**
    * The master's AccessController refused to create the missing namespace of a table (creating a
    * namespace takes global ADMIN, which presplitd's principal seldom holds): one line naming the
    * permission, the principal and the table, and the two ways out; the original is the cause.
+   * Its own wording, not {@link AccessDenial}'s: the better way out is no grant at all.
    */
   static AccessDeniedException namespaceDenied(TableName tn, AccessDeniedException e) {
-    String reason = deniedReason(e);
-    String principal = currentUser(true);
-    String user = currentUser(false);
+    String reason = AccessDenial.reason(e);
+    String principal = AccessDenial.user(true);
+    String user = AccessDenial.user(false);
     String ns = tn.getNamespaceAsString();
     AccessDeniedException out = new AccessDeniedException("HBase denied creating namespace " + ns
         + " for table " + tn.getNameAsString() + ": " + reason + "; creating a namespace needs "
@@ -307,30 +298,6 @@ public final class AdminBridge implements AutoCloseable {
         + user + "', 'A')");
     out.initCause(e);
     return out;
-  }
-
-  /** HBase's reason of an AccessDeniedException: its first line, without the class name. */
-  private static String deniedReason(AccessDeniedException e) {
-    String reason = e.getMessage() == null ? "(no message)" : e.getMessage();
-    reason = reason.substring(0, reason.indexOf('\n') < 0 ? reason.length() : reason.indexOf('\n'));
-    String prefix = AccessDeniedException.class.getName() + ": ";
-    while (reason.startsWith(prefix)) {
-      reason = reason.substring(prefix.length());
-    }
-    return reason.trim();
-  }
-
-  /** The user this JVM talks to HBase as: the whole principal, or its short name (for grants). */
-  private static String currentUser(boolean full) {
-    try {
-      User current = User.getCurrent();
-      if (current != null) {
-        return full ? current.getName() : current.getShortName();
-      }
-    } catch (IOException | RuntimeException unknown) {
-      // fall through
-    }
-    return "presplit";
   }
 
   private static final Pattern COMPRESSION_HINT = Pattern.compile(
@@ -419,8 +386,13 @@ public final class AdminBridge implements AutoCloseable {
    */
   public synchronized void splitRegion(String encodedRegionName) throws IOException {
     ensureOpen();
-    awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName)),
-        encodedRegionName);
+    try {
+      awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName)),
+          encodedRegionName);
+    } catch (IOException e) {
+      // The request names a region only: HBase's reason names its table.
+      throw AccessDenial.map(AccessDenial.Operation.SPLIT, (String) null, e);
+    }
   }
 
   /**
@@ -436,8 +408,13 @@ public final class AdminBridge implements AutoCloseable {
   public synchronized void splitRegionAt(String encodedRegionName, byte[] splitPoint)
       throws IOException {
     ensureOpen();
-    awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName), splitPoint),
-        encodedRegionName);
+    try {
+      awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName), splitPoint),
+          encodedRegionName);
+    } catch (IOException e) {
+      // The request names a region only: HBase's reason names its table.
+      throw AccessDenial.map(AccessDenial.Operation.SPLIT, (String) null, e);
+    }
   }
 
   /**
@@ -511,8 +488,70 @@ public final class AdminBridge implements AutoCloseable {
           stride *= 2;
         }
       }
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.SAMPLE_KEYS, tn, e);  // READ on the table
+    } catch (RuntimeException e) {
+      // The scanner's iterator wraps what the RegionServer threw.
+      if (AccessDenial.find(e) == null) {
+        throw e;
+      }
+      throw AccessDenial.map(AccessDenial.Operation.SAMPLE_KEYS, tn, new IOException(e));
     }
     return kept.toArray(new byte[0][]);
+  }
+
+  /**
+   * Asks HBase which of the permissions presplitd needs for {@code tableNames} its principal
+   * holds ({@code Admin#hasUserPermissions} for itself, which needs no permission of its own):
+   * see {@link PermissionCheck} for what is needed and the JSON returned. With the
+   * AccessController off nothing is checked: {@code "authorization":false}.
+   *
+   * @param tableNames the documented tables, {@code "ns:qualifier"} or {@code "qualifier"}; a
+   *     name that is no legal table name is left out
+   * @param replication whether migrations' replication peers are needed (global ADMIN)
+   * @throws IOException if the cluster cannot answer
+   */
+  public synchronized String checkPermissions(String[] tableNames, boolean replication)
+      throws IOException {
+    ensureOpen();
+    String principal = AccessDenial.user(true);
+    String user = AccessDenial.user(false);
+    if (!admin.getSecurityCapabilities().contains(SecurityCapability.AUTHORIZATION)) {
+      return PermissionCheck.toJson(principal, user, List.of(), null);
+    }
+    List<TableName> tables = new ArrayList<>();
+    Set<TableName> existing = new HashSet<>();
+    for (String name : tableNames) {
+      TableName tn;
+      try {
+        tn = TableSpec.parseTableName(name);
+      } catch (IllegalArgumentException refused) {
+        continue;  // its document is refused on its own, with the reason
+      }
+      tables.add(tn);
+      if (admin.tableExists(tn)) {
+        existing.add(tn);
+      }
+    }
+    Set<String> namespaces = new HashSet<>(Arrays.asList(admin.listNamespaces()));
+    List<PermissionCheck.Need> needs =
+        PermissionCheck.needs(tables, namespaces, existing, replication);
+    List<Permission> asked = new ArrayList<>();
+    for (PermissionCheck.Need n : needs) {
+      asked.add(n.permission());
+    }
+    List<Boolean> held;
+    try {
+      held = asked.isEmpty() ? List.of() : admin.hasUserPermissions(asked);
+    } catch (DoNotRetryIOException e) {
+      // The master answers so when the AccessController is not among its coprocessors, which
+      // the security capabilities above normally said already.
+      if (String.valueOf(e.getMessage()).contains("is not loaded")) {
+        return PermissionCheck.toJson(principal, user, List.of(), null);
+      }
+      throw e;
+    }
+    return PermissionCheck.toJson(principal, user, needs, held);
   }
 
   /**
@@ -528,8 +567,12 @@ public final class AdminBridge implements AutoCloseable {
     if (!admin.tableExists(tn)) {
       throw new TableNotFoundException(tn);
     }
-    if (!admin.isTableDisabled(tn)) {
-      admin.disableTable(tn);
+    try {
+      if (!admin.isTableDisabled(tn)) {
+        admin.disableTable(tn);
+      }
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DISABLE_TABLE, tn, e);
     }
   }
 
@@ -547,10 +590,14 @@ public final class AdminBridge implements AutoCloseable {
     if (!admin.tableExists(tn)) {
       throw new TableNotFoundException(tn);
     }
-    if (!admin.isTableDisabled(tn)) {
-      admin.disableTable(tn);
+    try {
+      if (!admin.isTableDisabled(tn)) {
+        admin.disableTable(tn);
+      }
+      admin.deleteTable(tn);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DELETE_TABLE, tn, e);
     }
-    admin.deleteTable(tn);
   }
 
   /** Closes the Admin and the Connection. Idempotent. */
