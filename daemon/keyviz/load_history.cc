@@ -417,7 +417,8 @@ RecordResult LoadHistory::Record(int64_t now_ms, const std::vector<TableSample>&
         // Old regions before this sample region (by start key) that nothing overlaps.
         while (old && j < old->size() &&
                (k == order.size() || old->start(j) < sample.regions[order[k]].start_key)) {
-          if (!overlapped(j)) {
+          // Within the cap, the sample's own regions first.
+          if (next.size() + (order.size() - k) < options_.max_regions_per_table && !overlapped(j)) {
             next.Add(old->start(j), old->end(j));
             sizes.push_back(t.last_size[j]);
           }

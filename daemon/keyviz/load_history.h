@@ -146,7 +146,9 @@ struct LoadHistoryCounters {
 // regions "split" (more new than old) or "merge".
 //
 // Time: a sample at `now_ms` covers [the table's previous sample, now_ms), at most one fine
-// resolution long (a longer gap, polls failing or the table gone for a while, is left empty).
+// resolution long (a longer gap, polls failing or the table gone for a while, is left empty);
+// a table's first sample covers [now_ms, now_ms]. Column bounds are therefore poll times, not
+// slot boundaries.
 // A new epoch starts where the previous epoch's last sample ended: the parent's history ends
 // where its daughters' begins. A column holds the samples whose end falls in one slot of its
 // tier's resolution (slots aligned on multiples of it) of one epoch; its rates are the samples'

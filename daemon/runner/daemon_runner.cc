@@ -863,22 +863,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       counter("presplit_migration_capture_probes_total",
               "Probe rounds a change-capture peer acknowledged (every region shipped past).",
               m.probes, "counter");
-      counter("presplit_migration_rows_rechecked_total", "Rows verifications compared row by row.",
-              m.rows_rechecked, "counter");
+      counter("presplit_migration_rows_rechecked_total",
+              "Rows verifications compared row by row.", m.rows_rechecked, "counter");
       counter("presplit_migration_rollbacks_total",
               "Migrations rolled back to their old generation during the grace period.",
               m.rollbacks, "counter");
       counter("presplit_migration_plans_refused_total",
-              "Plans not acted on: not the plan this daemon would have written.", m.plans_refused,
-              "counter");
+              "Plans not acted on: not the plan this daemon would have written.",
+              m.plans_refused, "counter");
       counter("presplit_migration_verification_failures_total",
               "Migrations stopped because source and target differed.", m.verification_failures,
               "counter");
       counter("presplit_migration_switches_total", "Tables switched to a new generation.",
               m.switches, "counter");
       counter("presplit_migration_completed_total",
-              "Migrations finished at their new generation (rollbacks not included).", m.completed,
-              "counter");
+              "Migrations finished at their new generation (rollbacks not included).",
+              m.completed, "counter");
       counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",

@@ -301,6 +301,19 @@ TEST(LoadHistoryTest, BadInputIsRefusedAndCounted) {
   EXPECT_EQ(history.counters().regions_refused, 6u);
 }
 
+TEST(LoadHistoryTest, RegionsKeptFromAnEarlierEpochStayWithinTheCap) {
+  auto options = SmallTiers();
+  options.max_regions_per_table = 3;
+  LoadHistory history(options);
+  history.Record(1, {Sample({R("", "b", 1), R("b", "c", 1), R("c", "", 1)})});
+  // [, b) split; [b, c) and [c, ) missing from this poll: only one of them fits beside the two.
+  history.Record(10 * kSec, {Sample({R("", "a", 1), R("a", "b", 1)})});
+  auto w = history.Read("ns:t", 10 * kSec, 10 * kSec);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->epochs.back().regions.size(), 3u);
+  EXPECT_EQ(w->epochs.back().regions[2].start_key, "b");
+}
+
 TEST(LoadHistoryTest, OptionsAreChecked) {
   EXPECT_TRUE(CheckLoadHistoryOptions(LoadHistoryOptions{}).ok());
   auto o = SmallTiers();
