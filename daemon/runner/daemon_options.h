@@ -41,7 +41,7 @@ struct DaemonOptions {
   // At most this many load splits over all tables in any window of load_split_window_s.
   int load_split_max_per_window = 4;
   int load_split_window_s = 600;
-  // The key visualizer's history (every presplitd, standbys too: docs/key-visualizer-history.md):
+  // The key visualizer's history (every presplitd, standbys too: docs/key-visualizer.md):
   // columns of keyviz_fine_resolution_s kept keyviz_fine_retention_h hours, then merged into
   // columns of keyviz_coarse_resolution_s (a multiple of it) kept keyviz_coarse_retention_h
   // hours, in at most keyviz_memory_budget_mb MiB.

@@ -630,7 +630,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   publisher_options.decisions_kept = watch_options.decisions_kept;
   watch::StatusPublisher status_publisher(publish_lease.zk(), publisher_options);
   // The key visualizer's history, recorded after every successful poll by every presplitd,
-  // standbys too: a new leader has it already (docs/key-visualizer-history.md).
+  // standbys too: a new leader has it already (docs/key-visualizer.md).
   keyviz::LoadHistoryOptions history_options;
   history_options.fine = {int64_t{options.keyviz_fine_resolution_s} * 1000,
                           int64_t{options.keyviz_fine_retention_h} * 3'600'000};

@@ -67,7 +67,7 @@ class LoadWatcher {
 
   // One poll: reports, scores, decisions, splits. An error from the source is returned (and
   // kept in the snapshot); a refused split is a decision, not an error. With `plan` false (a
-  // standby: it keeps the rates and the key visualizer's history, docs/key-visualizer-history.md)
+  // standby: it keeps the rates and the key visualizer's history, docs/key-visualizer.md)
   // only the reports and the scores: no decision, no key sample, no split.
   Status Poll(bool plan = true);
 
