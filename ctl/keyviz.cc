@@ -6,6 +6,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "ctl/common.h"
 #include "ctl/http_get.h"
@@ -31,8 +33,14 @@ std::string PercentEncode(const std::string& text) {
 }
 
 // A CSV field: quoted when it holds a comma, a quote or a line break (keys are printed
-// Bytes.toStringBinary-style, so they hold no line break, but may hold the others).
-std::string Field(const std::string& text) {
+// Bytes.toStringBinary-style, so they hold no line break, but may hold the others). Keys are
+// users' data: one that starts like a spreadsheet formula (=, +, -, @) gets a leading ' so that
+// opening the report runs nothing.
+std::string Field(const std::string& input) {
+  std::string text = input;
+  if (!text.empty() && std::string_view("=+-@").find(text.front()) != std::string_view::npos) {
+    text.insert(text.begin(), '\'');
+  }
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {

@@ -107,7 +107,7 @@ HttpResponse HttpEndpoint::Respond(const std::string& method, const std::string&
   auto it = handlers_.find(request.path);
   if (method != "GET") return {405, "text/plain", "only GET is served\n"};
   if (it == handlers_.end()) return {404, "text/plain", "not found; try /healthz or /metrics\n"};
-  if (question != std::string::npos) {
+  if (question != std::string::npos && query_paths_.count(request.path) > 0) {
     auto query = ParseQuery(std::string_view(target).substr(question + 1));
     if (!query.ok()) return JsonError(400, query.status().message());
     request.query = std::move(query).value();

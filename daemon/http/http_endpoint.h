@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -50,11 +51,15 @@ class HttpEndpoint {
  public:
   explicit HttpEndpoint(boost::asio::io_context& io) : io_(io), acceptor_(io) {}
 
+  // A handler without a request never sees the query, and the query is not even parsed for it:
+  // /healthz?x=% is /healthz, as it was before handlers could take queries.
   void Handle(const std::string& path, HttpHandler handler) {
     handlers_[path] = [handler = std::move(handler)](const HttpRequest&) { return handler(); };
+    query_paths_.erase(path);
   }
   void Handle(const std::string& path, HttpRequestHandler handler) {
     handlers_[path] = std::move(handler);
+    query_paths_.insert(path);
   }
 
   // The response to one request line's method and target: what Serve sends (public for tests).
@@ -72,6 +77,7 @@ class HttpEndpoint {
   boost::asio::io_context& io_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::map<std::string, HttpRequestHandler> handlers_;
+  std::set<std::string> query_paths_;  // the paths whose handlers take the request
 };
 
 }  // namespace presplit::daemon

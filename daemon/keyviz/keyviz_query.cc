@@ -132,6 +132,14 @@ KeyvizReply ServeKeyvizJson(const std::map<std::string, std::string>& query,
     }
     return Error(503, window.status().message());
   }
+  // Legitimate history can be more than one picture holds (finer tiers, a long window): that
+  // is the request's size, a 400 asking for less, not a broken store (which Render's 500 is).
+  if (window->columns.size() > kMaxColumns || window->epochs.size() > size_t{kMaxAxisEpochs}) {
+    return Error(400, "the window has " + std::to_string(window->columns.size()) + " columns and " +
+                          std::to_string(window->epochs.size()) + " epochs; at most " +
+                          std::to_string(kMaxColumns) + " and " + std::to_string(kMaxAxisEpochs) +
+                          " are drawn: ask for a shorter time");
+  }
   RenderOptions options;
   options.view = parsed->view.value_or(DefaultView(*window));
   options.rows = parsed->rows;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string_view>
 
 namespace presplit::daemon::keyviz {
@@ -60,10 +61,16 @@ size_t VecHeap(const std::vector<T>& v) {
   return v.capacity() == 0 ? 0 : v.capacity() * sizeof(T) + kBlockOverhead;
 }
 
-// Keys for people: printable ASCII as is, other bytes as \xNN (HBase's toStringBinary).
+// Keys for people: printable ASCII as is, other bytes as \xNN (HBase's toStringBinary), at most
+// the first kEventKeyBytes bytes and then "...": they go into events' details, which the budget
+// never drops, and users' keys may be kilobytes long.
+constexpr size_t kEventKeyBytes = 64;
+
 std::string Printable(std::string_view key) {
   static const char* kHex = "0123456789ABCDEF";
   std::string out;
+  const bool cut = key.size() > kEventKeyBytes;
+  if (cut) key = key.substr(0, kEventKeyBytes);
   for (unsigned char c : key) {
     if (c >= 0x20 && c < 0x7F && c != '\\') {
       out += static_cast<char>(c);
@@ -73,6 +80,7 @@ std::string Printable(std::string_view key) {
       out += kHex[c & 15];
     }
   }
+  if (cut) out += "...";
   return out;
 }
 
@@ -469,7 +477,9 @@ RecordResult LoadHistory::Record(int64_t now_ms, const std::vector<TableSample>&
     for (size_t k = 0; k < order.size(); ++k) {
       const auto& r = sample.regions[order[k]];
       const size_t i = static_cast<size_t>(place[k]);
-      if (r.has_rate) {
+      // A rate that is not a finite number (the store trusts no input) counts as no rate: NaN
+      // would poison the column's mean, and a stored NaN reads as "no rate" anyway.
+      if (r.has_rate && std::isfinite(r.read_per_s) && std::isfinite(r.write_per_s)) {
         t.read_w[i] += std::max(r.read_per_s, 0.0) * w;
         t.write_w[i] += std::max(r.write_per_s, 0.0) * w;
         t.rated_w[i] += w;
@@ -570,6 +580,35 @@ Result<HistoryWindow> LoadHistory::Read(const std::string& table, int64_t from_m
   auto found = tables_.find(table);
   if (found == tables_.end()) return Status::NotFound("keyviz: no history of table " + table);
   const Table& t = *found->second;
+  auto in_window = [&](int64_t start, int64_t end) { return end >= from_ms && start <= to_ms; };
+  {
+    // Counted before anything is copied (LoadHistoryOptions' read bounds).
+    size_t region_columns = 0;
+    std::set<int32_t> epochs;
+    auto count = [&](const Column& c) {
+      if (!in_window(c.start_ms, c.end_ms)) return;
+      region_columns += c.n;
+      epochs.insert(c.epoch_id);
+    };
+    for (const Column& c : t.coarse) count(c);
+    for (const Column& c : t.fine) count(c);
+    if (t.open && in_window(t.open_start_ms, t.open_end_ms)) {
+      region_columns += t.last_size.size();
+      epochs.insert(t.epochs.back().id);
+    }
+    size_t epoch_regions = 0;
+    for (int32_t id : epochs) {
+      epoch_regions += t.epochs[static_cast<size_t>(id - t.epochs.front().id)].size();
+    }
+    if (region_columns > options_.max_read_region_columns ||
+        epoch_regions > options_.max_read_epoch_regions) {
+      return Status::InvalidArgument(
+          "keyviz: the window holds " + std::to_string(region_columns) + " region-columns in " +
+          std::to_string(epochs.size()) + " epochs of " + std::to_string(epoch_regions) +
+          " regions; at most " + std::to_string(options_.max_read_region_columns) + " and " +
+          std::to_string(options_.max_read_epoch_regions) + " are read: ask for a shorter time");
+    }
+  }
   HistoryWindow window;
   window.table = table;
   std::map<int32_t, int> epoch_index;
@@ -589,7 +628,6 @@ Result<HistoryWindow> LoadHistory::Read(const std::string& table, int64_t from_m
     }
     return it->second;
   };
-  auto in_window = [&](int64_t start, int64_t end) { return end >= from_ms && start <= to_ms; };
   auto add = [&](const Column& c) {
     if (!in_window(c.start_ms, c.end_ms)) return;
     const size_t n = c.n;

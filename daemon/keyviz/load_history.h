@@ -110,6 +110,12 @@ struct LoadHistoryOptions {
   size_t max_regions_per_table = 100'000;
   size_t max_key_bytes = 4'096;         // a longer boundary key refuses its table's sample
   size_t max_events_per_table = 1'000;  // the oldest go first
+  // What one Read may copy, counted before anything is copied: region-columns (a column of n
+  // regions counts n; 12 bytes each in the window) and the regions of the epochs it names. A
+  // window beyond either is refused (InvalidArgument naming both numbers: ask for a shorter
+  // time), so a request cannot make the daemon allocate a multiple of the store's budget.
+  size_t max_read_region_columns = 4'000'000;
+  size_t max_read_epoch_regions = 1'000'000;
 };
 
 // Checks a set of options: positive resolutions, retentions of at least one resolution, a coarse
@@ -169,7 +175,7 @@ class LoadHistory {
 
   // The table's columns that overlap [from_ms, to_ms], oldest first, with the epochs they use
   // (renumbered from 0) and the events in that time. NotFound for a table without history,
-  // InvalidArgument when from_ms > to_ms.
+  // InvalidArgument when from_ms > to_ms or the window is larger than the read bounds above.
   Result<HistoryWindow> Read(const std::string& table, int64_t from_ms, int64_t to_ms) const;
 
   // The documents with history, sorted.

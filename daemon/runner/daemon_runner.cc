@@ -21,9 +21,9 @@
 #include "daemon/hbase/kerberos_login.h"
 #include "daemon/hbase/permission_check.h"
 #include "daemon/http/http_endpoint.h"
+#include "daemon/keyviz/keyviz_query.h"
 #include "daemon/keyviz/load_history.h"
 #include "daemon/keyviz/load_samples.h"
-#include "daemon/keyviz/keyviz_query.h"
 #include "daemon/leader/leader_election.h"
 #include "daemon/leader/lease_fence.h"
 #include "daemon/migrate/jni_migration_bridge.h"
@@ -446,7 +446,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
                           !migrator.Snapshot().empty());
   };
   std::pair<uint64_t, bool> permissions_inputs{0, false};  // at the last check
-  std::string permissions_logged;  // the summary the log last had
+  std::string permissions_logged;                          // the summary the log last had
   auto check_permissions = [&] {
     auto names = zk->GetChildren(reconciler.TablesPath(), /*watch=*/false);
     if (!names.ok()) {
@@ -863,22 +863,22 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       counter("presplit_migration_capture_probes_total",
               "Probe rounds a change-capture peer acknowledged (every region shipped past).",
               m.probes, "counter");
-      counter("presplit_migration_rows_rechecked_total",
-              "Rows verifications compared row by row.", m.rows_rechecked, "counter");
+      counter("presplit_migration_rows_rechecked_total", "Rows verifications compared row by row.",
+              m.rows_rechecked, "counter");
       counter("presplit_migration_rollbacks_total",
               "Migrations rolled back to their old generation during the grace period.",
               m.rollbacks, "counter");
       counter("presplit_migration_plans_refused_total",
-              "Plans not acted on: not the plan this daemon would have written.",
-              m.plans_refused, "counter");
+              "Plans not acted on: not the plan this daemon would have written.", m.plans_refused,
+              "counter");
       counter("presplit_migration_verification_failures_total",
               "Migrations stopped because source and target differed.", m.verification_failures,
               "counter");
       counter("presplit_migration_switches_total", "Tables switched to a new generation.",
               m.switches, "counter");
       counter("presplit_migration_completed_total",
-              "Migrations finished at their new generation (rollbacks not included).",
-              m.completed, "counter");
+              "Migrations finished at their new generation (rollbacks not included).", m.completed,
+              "counter");
       counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",

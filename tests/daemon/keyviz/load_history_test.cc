@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -325,6 +326,51 @@ TEST(LoadHistoryTest, OptionsAreChecked) {
   o = SmallTiers();
   o.fine.resolution_ms = 0;
   EXPECT_FALSE(CheckLoadHistoryOptions(o).ok());
+}
+
+TEST(LoadHistoryTest, AReadLargerThanItsBoundsIsRefusedBeforeCopying) {
+  LoadHistoryOptions o = SmallTiers();
+  o.max_read_region_columns = 10;  // two regions: five columns at most
+  LoadHistory history(o);
+  int64_t t = 0;
+  for (int i = 0; i <= 8; ++i, t += kMin) {
+    history.Record(t, {Sample({R("", "m", 1), R("m", "", 2)})});
+  }
+  auto all = history.Read("ns:t", 0, t);
+  ASSERT_FALSE(all.ok());
+  EXPECT_EQ(all.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(all.status().message().find("ask for a shorter time"), std::string::npos)
+      << all.status().ToString();
+  auto recent = history.Read("ns:t", t - 2 * kMin, t);
+  ASSERT_TRUE(recent.ok()) << recent.status().ToString();
+  EXPECT_LE(recent->columns.size(), 5u);
+}
+
+TEST(LoadHistoryTest, ARateThatIsNoFiniteNumberCountsAsNoRate) {
+  LoadHistory history(SmallTiers());
+  history.Record(0, {Sample({R("", "m", 1), R("m", "", 1)})});
+  history.Record(10 * kSec, {Sample({R("", "m", std::nan(""), 5), R("m", "", 7, 3)})});
+  history.Record(20 * kSec, {Sample({R("", "m", 4, 2), R("m", "", 7, 3)})});
+  auto w = history.Read("ns:t", 0, 20 * kSec);
+  ASSERT_TRUE(w.ok());
+  const HistoryColumn& c = w->columns.back();
+  ASSERT_TRUE(c.has_rate[0]);
+  // Only the finite sample counts: no NaN leaks into the mean.
+  EXPECT_NEAR(c.read_per_s[0], 4, 0.05);
+  EXPECT_NEAR(c.write_per_s[0], 2, 0.05);
+  EXPECT_NEAR(c.read_per_s[1], 7, 0.05);
+}
+
+TEST(LoadHistoryTest, AnEventNamesLongKeysByTheirBeginning) {
+  LoadHistory history(SmallTiers());
+  const std::string long_key = std::string(4000, 'k');  // within max_key_bytes
+  history.Record(0, {Sample({R("", "", 1)})});
+  history.Record(10 * kSec, {Sample({R("", long_key, 1), R(long_key, "", 1)})});
+  auto w = history.Read("ns:t", 0, 10 * kSec);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->events.size(), 1u);
+  EXPECT_LT(w->events[0].detail.size(), 400u) << w->events[0].detail.size();
+  EXPECT_NE(w->events[0].detail.find("..."), std::string::npos);
 }
 
 }  // namespace
