@@ -100,6 +100,13 @@ class WebDriver:
         except AssertionError:
             return None
 
+    def attribute(self, css, name):
+        """The element's attribute, or None while the element cannot be found or lacks it."""
+        try:
+            return self.command("GET", f"/element/{self.element(css)}/attribute/{name}")
+        except AssertionError:
+            return None
+
     def type(self, css, text):
         self.command("POST", f"/element/{self.element(css)}/value", {"text": text})
 
