@@ -18,6 +18,8 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.security.access.AccessControlClient;
+import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.security.UserGroupInformation;
 
@@ -36,6 +38,9 @@ import org.apache.hadoop.security.UserGroupInformation;
  *   KerberosHdfsProbe PRINCIPAL KEYTAB hdfs-read PATH            its text
  *   KerberosHdfsProbe PRINCIPAL KEYTAB hdfs-rename SRC DST       "renamed"
  *   KerberosHdfsProbe PRINCIPAL KEYTAB hdfs-stat PATH            "OWNER:GROUP PERMISSION ACL"
+ *   KerberosHdfsProbe PRINCIPAL KEYTAB hdfs-list PATH            its entries' names, sorted,
+ *                                                                comma-separated ("-": none)
+ *   KerberosHdfsProbe PRINCIPAL KEYTAB grant-global USER ACTIONS a global grant (RWXCA)
  * </pre>
  *
  * The answer is printed as one line "RESULT value" on stdout; errors go to stderr as one line
@@ -69,6 +74,21 @@ public final class KerberosHdfsProbe {
     UserGroupInformation.loginUserFromKeytab(args[0], args[1]);
     String command = args[2];
     String[] rest = Arrays.copyOfRange(args, 3, args.length);
+    if (command.equals("grant-global")) {
+      try (Connection c = ConnectionFactory.createConnection(conf)) {
+        Permission.Action[] actions = rest[1].chars()
+            .mapToObj(ch -> Permission.Action.valueOf(switch (ch) {
+              case 'R' -> "READ";
+              case 'W' -> "WRITE";
+              case 'X' -> "EXEC";
+              case 'C' -> "CREATE";
+              default -> "ADMIN";
+            }))
+            .toArray(Permission.Action[]::new);
+        AccessControlClient.grant(c, rest[0], actions);
+        return rest[0] + " " + rest[1];
+      }
+    }
     if (command.equals("put-get")) {
       return putGet(conf, TableName.valueOf(rest[0]), Bytes.toBytes(rest[1]), rest[2]);
     }
@@ -99,6 +119,13 @@ public final class KerberosHdfsProbe {
           FileStatus st = fs.getFileStatus(path);
           return st.getOwner() + ":" + st.getGroup() + " " + st.getPermission() + " "
               + fs.getAclStatus(path).getEntries();
+        }
+        case "hdfs-list": {
+          java.util.TreeSet<String> names = new java.util.TreeSet<>();
+          for (FileStatus st : fs.listStatus(new Path(rest[0]))) {
+            names.add(st.getPath().getName());
+          }
+          return names.isEmpty() ? "-" : String.join(",", names);
         }
         default:
           throw new IllegalArgumentException("unknown command " + command);
