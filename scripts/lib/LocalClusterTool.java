@@ -9,6 +9,10 @@
 //   java -cp CONF_DIR:TOOL:CLASSPATH LocalClusterTool namenode [--format]
 //       Runs an HDFS NameNode in this JVM (hdfs-site.xml from CONF_DIR), formatting its name
 //       directory first with --format: one JVM start instead of two on a fresh cluster.
+//   java -cp CONF_DIR:TOOL:CLASSPATH LocalClusterTool hdfs-dirs 'PATH;OWNER;GROUP;MODE;ACL'...
+//       Creates each HDFS directory unless it exists, then sets its owner, group, octal mode
+//       (e.g. 1777) and, unless ACL is empty, adds the ACL entries (e.g.
+//       user:hbase:rwx,default:user:hbase:rwx). Run as the HDFS superuser (--kerberos --hdfs).
 //
 // Configuration comes from the hbase-site.xml in CONF_DIR (first on the classpath). With the
 // system properties presplit.kerberos.principal and presplit.kerberos.keytab (local-cluster
@@ -18,6 +22,11 @@
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.ServerName;
@@ -61,6 +70,9 @@ public final class LocalClusterTool {
       NameNode.main(new String[0]); // returns when the NameNode stops
       return 0;
     }
+    if (args.length >= 2 && args[0].equals("hdfs-dirs")) {
+      return hdfsDirs(java.util.Arrays.copyOfRange(args, 1, args.length));
+    }
     if (args.length >= 2 && args.length <= 3 && args[0].equals("wait")) {
       long seconds = Long.parseLong(args[1]);
       int servers = args.length == 3 ? Integer.parseInt(args[2]) : 1;
@@ -75,7 +87,7 @@ public final class LocalClusterTool {
           conn -> probeServer(conn, port, since));
     }
     System.err.println("usage: LocalClusterTool wait SECONDS [SERVERS] | wait-server SECONDS PORT"
-        + " SINCE_MS | namenode [--format]");
+        + " SINCE_MS | namenode [--format] | hdfs-dirs 'PATH;OWNER;GROUP;MODE;ACL'...");
     return 2;
   }
 
@@ -90,6 +102,31 @@ public final class LocalClusterTool {
     UserGroupInformation.setConfiguration(conf);
     UserGroupInformation.loginUserFromKeytab(principal,
         System.getProperty("presplit.kerberos.keytab", ""));
+  }
+
+  /** The HDFS directories a Kerberized cluster's users need, made by the HDFS superuser. */
+  private static int hdfsDirs(String[] specs) throws IOException {
+    Configuration conf = new HdfsConfiguration();
+    try (FileSystem fs = FileSystem.newInstance(conf)) {
+      for (String spec : specs) {
+        String[] f = spec.split(";", -1);
+        if (f.length != 5) {
+          throw new IllegalArgumentException("expected PATH;OWNER;GROUP;MODE;ACL, got " + spec);
+        }
+        Path path = new Path(f[0]);
+        fs.mkdirs(path);
+        fs.setOwner(path, f[1], f[2]);
+        fs.setPermission(path, new FsPermission(Short.parseShort(f[3], 8)));
+        if (!f[4].isEmpty()) {
+          fs.modifyAclEntries(path, AclEntry.parseAclSpec(f[4], true));
+        }
+        FileStatus st = fs.getFileStatus(path);
+        System.err.println("local-cluster-tool: " + path + " " + st.getOwner() + ":" + st.getGroup()
+            + " " + st.getPermission() + (f[4].isEmpty() ? "" : " " + fs.getAclStatus(path)
+            .getEntries()));
+      }
+    }
+    return 0;
   }
 
   /** What a wait polls: null when ready, else what is still missing. */
