@@ -30,9 +30,9 @@ settings (see conf/presplitd.conf and presplitd(8)): zk_quorum, zk_root, zk_auth
 zk_session_timeout_ms, presplit_jar, hbase_conf_dir, jvm_classpath, jvm_classpath_file,
 hbase_command, jvm_max_heap, jvm_options, resync_interval_s, load_watch_interval_s,
 load_split_max_per_window, load_split_window_s, migration_interval_s, migration_chunk_rows,
-migration_hfile_chunk_rows, migration_mapreduce_threshold_bytes, migration_staging_dir,
-migration_hfile_source, hadoop_conf_dir, kerberos_principal, kerberos_keytab, http_listen,
-log_level, and hbase.* client settings.
+migration_max_concurrent, migration_hfile_chunk_rows, migration_mapreduce_threshold_bytes,
+migration_staging_dir, migration_hfile_source, hadoop_conf_dir, kerberos_principal,
+kerberos_keytab, http_listen, log_level, and hbase.* client settings.
 
 signals: SIGTERM/SIGINT stop cleanly (within 20 s: an HBase call still running then is
 abandoned); SIGHUP re-reads the config file (log_level and resync_interval_s apply at once,

@@ -64,7 +64,7 @@ Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
     acked = 0;
     for (const auto& row : wanted) acked += got.count(row);
     if (acked == wanted.size()) break;
-    if (Stopping()) return Status::Unavailable("stopping");
+    if (Interrupted()) return Status::Unavailable(Stopping() ? "stopping" : "the lease is lost");
     if (std::chrono::steady_clock::now() >= deadline) {
       return Status::Unavailable(
           "the capture peer shipping " + table + " into " + ack_table + " acknowledged " +
@@ -103,7 +103,7 @@ Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
           "that died to be shipped: {}",
           peer, waiting_for);
     }
-    if (Stopping()) return Status::Unavailable("stopping");
+    if (Interrupted()) return Status::Unavailable(Stopping() ? "stopping" : "the lease is lost");
     if (now >= recovery_deadline) {
       return Status::Unavailable(
           "the capture peer " + peer + " still holds the WALs of a RegionServer that died after " +
@@ -181,7 +181,7 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
       waiting = recovered.ok() ? "the WALs of a RegionServer that died: " + recovered->front()
                                : "the peer's queues (" + recovered.status().message() + ")";
     }
-    if (Stopping() || std::chrono::steady_clock::now() >= deadline) {
+    if (Interrupted() || std::chrono::steady_clock::now() >= deadline) {
       spdlog::info("{}: {} of {} regions drained into {} (waiting for {})", table, drained,
                    described.regions.size(), ack_table, waiting);
       return false;

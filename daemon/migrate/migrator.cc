@@ -1,6 +1,6 @@
-// The Migrator's driver: which plans to drive, the operators' requests, and what every phase
-// shares (saving the plan, failing, finishing). The phases live in phase_*.cc, the change capture
-// in capture.cc, what a migration reads from and writes into the table's status in
+// The Migrator's drivers: which plans to drive, a thread each, the operators' requests, and what
+// every phase shares (saving the plan, failing, finishing). The phases live in phase_*.cc, the
+// change capture in capture.cc, what a migration reads from and writes into the table's status in
 // table_status.cc.
 #include "daemon/migrate/migrator.h"
 
@@ -80,19 +80,53 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
       admin_(admin),
       bridge_(bridge),
       options_(std::move(options)),
-      store_(zk, options_.zk_root, options_.acls, [this] { return LeaseHeldLocked(); },
-             &zk_mu_) {}
+      store_(
+          zk, options_.zk_root, options_.acls, [this] { return LeaseHeldLocked(); }, &zk_mu_) {}
+
+Migrator::~Migrator() { Stop(); }
+
+Result<TableDescription> Migrator::GuardedAdmin::DescribeTable(const std::string& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return admin_.DescribeTable(table);
+}
+Status Migrator::GuardedAdmin::CreateTable(const TableSpec& spec) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return admin_.CreateTable(spec);
+}
+Status Migrator::GuardedAdmin::DisableTable(const std::string& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return admin_.DisableTable(table);
+}
+Status Migrator::GuardedAdmin::DeleteTable(const std::string& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return admin_.DeleteTable(table);
+}
 
 Status Migrator::Prepare() { return store_.Prepare(); }
 
 bool Migrator::MayAct() {
-  if (Stopping()) return false;
+  if (Halted()) return false;
   std::lock_guard<std::mutex> lock(zk_mu_);
   return LeaseHeldLocked();
 }
 
-bool Migrator::LeaseHeldLocked() const {
-  return !Stopping() && (!options_.lease || options_.lease());
+bool Migrator::LeaseHeldLocked() {
+  if (Halted()) return false;
+  if (options_.lease && !options_.lease()) {
+    halted_ = true;  // every driver ends: none may act any more
+    return false;
+  }
+  return true;
+}
+
+bool Migrator::Interrupted() {
+  if (Halted()) return true;
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t asked = lease_asked_ms_.load();
+  if (now - asked < 1000 || !lease_asked_ms_.compare_exchange_strong(asked, now)) return false;
+  return !MayAct();
 }
 
 int64_t Migrator::NowMs() const {
@@ -123,42 +157,161 @@ std::vector<MigrationProgress> Migrator::Snapshot() const {
   return out;
 }
 
-Status Migrator::RunOnce() {
+Status Migrator::RunOnce() { return Run(/*wait=*/false); }
+
+Status Migrator::RunOnceAndWait() { return Run(/*wait=*/true); }
+
+void Migrator::Stop() {
+  halted_ = true;
+  (void)Reap(/*all=*/true);
+}
+
+bool Migrator::Reap(bool all) {
+  std::vector<std::unique_ptr<Driver>> ended;
+  {
+    std::unique_lock<std::mutex> lock(drivers_mu_);
+    if (all) {
+      drivers_cv_.wait(lock, [&] {
+        return std::all_of(drivers_.begin(), drivers_.end(),
+                           [](const auto& entry) { return entry.second->finished; });
+      });
+    }
+    for (auto it = drivers_.begin(); it != drivers_.end();) {
+      if (it->second->finished) {
+        ended.push_back(std::move(it->second));
+        it = drivers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  bool stopped = false;
+  for (auto& driver : ended) {
+    // A finished driver only has its thread's end left to run.
+    if (driver->thread.joinable()) driver->thread.join();
+    stopped = stopped || driver->step == Step::kStopped;
+  }
+  return stopped;
+}
+
+void Migrator::DriveInThread(const std::string& table, Driver* driver) {
+  Step step = Step::kWaiting;
+  try {
+    step = DriveOne(table);
+  } catch (const std::exception& e) {
+    counters_.exceptions_caught++;
+    spdlog::error("migration {}: internal error (retried on the next run): {}", table, e.what());
+  } catch (...) {
+    counters_.exceptions_caught++;
+    spdlog::error("migration {}: internal error (retried on the next run)", table);
+  }
+  // The lease is gone or the daemon stops: the other drivers end too.
+  if (step == Step::kStopped) halted_ = true;
+  {
+    std::lock_guard<std::mutex> lock(drivers_mu_);
+    driver->step = step;
+    driver->finished = true;
+  }
+  drivers_cv_.notify_all();
+}
+
+Status Migrator::Run(bool wait) {
   counters_.runs++;
+  const uint64_t run = ++run_number_;
+  bool stopped = Reap(/*all=*/false);
+  auto verdict = [&]() -> Status {
+    if (wait) stopped = Reap(/*all=*/true) || stopped;
+    if (!stopped) return Status::Ok();
+    return Stopping() ? Status::Unavailable("stopping")
+                      : Status::FailedPrecondition("lease lost: migrations stopped");
+  };
+  if (Stopping()) {
+    (void)verdict();
+    return Status::Unavailable("stopping");
+  }
+  if (halted_) {
+    // The drivers of a lost lease (or of Stop) end first; then a run starts afresh, asking the
+    // lease again.
+    size_t running;
+    {
+      std::lock_guard<std::mutex> lock(drivers_mu_);
+      running = drivers_.size();
+    }
+    if (running > 0 && !wait) {
+      return Status::FailedPrecondition("lease lost: " + std::to_string(running) +
+                                        " migrations still stopping");
+    }
+    stopped = Reap(/*all=*/true) || stopped;
+    halted_ = false;
+  }
   if (!MayAct()) {
-    std::lock_guard<std::mutex> lock(snapshot_mu_);
-    snapshot_.clear();  // a standby shows nothing it does not drive
+    {
+      std::lock_guard<std::mutex> lock(snapshot_mu_);
+      snapshot_.clear();  // a standby shows nothing it does not drive
+    }
+    (void)verdict();
     return Status::FailedPrecondition("not the leader: no migration driven");
   }
   auto tables = store_.List();
-  if (!tables.ok()) return tables.status().WithContext("listing migrations");
+  if (!tables.ok()) {
+    (void)verdict();
+    return tables.status().WithContext("listing migrations");
+  }
+  auto listed = [&](const std::string& table) {
+    return std::find(tables->begin(), tables->end(), table) != tables->end();
+  };
   {
     std::lock_guard<std::mutex> lock(snapshot_mu_);
-    std::erase_if(snapshot_, [&](const auto& entry) {
-      return std::find(tables->begin(), tables->end(), entry.first) == tables->end();
+    std::erase_if(snapshot_, [&](const auto& entry) { return !listed(entry.first); });
+  }
+  {
+    std::lock_guard<std::mutex> lock(drivers_mu_);
+    std::erase_if(last_started_, [&](const auto& entry) { return !listed(entry.first); });
+    std::erase_if(queued_logged_, [&](const std::string& table) { return !listed(table); });
+    // The plans without a driver, the one driven least recently first (never driven: 0), so
+    // that plans beyond max_concurrent_migrations take turns.
+    std::vector<std::string> idle;
+    for (const auto& table : *tables) {
+      if (!drivers_.count(table)) idle.push_back(table);
+    }
+    std::stable_sort(idle.begin(), idle.end(), [&](const std::string& a, const std::string& b) {
+      auto at = last_started_.find(a), bt = last_started_.find(b);
+      return (at == last_started_.end() ? 0 : at->second) <
+             (bt == last_started_.end() ? 0 : bt->second);
     });
-  }
-  for (const auto& table : *tables) {
-    Step step;
-    try {
-      step = DriveOne(table);
-    } catch (const std::exception& e) {
-      counters_.exceptions_caught++;
-      spdlog::error("migration {}: internal error (retried on the next run): {}", table, e.what());
-      continue;
+    const size_t bound = static_cast<size_t>(std::max(1, options_.max_concurrent_migrations));
+    for (const auto& table : idle) {
+      if (drivers_.size() >= bound) {
+        if (queued_logged_.insert(table).second) {
+          spdlog::info(
+              "migration {}: waits for a driver ({} migrations run at a time: "
+              "migration_max_concurrent)",
+              table, bound);
+        }
+        continue;
+      }
+      queued_logged_.erase(table);
+      auto driver = std::make_unique<Driver>();
+      Driver* raw = driver.get();
+      try {
+        driver->thread = std::thread([this, table, raw] { DriveInThread(table, raw); });
+      } catch (const std::exception& e) {
+        counters_.exceptions_caught++;
+        spdlog::error("migration {}: cannot start its driver (retried on the next run): {}", table,
+                      e.what());
+        continue;
+      }
+      drivers_[table] = std::move(driver);
+      last_started_[table] = run;
     }
-    if (step == Step::kStopped) {
-      return Stopping() ? Status::Unavailable("stopping")
-                        : Status::FailedPrecondition("lease lost: migrations stopped");
-    }
   }
-  return Status::Ok();
+  return verdict();
 }
 
 Migrator::Step Migrator::DriveOne(const std::string& table) {
   // Each iteration reads the plan again and takes one step; a step that cannot go on now says so.
   for (int steps = 0; steps < 64; ++steps) {
-    if (Stopping()) return Step::kStopped;
+    if (Halted()) return Step::kStopped;
     auto node = store_.Read(table);
     if (!node.ok()) {
       if (node.status().code() != StatusCode::kNotFound) {
@@ -179,8 +332,13 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
       // for a plan this daemon would not have written. Said once per plan version.
       counters_.plans_refused++;
       const std::string key = std::to_string(node->version) + ":" + checked.message();
-      if (refusals_logged_[table] != key) {
-        refusals_logged_[table] = key;
+      bool first;
+      {
+        std::lock_guard<std::mutex> lock(refusals_mu_);
+        first = refusals_logged_[table] != key;
+        if (first) refusals_logged_[table] = key;
+      }
+      if (first) {
         spdlog::error(
             "migration {}: plan refused, nothing done with it: {} (remove <root>/migrations/{} "
             "by hand if nobody should act on it)",
@@ -189,7 +347,10 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
       }
       return Step::kWaiting;
     }
-    refusals_logged_.erase(table);
+    {
+      std::lock_guard<std::mutex> lock(refusals_mu_);
+      refusals_logged_.erase(table);
+    }
     auto request = store_.ReadRequest(table);
     if (!request.ok()) {
       spdlog::warn("migration {}: ignoring the pending request: {}", table,

@@ -9,8 +9,9 @@
 // and tags included. The copy covers what was written before the peer existed, the peer
 // everything after; where they overlap both write the same cells.
 //
-// The reconciler starts a migration (StartMigration writes the plan); the Migrator, on its own
-// worker, drives every plan through the phases of migration_plan.h, one file per phase:
+// The reconciler starts a migration (StartMigration writes the plan); the Migrator drives every
+// plan through the phases of migration_plan.h, one file per phase, each plan on a driver thread
+// of its own (see "Drivers" below):
 //   planned      (phase_create.cc) the target is created pre-split for the new layout, keeping
 //                delete markers (KEEP_DELETED_CELLS) while the copy runs; the forward capture
 //                peer (old -> new) is added;
@@ -40,15 +41,33 @@
 // checkpoints by whichever daemon leads next; every write to ZooKeeper is compare-and-set and
 // checked against the lease (plan_store.h); a plan is acted on only when it is one this daemon
 // would have written (plan_check.h).
+//
+// Drivers. Several steps block for minutes: a capture peer's acknowledgements are waited for up
+// to ack_timeout, verification re-reads, copies run long. So that one migration's wait never
+// holds up another's progress, RunOnce starts a driver thread per plan that has none running
+// (at most max_concurrent_migrations at a time; the plans beyond wait their turn, the ones
+// driven least recently first), reaps the drivers that ended, and returns without waiting for
+// the others. A driver takes its plan as far as it can go now (DriveOne) and ends; the next run
+// starts it again. What the drivers share is guarded: every ZooKeeper call under zk_mu_ (plan
+// store and status writes alike), every HBaseAdmin call (and options.table_bytes) under
+// admin_mu_ (the daemon's admin is not thread-safe), the snapshot and the refusal log under
+// their own locks; the bridge is thread-safe (the copy's threads call it too). A driver that
+// finds the lease gone (or the daemon stopping) halts them all: every wait polls for it, no
+// driver starts again until all have ended, and every mutation asks the lease first anyway.
+// Stop() (and the destructor) halts and joins them.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/hbase/hbase_admin.h"
@@ -147,7 +166,12 @@ struct MigratorOptions {
   // "auto" stays on put and "mapreduce" is refused with the reason.
   int64_t jvm_max_heap_bytes = 0;
   static constexpr int64_t kLocalRunnerMinHeapBytes = int64_t{768} << 20;
+  // Called under the migrator's admin lock (the daemon's table_bytes asks the migrator's admin).
   std::function<Result<int64_t>(const std::string& table)> table_bytes = nullptr;
+
+  // Migrations driven at the same time, each on a driver thread of its own (see "Drivers"); the
+  // plans beyond wait for a driver to end. At least 1.
+  int max_concurrent_migrations = 4;
 };
 
 // One migration as /status, /metrics and the status znode show it.
@@ -189,15 +213,29 @@ struct MigratorCounters {
 class Migrator {
  public:
   Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge, MigratorOptions options);
+  // Stop().
+  ~Migrator();
+  Migrator(const Migrator&) = delete;
+  Migrator& operator=(const Migrator&) = delete;
 
   // Creates <root>/migrations and <root>/requests when missing.
   Status Prepare();
 
-  // Drives every plan as far as it can go now: returns when each one waits (paused, failed
-  // verification, grace period, a capture still shipping) or is done, or when the lease is lost
-  // or the daemon stops (FailedPrecondition / Unavailable). An error of one migration is
-  // recorded in its plan and status and the others go on. Never throws.
+  // Starts a driver for every plan that has none running (up to max_concurrent_migrations),
+  // reaps the drivers that ended, and returns at once. Each driver takes its plan as far as it
+  // can go now: until it waits (paused, failed verification, grace period, a capture still
+  // shipping) or is done, or the lease is lost or the daemon stops. An error of one migration is
+  // recorded in its plan and status and the others go on. FailedPrecondition without the lease
+  // (also while the drivers of a lost lease are still ending, or when one ended so since the
+  // last run), Unavailable when stopping. Never throws.
   Status RunOnce();
+  // RunOnce, then waits until every driver has ended: the run of the unit tests (a synchronous
+  // step), with RunOnce's verdict on what this run's drivers met.
+  Status RunOnceAndWait();
+  // Halts every driver (they end at their next look at the lease: between chunks, polls and
+  // steps) and joins them. Plans are left as they are, resumable. RunOnce after Stop starts
+  // drivers again (when the lease allows).
+  void Stop();
 
   // The migrations this daemon drove last (empty on a standby).
   std::vector<MigrationProgress> Snapshot() const;
@@ -206,6 +244,47 @@ class Migrator {
  private:
   enum class Step { kAdvanced, kWaiting, kStopped };
   using PlanNode = PlanStore::Versioned;
+
+  // One plan's driver thread; `finished` and `step` are written under drivers_mu_.
+  struct Driver {
+    std::thread thread;
+    bool finished = false;
+    Step step = Step::kWaiting;
+  };
+
+  // HBaseAdmin calls one at a time (the daemon's admin is not thread-safe; neither are the
+  // unit tests' fakes).
+  class GuardedAdmin final : public HBaseAdmin {
+   public:
+    explicit GuardedAdmin(HBaseAdmin& admin) : admin_(admin) {}
+    Result<TableDescription> DescribeTable(const std::string& table) override;
+    Status CreateTable(const TableSpec& spec) override;
+    Status DisableTable(const std::string& table) override;
+    Status DeleteTable(const std::string& table) override;
+    // Runs `fn` under the same lock (options.table_bytes uses the same admin).
+    template <typename Fn>
+    auto Locked(Fn&& fn) {
+      std::lock_guard<std::mutex> lock(mu_);
+      return fn();
+    }
+
+   private:
+    HBaseAdmin& admin_;
+    std::mutex mu_;
+  };
+
+  // ---- migrator.cc: the drivers
+  // Starts the drivers of this run (after reaping the ones that ended).
+  Status Run(bool wait);
+  // Joins the drivers that ended (all of them with `all`, waiting for each); true when one of
+  // them ended stopped (lease lost or stopping).
+  bool Reap(bool all);
+  void DriveInThread(const std::string& table, Driver* driver);
+  // Stopping, or the drivers were halted (the lease was found gone, or Stop()).
+  bool Halted() const { return Stopping() || halted_; }
+  // Halted, or the lease is gone: asked by every wait between two polls (the lease itself at
+  // most once a second, it reads ZooKeeper).
+  bool Interrupted();
 
   // ---- migrator.cc: the driver, requests, and what every phase shares
   Step DriveOne(const std::string& table);
@@ -217,10 +296,10 @@ class Migrator {
   Step Fail(PlanNode& node, const std::string& error);
   // Removes the plan and its records; the status keeps `final_phase` and the summary.
   Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
-  // The lease (and not stopping), asked under zk_mu_ (MayAct takes it; LeaseHeldLocked is for a
-  // caller that holds it).
+  // The lease (and not stopping, not halted), asked under zk_mu_ (MayAct takes it;
+  // LeaseHeldLocked is for a caller that holds it). A lease found gone halts every driver.
   bool MayAct();
-  bool LeaseHeldLocked() const;
+  bool LeaseHeldLocked();
   bool Stopping() const { return options_.stop != nullptr && *options_.stop; }
   int64_t NowMs() const;
   void Sleep(std::chrono::milliseconds duration) const;
@@ -325,9 +404,18 @@ class Migrator {
   Step Abort(PlanNode& node);
 
   ZkClient& zk_;
-  HBaseAdmin& admin_;
+  GuardedAdmin admin_;
   MigrationBridge& bridge_;
   const MigratorOptions options_;
+  // The drivers by table; RunOnce (one caller at a time) starts and reaps them.
+  std::mutex drivers_mu_;
+  std::condition_variable drivers_cv_;  // a driver ended
+  std::map<std::string, std::unique_ptr<Driver>> drivers_;
+  std::map<std::string, uint64_t> last_started_;  // run number: the longest-waiting plan first
+  std::set<std::string> queued_logged_;           // plans said to wait for a driver
+  uint64_t run_number_ = 0;
+  std::atomic<bool> halted_{false};
+  std::atomic<int64_t> lease_asked_ms_{0};  // steady clock: Interrupted's last lease check
   // Every ZooKeeper call of the migrator and its store, one at a time (the fake in the unit tests
   // is not thread-safe, and the lease check reads ZooKeeper too).
   std::mutex zk_mu_;
@@ -335,6 +423,7 @@ class Migrator {
   mutable std::mutex snapshot_mu_;
   std::map<std::string, MigrationProgress> snapshot_;
   // The plan versions whose refusal was logged already (a refused plan is looked at every run).
+  std::mutex refusals_mu_;
   std::map<std::string, std::string> refusals_logged_;
   MigratorCounters counters_;
 };

@@ -54,7 +54,7 @@ Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
       options_.jvm_max_heap_bytes < MigratorOptions::kLocalRunnerMinHeapBytes;
   if (plan.engine == "auto") {
     Result<int64_t> bytes = options_.table_bytes
-                                ? options_.table_bytes(plan.source)
+                                ? admin_.Locked([&] { return options_.table_bytes(plan.source); })
                                 : Result<int64_t>(Status::FailedPrecondition("no size source"));
     if (bytes.ok()) {
       plan.engine = *bytes >= options_.mapreduce_threshold_bytes ? "mapreduce" : "put";

@@ -46,7 +46,7 @@ Migrator::Step Migrator::CatchUp(PlanNode& node) {
   // region, every write the old generation took before (and around) the switch is in the new.
   Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
   if (!shipped.ok()) {
-    if (Stopping()) return Step::kStopped;
+    if (Halted()) return Step::kStopped;
     return Fail(node, "catching up: " + shipped.message());
   }
   CollectNotices(plan, plan.target);

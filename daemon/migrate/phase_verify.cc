@@ -65,7 +65,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   std::atomic<size_t> next_region{0};
   auto digest_sources = [&] {
     for (size_t i = next_region++; i < count; i = next_region++) {
-      if (Stopping()) return;
+      if (Halted()) return;
       const SourceRegion& r = plan.source_regions[i];
       try {
         sources[i] = bridge_.DigestPartitions(plan.source, plan.old_layout, r.start, r.end,
@@ -88,7 +88,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
     }
   });
   for (auto& thread : threads) thread.join();
-  if (Stopping()) return Step::kStopped;
+  if (Halted()) return Step::kStopped;
   if (!target.ok()) return Fail(node, "verifying the target: " + target.status().message());
 
   json regions = json::array();
@@ -133,7 +133,9 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   int64_t rechecked = 0;
   if (!differing.empty()) {
     Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
-    if (!shipped.ok()) return Fail(node, "verification: " + shipped.message());
+    if (!shipped.ok()) {
+      return Halted() ? Step::kStopped : Fail(node, "verification: " + shipped.message());
+    }
     auto diff = bridge_.DiffPartitions(range, starts, differing, partitions,
                                        options_.verify_max_rows);
     if (!diff.ok()) return Fail(node, "verification: comparing rows: " + diff.status().message());
@@ -148,7 +150,9 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
         return Fail(node, "verification: re-reading the source: " + source_rows.status().message());
       }
       Status again = AwaitShipped(plan.capture.peer, plan.source, plan.target);
-      if (!again.ok()) return Fail(node, "verification: " + again.message());
+      if (!again.ok()) {
+        return Halted() ? Step::kStopped : Fail(node, "verification: " + again.message());
+      }
       auto target_rows = bridge_.RowHashes(plan.target, plan.new_layout, suspects);
       if (!target_rows.ok()) {
         return Fail(node, "verification: re-reading the target: " + target_rows.status().message());

@@ -154,6 +154,8 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_interval_s, ParseInt(key, value, 1, 3600));
   } else if (key == "migration_chunk_rows") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_chunk_rows, ParseInt(key, value, 1, 1000000));
+  } else if (key == "migration_max_concurrent") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_max_concurrent, ParseInt(key, value, 1, 64));
   } else if (key == "migration_hfile_chunk_rows") {
     PRESPLIT_ASSIGN_OR_RETURN(o.migration_hfile_chunk_rows, ParseInt(key, value, 1, 100000000));
   } else if (key == "migration_mapreduce_threshold_bytes") {
@@ -348,6 +350,8 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
   check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
   check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);
+  check("migration_max_concurrent", before.migration_max_concurrent,
+        after.migration_max_concurrent);
   check("migration_hfile_chunk_rows", before.migration_hfile_chunk_rows,
         after.migration_hfile_chunk_rows);
   check("migration_mapreduce_threshold_bytes", before.migration_mapreduce_threshold_bytes,

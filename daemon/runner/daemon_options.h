@@ -55,6 +55,9 @@ struct DaemonOptions {
   int migration_interval_s = 2;
   int migration_chunk_rows = 5000;
   int migration_hfile_chunk_rows = 100000;  // engine "hfile": rows per chunk (one bulk load)
+  // Migrations driven at the same time, a thread each (one waiting for its capture does not
+  // hold up the others); the ones beyond wait their turn.
+  int migration_max_concurrent = 4;
   // The "mapreduce" migration engine (a ResaltBulkJob): a document's engine "auto" (its default)
   // takes it for a source table of at least this many bytes (store files and memstores), the
   // put engine below; the job (and the "hfile" engine's chunks) stage HFiles under

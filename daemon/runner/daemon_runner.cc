@@ -405,6 +405,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   if (auto heap = ParseByteCount("jvm_max_heap", options.jvm_max_heap); heap.ok()) {
     migrator_options.jvm_max_heap_bytes = *heap;
   }
+  migrator_options.max_concurrent_migrations = options.migration_max_concurrent;
   migrator_options.table_bytes = [&migrate_admin](const std::string& table) -> Result<int64_t> {
     // What the RegionServers last reported: store files and memstores of every region.
     PRESPLIT_ASSIGN_OR_RETURN(auto loads, migrate_admin->RegionLoads({table}));
@@ -993,6 +994,8 @@ Status RunDaemon(const DaemonOptions& initial_options) {
   }).detach();
   watch_worker.Stop();
   migrate_worker.Stop();
+  // The migrations' drivers end before the admin and the bridge they use go (they saw `stopping`).
+  migrator.Stop();
   worker.Stop();
   if (kerberos_worker != nullptr) kerberos_worker->Stop();
   reconcile_worker = nullptr;

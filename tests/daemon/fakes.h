@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -260,7 +261,10 @@ class FakeZkSession : public ZkClient {
 
 class FakeAdmin : public HBaseAdmin {
  public:
+  // Thread-safe for the calls (a migrator's drivers make them from several threads); the fields
+  // are for a test that looks while no call runs.
   Result<TableDescription> DescribeTable(const std::string& table) override {
+    std::lock_guard<std::recursive_mutex> lock(mu);
     describes++;
     if (!next_error.ok()) return next_error;
     auto it = tables.find(table);
@@ -272,8 +276,12 @@ class FakeAdmin : public HBaseAdmin {
     return it->second;
   }
   Status CreateTable(const TableSpec& spec) override {
-    creates++;
+    {
+      std::lock_guard<std::recursive_mutex> lock(mu);
+      creates++;
+    }
     if (on_create) on_create();
+    std::lock_guard<std::recursive_mutex> lock(mu);
     if (!create_error.ok()) return create_error;
     if (tables.count(spec.table)) return Status::AlreadyExists(spec.table);
     TableDescription d;
@@ -294,6 +302,7 @@ class FakeAdmin : public HBaseAdmin {
   }
 
   Status DisableTable(const std::string& table) override {
+    std::lock_guard<std::recursive_mutex> lock(mu);
     auto it = tables.find(table);
     if (it == tables.end()) return Status::NotFound(table);
     it->second.enabled = false;
@@ -301,11 +310,13 @@ class FakeAdmin : public HBaseAdmin {
     return Status::Ok();
   }
   Status DeleteTable(const std::string& table) override {
+    std::lock_guard<std::recursive_mutex> lock(mu);
     if (!tables.erase(table)) return Status::NotFound(table);
     deleted.insert(table);
     return Status::Ok();
   }
 
+  mutable std::recursive_mutex mu;  // the calls' lock (another fake reading `tables` takes it)
   std::map<std::string, TableDescription> tables;
   std::set<std::string> disabled, deleted;  // what DisableTable / DeleteTable were asked
   std::function<void()> on_create;          // runs when CreateTable is called, before it acts

@@ -1,9 +1,9 @@
 // A MigrationBridge over in-memory tables, for the Migrator's unit tests: tables of rows by
 // logical key (the real bridge re-salts; here a row keeps its key in both generations), capture
 // peers that queue every write of their source table and apply it to their target when they
-// ship (which they do whenever acknowledgements are read, unless stalled), probes and region
-// closes acknowledged in order with the writes, read-only tables that refuse writes, and a bulk
-// job that a test finishes, fails or forgets. The real bridge runs end to end in
+// ship (which they do whenever acknowledgements are read, unless stalled, all or one), probes and
+// region closes acknowledged in order with the writes, read-only tables that refuse writes, and a
+// bulk job that a test finishes, fails or forgets. The real bridge runs end to end in
 // tests/e2e/test_migration*.py.
 #pragma once
 
@@ -353,7 +353,10 @@ class FakeMigrationBridge : public MigrationBridge {
   std::map<std::string, std::set<std::pair<int64_t, std::string>>> probe_acks;  // by ack table
   std::map<std::string, std::map<std::string, int64_t>> close_acks;             // by ack table
   std::vector<std::string> bulk_load_notices, unfit_notices;
-  bool stall = false;  // peers ship nothing
+  bool stall = false;                   // peers ship nothing
+  std::set<std::string> stalled_peers;  // these peers ship nothing
+  // Targets a copy may write besides target_name (tests with several migrations).
+  std::set<std::string> other_targets;
   // Per peer: queues still holding a dead RegionServer's WALs (what probes cannot see).
   std::map<std::string, std::vector<std::string>> recovered_queues;
   int describe_capture_calls = 0;
@@ -399,6 +402,7 @@ class FakeMigrationBridge : public MigrationBridge {
   }
   void ShipLocked() {
     for (auto& [id, peer] : peers) {
+      if (stalled_peers.count(id)) continue;
       while (!peer.pending.empty()) {
         const Edit& e = peer.pending.front();
         switch (e.kind) {
@@ -429,8 +433,10 @@ class FakeMigrationBridge : public MigrationBridge {
     if (copy_error_after >= 0 && copy_calls > copy_error_after) {
       return Status::Unavailable("region server went away");
     }
-    if (range.target_table != target_name) return Status::NotFound(range.target_table);
-    if (admin != nullptr && !admin->tables.count(target_name)) {
+    if (range.target_table != target_name && !other_targets.count(range.target_table)) {
+      return Status::NotFound(range.target_table);
+    }
+    if (admin != nullptr && !AdminHas(range.target_table)) {
       copies_into_a_missing_target++;
       return Status::NotFound(range.target_table);
     }
@@ -452,8 +458,13 @@ class FakeMigrationBridge : public MigrationBridge {
     }
     return out;
   }
+  bool AdminHas(const std::string& table) const {
+    std::lock_guard<std::recursive_mutex> lock(admin->mu);
+    return admin->tables.count(table) > 0;
+  }
   std::vector<RegionInfo> RegionsLocked(const std::string& table) const {
     if (admin == nullptr) return {RegionInfo{"r0", "", "", ""}};
+    std::lock_guard<std::recursive_mutex> lock(admin->mu);
     auto it = admin->tables.find(table);
     return it == admin->tables.end() ? std::vector<RegionInfo>{} : it->second.regions;
   }

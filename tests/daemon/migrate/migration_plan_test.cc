@@ -101,7 +101,7 @@ TEST_F(MigratorBoundsTest, APlanNestedTooDeepIsLoggedAndLeftAlone) {
   const std::string deep = PlanWithDeepLayout();
   ASSERT_TRUE(zk_.Upsert("/presplit/migrations/ns:t", deep).ok());
   Migrator migrator(zk_, admin_, bridge_, options_);
-  EXPECT_TRUE(migrator.RunOnce().ok());
+  EXPECT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_NE(logged_.str().find("migration ns:t: cannot read the plan: INVALID_ARGUMENT: the "
                                "migration plan: JSON nested deeper than 64 levels"),
             std::string::npos)
@@ -121,7 +121,7 @@ TEST_F(MigratorBoundsTest, AStatusNestedTooDeepStopsTheMigrationWithTheReason) {
   const std::string deep = R"({"physical_table":"ns:t","migration":)" + DeepObjects(200000) + "}";
   ASSERT_TRUE(zk_.Upsert("/presplit/status/ns:t", deep).ok());
   Migrator migrator(zk_, admin_, bridge_, options_);
-  Status ran = migrator.RunOnce();
+  Status ran = migrator.RunOnceAndWait();
   EXPECT_TRUE(ran.ok()) << ran.ToString();
   EXPECT_NE(logged_.str().find("plan refused, nothing done with it: the plan is not one this "
                                "daemon would have written: the table has no status"),

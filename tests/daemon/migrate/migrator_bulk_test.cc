@@ -82,7 +82,7 @@ class MigratorBulkTest : public MigrationZnodesTest {
 TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
   StartMigration();
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   json plan = Plan();
   EXPECT_EQ(plan["phase"], "copying");
   EXPECT_EQ(plan["engine"], "mapreduce");
@@ -104,7 +104,7 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
 
   // Each run polls the job and returns while it runs; progress lands in plan and status.
   bridge_.jobs.at("job_fake_1").map_progress = 0.5;
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   plan = Plan();
   EXPECT_EQ(bridge_.submits, 1);
   EXPECT_EQ(plan["bulk"]["state"], "RUNNING");
@@ -117,7 +117,7 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
   EXPECT_EQ(bridge_.loads, 0);
 
   bridge_.Succeed("job_fake_1");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.loads, 1);
   EXPECT_EQ(bridge_.cleanups.size(), 1u) << "snapshot and staging removed after the load";
   EXPECT_EQ(bridge_.submits, 1);
@@ -130,12 +130,12 @@ TEST_F(MigratorBulkTest, ARestartedDaemonResubmitsAJobItsJvmDoesNotKnow) {
   StartMigration();
   {
     Migrator first(zk_, admin_, bridge_, options_);
-    ASSERT_TRUE(first.RunOnce().ok());
+    ASSERT_TRUE(first.RunOnceAndWait().ok());
   }
   EXPECT_EQ(JobId(), "job_fake_1");
   bridge_.Restart();  // SIGKILL: the local runner's job died with the JVM
   Migrator second(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(second.RunOnce().ok());
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 2);
   json plan = Plan();
   EXPECT_EQ(plan["bulk"]["job_id"], "job_fake_2");
@@ -143,7 +143,7 @@ TEST_F(MigratorBulkTest, ARestartedDaemonResubmitsAJobItsJvmDoesNotKnow) {
   EXPECT_EQ(plan["bulk"]["failures"], 0) << "a lost job is no failure";
   EXPECT_EQ(plan["phase"], "copying");
   bridge_.Succeed("job_fake_2");
-  ASSERT_TRUE(second.RunOnce().ok());
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.loads, 1);
   ExpectSwitchedWithEveryRowOnce();
 }
@@ -152,7 +152,7 @@ TEST_F(MigratorBulkTest, AnOutputLoadedBeforeTheRestartIsNotLoadedAgain) {
   StartMigration();
   {
     Migrator first(zk_, admin_, bridge_, options_);
-    ASSERT_TRUE(first.RunOnce().ok());
+    ASSERT_TRUE(first.RunOnceAndWait().ok());
   }
   // The job finished and its HFiles were loaded (_LOADED), then the daemon died before it
   // recorded the load in the plan.
@@ -162,7 +162,7 @@ TEST_F(MigratorBulkTest, AnOutputLoadedBeforeTheRestartIsNotLoadedAgain) {
   bridge_.Restart();
   EXPECT_FALSE(Plan()["bulk"]["loaded"].get<bool>());
   Migrator second(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(second.RunOnce().ok());
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 1) << "nothing recomputed";
   EXPECT_EQ(bridge_.loads, 1) << "nothing loaded twice";
   ExpectSwitchedWithEveryRowOnce();
@@ -172,12 +172,12 @@ TEST_F(MigratorBulkTest, AFinishedOutputOfALostJobIsLoadedNotRecomputed) {
   StartMigration();
   {
     Migrator first(zk_, admin_, bridge_, options_);
-    ASSERT_TRUE(first.RunOnce().ok());
+    ASSERT_TRUE(first.RunOnceAndWait().ok());
   }
   bridge_.Succeed("job_fake_1");  // _SUCCESS written, then the daemon died
   bridge_.Restart();
   Migrator second(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(second.RunOnce().ok());
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 1);
   EXPECT_EQ(bridge_.loads, 1);
   ExpectSwitchedWithEveryRowOnce();
@@ -186,10 +186,10 @@ TEST_F(MigratorBulkTest, AFinishedOutputOfALostJobIsLoadedNotRecomputed) {
 TEST_F(MigratorBulkTest, AbortKillsTheJobCleansUpAndDropsTheTarget) {
   StartMigration();
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_TRUE(admin_.tables.count("tinawang:check__g2"));
   Request("abort");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.kills, 1);
   EXPECT_TRUE(bridge_.jobs.empty());
   EXPECT_EQ(bridge_.cleanups.size(), 1u);
@@ -204,23 +204,23 @@ TEST_F(MigratorBulkTest, AbortKillsTheJobCleansUpAndDropsTheTarget) {
 TEST_F(MigratorBulkTest, PauseKillsTheRunningJobAndResumeSubmitsItAgain) {
   StartMigration();
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(JobId(), "job_fake_1");
   Request("pause");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.kills, 1) << "a paused migration leaves no job using the cluster";
   EXPECT_TRUE(bridge_.jobs.empty());
   EXPECT_TRUE(Plan()["paused"].get<bool>());
   EXPECT_EQ(Plan()["bulk"]["job_id"], "");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 1) << "nothing is submitted while paused";
   Request("resume");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 2);
   EXPECT_EQ(JobId(), "job_fake_2");
   EXPECT_EQ(Plan()["bulk"]["failures"], 0) << "a pause is not a failure";
   bridge_.Succeed("job_fake_2");
-  for (int i = 0; i < 5 && Plan().is_object(); ++i) ASSERT_TRUE(migrator.RunOnce().ok());
+  for (int i = 0; i < 5 && Plan().is_object(); ++i) ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ExpectSwitchedWithEveryRowOnce();
   EXPECT_EQ(bridge_.loads, 1);
 }
@@ -228,21 +228,21 @@ TEST_F(MigratorBulkTest, PauseKillsTheRunningJobAndResumeSubmitsItAgain) {
 TEST_F(MigratorBulkTest, AFailedJobIsRetriedThenReportedUntilResumed) {
   StartMigration();
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.FailJob("job_fake_1", "java.io.IOException: region server went away");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   json plan = Plan();
   EXPECT_EQ(plan["bulk"]["failures"], 1);
   EXPECT_NE(plan["error"].get<std::string>().find("region server went away"), std::string::npos);
   EXPECT_NE(Status()["migration"]["error"].get<std::string>().find("FAILED"), std::string::npos);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 2) << "submitted again";
   EXPECT_TRUE(Plan()["error"].is_null()) << "a new attempt clears the error";
 
   bridge_.FailJob("job_fake_2", "java.io.IOException: disk full");
-  ASSERT_TRUE(migrator.RunOnce().ok());
-  ASSERT_TRUE(migrator.RunOnce().ok());
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 2) << "bulk_attempts (2) reached: not submitted again";
   plan = Plan();
   EXPECT_EQ(plan["phase"], "copying");
@@ -253,10 +253,10 @@ TEST_F(MigratorBulkTest, AFailedJobIsRetriedThenReportedUntilResumed) {
 
   // An operator's resume tries again.
   Request("resume");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 3);
   bridge_.Succeed("job_fake_3");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ExpectSwitchedWithEveryRowOnce();
 }
 
@@ -264,11 +264,11 @@ TEST_F(MigratorBulkTest, ASubmitThatFailsIsRetriedNeverThrown) {
   StartMigration();
   bridge_.submit_error = Status::Unavailable("cannot reach the ResourceManager");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_NE(Plan()["error"].get<std::string>().find("cannot reach the ResourceManager"),
             std::string::npos);
   bridge_.submit_error = presplit::Status::Ok();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 2);
   EXPECT_EQ(JobId(), "job_fake_2");
 }
@@ -282,7 +282,7 @@ TEST_F(MigratorBulkTest, AutoPicksTheEngineBySourceSize) {
   StartMigration("auto");
   EXPECT_EQ(Plan()["engine"], "auto");
   Migrator big(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(big.RunOnce().ok());
+  ASSERT_TRUE(big.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["engine"], "mapreduce");
   EXPECT_EQ(bridge_.submits, 1);
 }
@@ -292,7 +292,7 @@ TEST_F(MigratorBulkTest, AutoTakesThePutEngineBelowTheThreshold) {
   options_.table_bytes = [](const std::string&) -> Result<int64_t> { return 999; };
   StartMigration("auto");
   Migrator small(zk_, admin_, bridge_, options_);
-  (void)small.RunOnce();
+  (void)small.RunOnceAndWait();
   EXPECT_EQ(bridge_.submits, 0);
   EXPECT_EQ(Status()["migration"]["engine"], "put");
 }
@@ -304,7 +304,7 @@ TEST_F(MigratorBulkTest, AutoTakesThePutEngineWhenTheSizeIsUnknown) {
   };
   StartMigration("auto");
   Migrator unknown(zk_, admin_, bridge_, options_);
-  (void)unknown.RunOnce();
+  (void)unknown.RunOnceAndWait();
   EXPECT_EQ(bridge_.submits, 0);
   EXPECT_GT(bridge_.copy_calls, 0) << "the put engine copies chunks";
   json migration = Status()["migration"];
@@ -322,7 +322,7 @@ TEST_F(MigratorBulkTest, TheLocalRunnerIsNeverStartedInATooSmallHeap) {
   options_.table_bytes = [](const std::string&) -> Result<int64_t> { return 5000; };
   StartMigration("auto");
   Migrator small_heap(zk_, admin_, bridge_, options_);
-  (void)small_heap.RunOnce();
+  (void)small_heap.RunOnceAndWait();
   EXPECT_EQ(bridge_.submits, 0);
   EXPECT_EQ(Status()["migration"]["engine"], "put");
 }
@@ -332,14 +332,14 @@ TEST_F(MigratorBulkTest, EngineMapreduceInATooSmallHeapIsRefusedWithTheReason) {
   options_.jvm_max_heap_bytes = int64_t{256} << 20;
   StartMigration("mapreduce");
   Migrator small_heap(zk_, admin_, bridge_, options_);
-  (void)small_heap.RunOnce();
+  (void)small_heap.RunOnceAndWait();
   EXPECT_EQ(bridge_.submits, 0);
   EXPECT_EQ(bridge_.copy_calls, 0);
   EXPECT_NE(Plan()["error"].get<std::string>().find("raise jvm_max_heap"), std::string::npos);
   // With the heap it needs (a restart with a bigger jvm_max_heap), the job is submitted.
   options_.jvm_max_heap_bytes = int64_t{1} << 30;
   Migrator restarted(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(restarted.RunOnce().ok());
+  ASSERT_TRUE(restarted.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.submits, 1);
 }
 
@@ -347,7 +347,7 @@ TEST_F(MigratorBulkTest, WithoutHBaseRootDirTheJobReadsTheLiveTable) {
   options_.hbase_conf_dir.clear();
   StartMigration();
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["bulk"]["input"], "table");
   EXPECT_EQ(bridge_.last_spec["input"], "table");
   EXPECT_FALSE(bridge_.last_spec.contains("hbase_conf_dir"));

@@ -212,7 +212,7 @@ TEST_F(MigratorTest, TheCaptureExistsBeforeTheCopyAndCarriesEveryWriteMadeMeanwh
       bridge_.Delete(kSource, Key(989));
     }
   };
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(peers_at_first_chunk, 1) << "the forward peer exists before the first row is read";
   // Nothing missing, nothing resurrected, nothing stale, up to the moment the old generation
   // was fenced.
@@ -253,7 +253,7 @@ TEST_F(MigratorTest, TheCaptureExistsBeforeTheCopyAndCarriesEveryWriteMadeMeanwh
 TEST_F(MigratorTest, TheOldGenerationStaysCapturedThroughTheGracePeriodUntilFenced) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   EXPECT_GT(Plan()["capture"]["caught_up_ms"].get<int64_t>(), 0);
   EXPECT_EQ(Status()["generation"], 2);
@@ -270,13 +270,13 @@ TEST_F(MigratorTest, TheOldGenerationStaysCapturedThroughTheGracePeriodUntilFenc
     EXPECT_TRUE(bridge_.tables[kSource].count("60000456"));
   }
   EXPECT_EQ(bridge_.peers.size(), 2u) << "both peers run during the grace period";
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "grace") << "still in its grace period";
 
   // The last late write lands just before the fence; the fence drains it.
   ASSERT_TRUE(bridge_.Write(kSource, "70000789"));
   EndGracePeriod();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null());
   {
     std::lock_guard<std::mutex> lock(bridge_.mu);
@@ -290,19 +290,19 @@ TEST_F(MigratorTest, TheOldGenerationStaysCapturedThroughTheGracePeriodUntilFenc
 TEST_F(MigratorTest, AFenceWhosePeerHasNotDrainedWaitsAndKeepsThePeer) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   ASSERT_TRUE(bridge_.Write(kSource, "50000123"));
   bridge_.stall = true;  // the RegionServer's shipper is behind
   EndGracePeriod();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "fencing");
   EXPECT_NE(Plan()["error"].get<std::string>().find("has not shipped every region"),
             std::string::npos);
   EXPECT_TRUE(bridge_.peers.count(CapturePeerOf(kTarget))) << "not removed before it drained";
   EXPECT_FALSE(admin_.disabled.count(kSource));
   bridge_.stall = false;
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null());
   std::lock_guard<std::mutex> lock(bridge_.mu);
   EXPECT_TRUE(bridge_.tables[kTarget].count("50000123"));
@@ -332,7 +332,7 @@ TEST_F(MigratorTest, ProbesAreNotTrustedWhileADeadServersWalsAreUnshipped) {
     bridge_.tables[kSource][held_row] = FakeMigrationBridge::Row{3, 0};
   }
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "grace") << Plan().dump();
   EXPECT_TRUE(shipped_held) << "the migration went on only once the recovered queue was gone";
   EXPECT_GE(bridge_.describe_capture_calls, 5);
@@ -348,7 +348,7 @@ TEST_F(MigratorTest, ADeadServersWalsNeverShippedStopTheCatchUpNamingTheQueue) {
     if (id == peer) bridge_.recovered_queues[peer] = {peer + "-rs2@rs1"};
   };
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "catching_up") << "not caught up while the queue waits";
   EXPECT_EQ(Plan()["capture"]["caught_up_ms"], 0);
   const std::string error = Plan()["error"].get<std::string>();
@@ -361,14 +361,14 @@ TEST_F(MigratorTest, ADeadServersWalsNeverShippedStopTheCatchUpNamingTheQueue) {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     bridge_.recovered_queues.clear();
   }
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "grace");
 }
 
 TEST_F(MigratorTest, AFenceWaitsForADeadServersWalsBeforeRemovingThePeer) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   const std::string peer = CapturePeerOf(kTarget);
   {
@@ -376,14 +376,14 @@ TEST_F(MigratorTest, AFenceWaitsForADeadServersWalsBeforeRemovingThePeer) {
     bridge_.recovered_queues[peer] = {peer + "-rs2@rs1"};
   }
   EndGracePeriod();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "fencing");
   EXPECT_TRUE(bridge_.peers.count(peer)) << "not removed while a dead server's WALs wait";
   {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     bridge_.recovered_queues.clear();
   }
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null());
   EXPECT_TRUE(bridge_.peers.empty());
 }
@@ -391,13 +391,13 @@ TEST_F(MigratorTest, AFenceWaitsForADeadServersWalsBeforeRemovingThePeer) {
 TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   // Writers on the new generation since the switch.
   ASSERT_TRUE(bridge_.Write(kTarget, "60000456", FakeMigrationBridge::Row{5, 1}));
   ASSERT_TRUE(bridge_.Delete(kTarget, Key(7)));
   Request("rollback");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   json status = Status();
   EXPECT_EQ(status["physical_table"], kSource);
   EXPECT_EQ(status["generation"], 1);
@@ -438,7 +438,7 @@ TEST_F(MigratorTest, TheEndIsInTheStatusBeforeThePlanGoes) {
     }
   };
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   zk_.before_write = nullptr;
   ASSERT_GT(lost, 0);
   EXPECT_TRUE(admin_.disabled.count(kSource));
@@ -450,7 +450,7 @@ TEST_F(MigratorTest, TheEndIsInTheStatusBeforeThePlanGoes) {
   EXPECT_NE(Status()["migration"]["phase"], "done");
   EXPECT_EQ(migrator.counters().completed, 0u);
 
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null());
   EXPECT_EQ(Status()["migration"]["phase"], "done");
   EXPECT_EQ(Status()["generation"], 2);
@@ -460,14 +460,14 @@ TEST_F(MigratorTest, TheEndIsInTheStatusBeforeThePlanGoes) {
 TEST_F(MigratorTest, ARollbackWhoseEndWasNotWrittenEndsOnTheNextRun) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   Request("rollback");
   const std::string status_path = "/presplit/status/tinawang:check";
   zk_.before_write = [&](const std::string& path) {
     if (path == status_path && admin_.deleted.count(kTarget)) zk_.nodes[path].version++;
   };
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   zk_.before_write = nullptr;
   ASSERT_TRUE(admin_.deleted.count(kTarget)) << "drained and dropped";
   ASSERT_FALSE(Plan().is_null());
@@ -475,7 +475,7 @@ TEST_F(MigratorTest, ARollbackWhoseEndWasNotWrittenEndsOnTheNextRun) {
   EXPECT_NE(Status()["migration"]["phase"], "rolled_back");
 
   // The dropped new generation has nothing left to drain: the end is written, the plan goes.
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null()) << Plan().dump();
   EXPECT_EQ(Status()["migration"]["phase"], "rolled_back");
   EXPECT_EQ(Status()["physical_table"], kSource);
@@ -489,7 +489,7 @@ TEST_F(MigratorTest, RollbackIsRefusedBeforeTheSwitchAndOnceTheOldGenerationIsFe
     if (calls == 2) RequestBehindTheMigratorsBack("rollback");
   };
   LogCapture log;
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.after_chunk = nullptr;
   EXPECT_EQ(log.Count("rollback refused: the migration has not switched"), 1) << log.Text();
   EXPECT_FALSE(RequestPending()) << "handled (refused), not left pending";
@@ -499,10 +499,10 @@ TEST_F(MigratorTest, RollbackIsRefusedBeforeTheSwitchAndOnceTheOldGenerationIsFe
   ASSERT_EQ(Plan()["phase"], "grace");
   bridge_.stall = true;  // the fence waits for the drain: the plan stays in "fencing"
   EndGracePeriod();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "fencing");
   Request("rollback");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(log.Count("rollback refused: the old generation tinawang:check is fenced already"), 1)
       << log.Text();
   EXPECT_FALSE(RequestPending());
@@ -518,7 +518,7 @@ TEST_F(MigratorTest, DeletesOfRowsNotCopiedYetStayDeleted) {
       for (int i = 900; i < 1000; ++i) bridge_.Delete(kSource, Key(i));
     }
   };
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ExpectTargetEqualsSource();
   EXPECT_EQ(Status()["generation"], 2);
 }
@@ -535,7 +535,7 @@ TEST_F(MigratorTest, VerificationPassesWhileWritesArriveAndComparesTheirRowsAgai
     bridge_.Write(kSource, "90001234");
   };
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.before_source_digest = nullptr;
   EXPECT_EQ(Status()["generation"], 2) << Status().dump();
   json verification = Status()["migration"]["verification"];
@@ -557,7 +557,7 @@ TEST_F(MigratorTest, ARowStillBeingWrittenIsReadAgainUntilItMatches) {
   // it differs there, and matches when read again after the peer shipped past the re-read.
   bridge_.before_diff = [&] { bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 2}); };
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.before_source_digest = nullptr;
   bridge_.before_diff = nullptr;
   json verification = Status()["migration"]["verification"];
@@ -575,17 +575,17 @@ TEST_F(MigratorTest, ACorruptedTargetFailsVerificationNamesTheRowAndNothingSwitc
   bridge_.after_chunk = [&](int calls) {
     if (calls == 3) RequestBehindTheMigratorsBack("pause");
   };
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["paused"], true);
   EXPECT_EQ(Status()["migration"]["paused"], true);
   bridge_.after_chunk = nullptr;
   bridge_.Damage(kTarget, Key(0));
   // A paused migration stays where it is.
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "copying");
   Request("resume");
   // The damaged row is in a region copied before the pause: it is not copied again.
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   json plan = Plan();
   EXPECT_EQ(plan["phase"], "failed_verification");
   EXPECT_EQ(plan["verification"]["ok"], false);
@@ -600,12 +600,12 @@ TEST_F(MigratorTest, ACorruptedTargetFailsVerificationNamesTheRowAndNothingSwitc
   EXPECT_EQ(migrator.counters().verification_failures, 1u);
   EXPECT_EQ(migrator.counters().switches, 0u);
   // It waits for an operator...
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "failed_verification");
   // ...who may repair the target and resume: verified again, and it goes on.
   bridge_.Write(kSource, Key(0), FakeMigrationBridge::Row{3, 1});  // shipped by the peer
   Request("resume");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Status()["generation"], 2);
 }
 
@@ -619,7 +619,7 @@ TEST_F(MigratorTest, AStalledCaptureKeepsTheMigrationWaitingNotSwitching) {
   };
   bridge_.stall = true;
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "verifying");
   EXPECT_NE(Plan()["error"].get<std::string>().find("acknowledged 0 of 10 probes"),
             std::string::npos)
@@ -627,7 +627,7 @@ TEST_F(MigratorTest, AStalledCaptureKeepsTheMigrationWaitingNotSwitching) {
   EXPECT_EQ(Status()["generation"], 1);
   bridge_.before_source_digest = nullptr;
   bridge_.stall = false;
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Status()["generation"], 2);
   ExpectTargetEqualsSource();
 }
@@ -637,7 +637,7 @@ TEST_F(MigratorTest, RowsThatDoNotFitTheLayoutFailVerificationLoudly) {
   bridge_.unfit_notices = {"'x'@1795000000000"};
   bridge_.bulk_load_notices = {"region-a@1795000000001"};
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "failed_verification");
   EXPECT_NE(Plan()["error"].get<std::string>().find("do not fit its layout"), std::string::npos);
   const std::string warnings = Status()["migration"]["warnings"].dump();
@@ -651,7 +651,7 @@ json MigratorTest::MigrateWithTheHfileEngine() {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "hfile"})");
   Migrator migrator(zk_, admin_, bridge_, options_);
   EXPECT_TRUE(migrator.Prepare().ok());
-  EXPECT_TRUE(migrator.RunOnce().ok());
+  EXPECT_TRUE(migrator.RunOnceAndWait().ok());
   ExpectTargetEqualsSource();
   EXPECT_EQ(bridge_.staging_specs.size(), 1u);
   if (bridge_.staging_specs.size() != 1u) return json();
@@ -706,7 +706,7 @@ TEST_F(MigratorTest, ThePutEngineNamesNoStagingDirectory) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 3, "engine": "put"})");
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.Prepare().ok());
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ExpectTargetEqualsSource();
   EXPECT_EQ(bridge_.staging_specs, std::set<std::string>{""});
   EXPECT_EQ(bridge_.chunk_sizes, std::set<int>{7});
@@ -722,7 +722,7 @@ TEST_F(MigratorTest, ANewLeaderResumesFromTheCheckpoints) {
   bridge_.after_chunk = [&](int calls) {
     if (calls == 12) leading = false;  // the leader loses its lease mid-copy
   };
-  EXPECT_EQ(first.RunOnce().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(first.RunOnceAndWait().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(Plan()["phase"], "copying");
   EXPECT_EQ(Status()["generation"], 1) << "nothing switched";
   int checkpoints = 0;
@@ -733,7 +733,7 @@ TEST_F(MigratorTest, ANewLeaderResumesFromTheCheckpoints) {
 
   bridge_.after_chunk = nullptr;
   Migrator second(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(second.RunOnce().ok());
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
   ExpectTargetEqualsSource();
   EXPECT_EQ(Status()["generation"], 2);
   // 100 rows per region in chunks of 30: 4 calls per region, 40 in all; the first leader's
@@ -757,7 +757,7 @@ TEST_F(MigratorTest, ACheckpointAnotherLeaderWroteStopsTheCopyInsteadOfBeingOver
       node.version++;
     }
   };
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.after_chunk = nullptr;
   json cp = json::parse(zk_.nodes.at("/presplit/migrations/tinawang:check/regions/0").data);
   EXPECT_EQ(cp["rows"], 4242) << "the other leader's checkpoint stays";
@@ -778,7 +778,7 @@ TEST_F(MigratorTest, AStaleLeadersPlanWriteAfterAConflictIsDroppedNotMerged) {
     node.version++;
   };
   LogCapture log;
-  (void)migrator.RunOnce();
+  (void)migrator.RunOnceAndWait();
   bridge_.after_target_digest = nullptr;
   // The stale leader's verification result was not written over the other leader's plan...
   EXPECT_EQ(log.Count("changed since this daemon read it"), 1) << log.Text();
@@ -787,7 +787,7 @@ TEST_F(MigratorTest, AStaleLeadersPlanWriteAfterAConflictIsDroppedNotMerged) {
   EXPECT_EQ(plan["error"], "written by the other leader");
   EXPECT_EQ(plan["phase"], "verifying");
   // ...it reads the plan again and decides again from what it reads.
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.digest_target_calls, 2) << "verified again from the plan read again";
   EXPECT_EQ(Plan()["phase"], "grace");
 }
@@ -798,7 +798,7 @@ TEST_F(MigratorTest, AbortBeforeTheSwitchDropsOnlyTheTargetAndRemovesThePeer) {
   bridge_.after_chunk = [&](int calls) {
     if (calls == 4) RequestBehindTheMigratorsBack("abort");
   };
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null());
   EXPECT_FALSE(RequestPending());
   EXPECT_FALSE(zk_.nodes.count("/presplit/migrations/tinawang:check/regions/0"));
@@ -825,7 +825,7 @@ TEST_F(MigratorTest, AbortWhileChunksAreInFlightDropsTheTargetOnlyAfterTheLastOn
     }
   };
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   zk_.before_write = nullptr;
   EXPECT_TRUE(Plan().is_null());
   EXPECT_TRUE(admin_.deleted.count(kTarget));
@@ -845,7 +845,7 @@ TEST_F(MigratorTest, AbortArrivingWhileTheSwitchBeginsIsHonouredBeforeTheStatusW
     }
   };
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   admin_.on_describe = nullptr;
   EXPECT_TRUE(Plan().is_null());
   EXPECT_TRUE(admin_.deleted.count(kTarget));
@@ -862,13 +862,13 @@ TEST_F(MigratorTest, AbortAfterASwitchWhosePlanWriteWasLostIsRefused) {
     return json::parse(status->second.data)["generation"] != 2;
   };
   Migrator first(zk_, admin_, bridge_, first_options);
-  EXPECT_EQ(first.RunOnce().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(first.RunOnceAndWait().code(), StatusCode::kFailedPrecondition);
   ASSERT_EQ(Plan()["phase"], "switching");
   ASSERT_EQ(Status()["generation"], 2);
   Request("abort");
 
   Migrator second(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(second.RunOnce().ok());
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
   EXPECT_EQ(second.counters().aborted, 0u);
   EXPECT_FALSE(admin_.deleted.count(kTarget)) << "the table writers use now";
   ExpectTargetEqualsSource();
@@ -879,10 +879,10 @@ TEST_F(MigratorTest, AbortAfterASwitchWhosePlanWriteWasLostIsRefused) {
 TEST_F(MigratorTest, AbortAfterTheSwitchIsRefusedPointingAtRollback) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   Request("abort");
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   json plan = Plan();
   EXPECT_EQ(plan["phase"], "grace");
   EXPECT_FALSE(RequestPending());
@@ -895,7 +895,7 @@ TEST_F(MigratorTest, AbortAfterTheSwitchIsRefusedPointingAtRollback) {
 TEST_F(MigratorTest, DropOldDropsOnlyWhenNothingIsMissing) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "drop_old": true})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(admin_.deleted.count(kSource));
   EXPECT_EQ(Status()["generation"], 2);
 }
@@ -903,11 +903,11 @@ TEST_F(MigratorTest, DropOldDropsOnlyWhenNothingIsMissing) {
 TEST_F(MigratorTest, DropOldKeepsTheOldGenerationWhenACellIsMissing) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600, "drop_old": true})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ASSERT_EQ(Plan()["phase"], "grace");
   bridge_.Damage(kTarget, Key(0));
   EndGracePeriod();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(Plan().is_null());
   EXPECT_TRUE(admin_.disabled.count(kSource));
   EXPECT_FALSE(admin_.deleted.count(kSource));
@@ -921,12 +921,12 @@ TEST_F(MigratorTest, ACopyErrorIsRecordedAndRetriedOnTheNextRun) {
   options_.chunk_attempts = 1;
   Migrator migrator(zk_, admin_, bridge_, options_);
   bridge_.copy_error_after = 2;
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "copying");
   EXPECT_NE(Plan()["error"].get<std::string>().find("region server went away"), std::string::npos);
   EXPECT_EQ(Status()["generation"], 1);
   bridge_.copy_error_after = -1;
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   ExpectTargetEqualsSource();
   EXPECT_EQ(Status()["generation"], 2);
 }
@@ -935,7 +935,7 @@ TEST_F(MigratorTest, TheRateLimitIsSharedByTheWorkers) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 4,
                      "max_cells_per_s": 1000})");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(bridge_.last_rate, 250);
 }
 
@@ -945,7 +945,7 @@ TEST_F(MigratorTest, AnUnreadableStatusIsNoRefusal) {
   StartMigration();
   zk_.unreadable.insert("/presplit/status/tinawang:check");
   Migrator migrator(zk_, admin_, bridge_, options_);
-  (void)migrator.RunOnce();
+  (void)migrator.RunOnceAndWait();
   EXPECT_EQ(migrator.counters().plans_refused, 0u);
   EXPECT_EQ(bridge_.copy_calls, 0) << "nothing done while the plan cannot be checked";
   zk_.unreadable.clear();
@@ -953,7 +953,7 @@ TEST_F(MigratorTest, AnUnreadableStatusIsNoRefusal) {
   EXPECT_FALSE(status.contains("migration") && status["migration"].is_object() &&
                status["migration"].contains("refused"))
       << status.dump();
-  ASSERT_TRUE(migrator.RunOnce().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(migrator.counters().plans_refused, 0u);
   EXPECT_GT(bridge_.copy_calls, 0) << "the next run goes on with the plan";
 }
@@ -962,7 +962,7 @@ TEST_F(MigratorTest, AStandbyDrivesNothing) {
   StartMigration();
   options_.lease = [] { return false; };
   Migrator standby(zk_, admin_, bridge_, options_);
-  EXPECT_EQ(standby.RunOnce().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(standby.RunOnceAndWait().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(bridge_.copy_calls, 0);
   EXPECT_EQ(admin_.creates, 1);
   EXPECT_TRUE(bridge_.peers.empty());
@@ -987,8 +987,8 @@ class ForgedPlanTest : public MigratorTest {
   }
   void ExpectNothingDone(const std::string& why) {
     Migrator migrator(zk_, admin_, bridge_, options_);
-    ASSERT_TRUE(migrator.RunOnce().ok());
-    ASSERT_TRUE(migrator.RunOnce().ok());
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
     EXPECT_TRUE(admin_.tables.count("other:victim"));
     EXPECT_TRUE(admin_.deleted.empty()) << *admin_.deleted.begin();
     EXPECT_TRUE(admin_.disabled.empty());

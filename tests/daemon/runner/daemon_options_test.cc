@@ -27,6 +27,17 @@ TEST(DaemonOptionsTest, AccessControlIsOffUnlessAnAuthFileIsNamed) {
   EXPECT_EQ(o.zk_auth_file, "/etc/presplit/zk-auth.conf");
 }
 
+TEST(DaemonOptionsTest, MigrationsDrivenAtOnce) {
+  DaemonOptions o;
+  EXPECT_EQ(o.migration_max_concurrent, 4);
+  ASSERT_TRUE(ApplyConfigText("migration_max_concurrent = 1\n", "test.conf", o).ok());
+  EXPECT_EQ(o.migration_max_concurrent, 1);
+  for (const char* bad : {"0", "65", "-1", "many"}) {
+    EXPECT_FALSE(ApplyOption("migration_max_concurrent", bad, o).ok()) << bad;
+  }
+  EXPECT_EQ(o.migration_max_concurrent, 1);
+}
+
 TEST(DaemonOptionsTest, TheMapReduceEngineSettings) {
   DaemonOptions o;
   EXPECT_EQ(o.migration_mapreduce_threshold_bytes, int64_t{10} << 30);
