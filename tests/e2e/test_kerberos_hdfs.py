@@ -14,9 +14,8 @@ Checked against the real NameNode, DataNode and HBase, each client logged in fro
 - a re-salting migration with the hfile engine, presplitd logged in as its principal and staging
   in the default migration_staging_dir on this HDFS: HBase's secure bulk load moves the staged
   HFiles into the regions, the new generation holds every row in its new buckets, the
-  migration's staging directory is gone. Only on a cluster whose servers load
-  presplit-hbase.jar (PRESPLIT_CLUSTER_EXTRA_CLASSPATH), which the suite's Kerberos cluster does
-  not: skipped there.
+  migration's staging directory is gone (the cluster's servers load presplit-hbase.jar, whose
+  replication endpoint is the migration's change capture).
 """
 import glob
 import json
@@ -118,11 +117,7 @@ class KerberosHdfsTest(unittest.TestCase):
         self.assertIn("AccessControlException: Permission denied: user=tester", err)
 
     # The migration's change capture runs in the RegionServers (a replication endpoint of
-    # presplit-hbase.jar): only on a cluster whose servers load it. The suite's Kerberos cluster
-    # does not (its servers load nothing of presplit's); start one with
-    # PRESPLIT_CLUSTER_EXTRA_CLASSPATH naming the jar to run this case.
-    @unittest.skipUnless(os.environ.get("PRESPLIT_CLUSTER_EXTRA_CLASSPATH"),
-                         "the cluster's servers do not load presplit-hbase.jar")
+    # presplit-hbase.jar, which the suite's Kerberos cluster loads as production servers do).
     def test_4_an_hfile_migration_stages_on_the_kerberized_hdfs_and_bulk_loads(self):
         # The superuser grants what a re-salting migration takes (docs/deploying.md): RWCA on
         # the namespace, global ADMIN for the capture's replication peers.
