@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -141,6 +142,50 @@ INSTANTIATE_TEST_SUITE_P(Encodings, SaltEncodingTest,
                          testing::Values(std::make_pair(SaltEncoding::kByte, 4),
                                          std::make_pair(SaltEncoding::kDecimal, 12),
                                          std::make_pair(SaltEncoding::kHex, 20)));
+
+// A group (by length or by delimiter) decides the bucket of a row; folding strips only the salt,
+// so a hot range of groups is one logical row whatever defines the group, its boundaries the
+// logical keys of the groups.
+TEST(FoldLogicalTest, GroupsByLengthOrDelimiterFoldTheSameWay) {
+  struct Case {
+    SaltEncoding encoding;
+    int buckets;
+    std::optional<int> length;
+    std::optional<std::string> delimiter;
+    std::string from, to;  // the hot range's logical boundaries
+  };
+  for (const Case& c : {Case{SaltEncoding::kDecimal, 8, std::nullopt, "|", "0420|", "0421|"},
+                        Case{SaltEncoding::kHex, 16, 4, std::nullopt, "0420", "0421"},
+                        Case{SaltEncoding::kByte, 5, 2, std::nullopt, "AB", "AC"}}) {
+    KeyLayout spec;
+    spec.buckets = c.buckets;
+    spec.encoding = c.encoding;
+    spec.group_length = c.length;
+    spec.group_delimiter = c.delimiter;
+    auto layout = MakeLayout(spec);
+    ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+    std::vector<RegionLoad> regions;
+    for (int b = 0; b < c.buckets; ++b) {
+      const std::string salt = Salt(*layout, b);
+      const std::string next = b + 1 < c.buckets ? Salt(*layout, b + 1) : "";
+      regions.push_back({b == 0 ? "" : salt, salt + c.from, 1});
+      regions.push_back({salt + c.from, salt + c.to, 50});
+      regions.push_back({salt + c.to, next, 1});
+    }
+    auto logical = FoldLogical(*layout, regions, 1000);
+    ASSERT_TRUE(logical.ok()) << logical.status().ToString();
+    ASSERT_EQ(logical->size(), 3u) << c.from;
+    EXPECT_EQ((*logical)[1].start_key, c.from);
+    EXPECT_EQ((*logical)[1].end_key, c.to);
+    EXPECT_NEAR((*logical)[1].value, c.buckets * 50.0, 1e-9);
+    EXPECT_NEAR(Sum(*logical), Sum(regions), 1e-6);
+    auto physical = FoldPhysical(*layout, regions, 1000);
+    ASSERT_TRUE(physical.ok());
+    int hot_rows = 0;
+    for (const FoldedRow& row : *physical) hot_rows += row.value == 50 ? 1 : 0;
+    EXPECT_EQ(hot_rows, c.buckets) << "one stripe per bucket";
+  }
+}
 
 TEST(FoldLogicalTest, RegionSpanningBucketsCoversTailWholeBucketsAndHead) {
   const KeyLayout layout = Salted(4, SaltEncoding::kByte);
