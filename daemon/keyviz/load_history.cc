@@ -146,10 +146,14 @@ struct Epoch {
   }
 };
 
-// 32 bytes and one block of values: 2,000 tables x 300 columns are 600,000 of them.
+// 40 bytes and one block of values: 2,000 tables x 300 columns are 600,000 of them.
 struct Column {
   int64_t start_ms = 0;
   int64_t end_ms = 0;
+  // The time its samples cover: end - start for a fine column; for a coarse one the sum over the
+  // fine columns merged into it, which leaves out the gaps between them (an outage, a standby
+  // that was down), so a merge weighs each part by the time it was measured, not by its span.
+  int64_t covered_ms = 0;
   int32_t epoch_id = 0;
   uint32_t n = 0;  // regions
   // read[n] write[n] size[n], bfloat16; read = kNoRate when the region had no rate.
@@ -163,8 +167,8 @@ struct Column {
 // the columns where the region had one; the newer size.
 void MergeInto(Column& older, const Column& newer) {
   const size_t n = older.n;
-  const double wa = std::max<int64_t>(older.end_ms - older.start_ms, 1);
-  const double wb = std::max<int64_t>(newer.end_ms - newer.start_ms, 1);
+  const double wa = static_cast<double>(std::max<int64_t>(older.covered_ms, 1));
+  const double wb = static_cast<double>(std::max<int64_t>(newer.covered_ms, 1));
   for (size_t i = 0; i < n; ++i) {
     const bool a = !IsNoRate(older.values[i]);
     const bool b = !IsNoRate(newer.values[i]);
@@ -180,6 +184,7 @@ void MergeInto(Column& older, const Column& newer) {
     older.values[2 * n + i] = newer.values[2 * n + i];
   }
   older.end_ms = std::max(older.end_ms, newer.end_ms);
+  older.covered_ms += std::max<int64_t>(newer.covered_ms, 1);
 }
 
 }  // namespace
@@ -213,6 +218,7 @@ static void CloseOpenColumn(LoadHistory::Table& t) {
   Column c;
   c.start_ms = t.open_start_ms;
   c.end_ms = t.open_end_ms;
+  c.covered_ms = std::max<int64_t>(c.end_ms - c.start_ms, 1);
   c.epoch_id = t.epochs.back().id;
   c.n = static_cast<uint32_t>(n);
   c.values.reset(new uint16_t[3 * n]);

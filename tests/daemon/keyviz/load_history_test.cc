@@ -328,6 +328,29 @@ TEST(LoadHistoryTest, OptionsAreChecked) {
   EXPECT_FALSE(CheckLoadHistoryOptions(o).ok());
 }
 
+// A coarse column weighs each fine column by the time it measured, not by the span up to it: a
+// gap without polls (an outage) must not count as time at the earlier rate.
+TEST(LoadHistoryTest, ACoarseColumnLeavesGapsOutOfItsWeights) {
+  LoadHistory history(SmallTiers());
+  int64_t t = 0;
+  history.Record(t, {Sample({R("", "", 1000)})});  // the first sample covers [0, 0]
+  for (t = 10 * kSec; t <= 60 * kSec; t += 10 * kSec) {
+    history.Record(t, {Sample({R("", "", 1000)})});
+  }
+  // Two minutes without a poll; the first poll after covers the minute before it (120-180 s).
+  for (t = 180 * kSec; t <= 300 * kSec; t += 10 * kSec) history.Record(t, {Sample({R("", "", 0)})});
+  // Idle polls until (0, 5 min] is older than the fine retention: merged into one coarse column.
+  for (; t <= 16 * kMin; t += 30 * kSec) history.Record(t, {Sample({R("", "", 0)})});
+  auto w = history.Read("ns:t", 1, 5 * kMin);
+  ASSERT_TRUE(w.ok());
+  ASSERT_FALSE(w->columns.empty());
+  const HistoryColumn& c = w->columns[0];
+  EXPECT_EQ(c.start_ms, 0);
+  EXPECT_EQ(c.end_ms, 5 * kMin);
+  // 60 s at 1000/s and 180 s at 0: 250/s (counting the gap at the earlier rate gave 300).
+  EXPECT_NEAR(c.read_per_s[0], 250, 3);
+}
+
 TEST(LoadHistoryTest, AReadLargerThanItsBoundsIsRefusedBeforeCopying) {
   LoadHistoryOptions o = SmallTiers();
   o.max_read_region_columns = 10;  // two regions: five columns at most
