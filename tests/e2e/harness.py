@@ -6,6 +6,7 @@ client (tests/e2e/java/HBaseProbe.java), never through presplit's own reports al
 """
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -220,6 +221,17 @@ def wait_status(root, table, phases, timeout=120):
     if proc.returncode != 0:
         raise AssertionError(f"{table} did not reach {phases}: {proc.stdout}{proc.stderr}")
     return json.loads(proc.stdout)
+
+
+def cluster_env():
+    """What `scripts/local-cluster env` says about the test's cluster (principals, keytabs,
+    KRB5_CONFIG, the client conf directory, the HDFS): a dict of its assignments."""
+    out = run([os.path.join(SOURCE_DIR, "scripts", "local-cluster"), "env"]).stdout
+    env = {}
+    for line in out.splitlines():
+        name, _, value = line.partition("=")
+        env[name] = shlex.split(value)[0] if value else ""
+    return env
 
 
 def wait_for(predicate, timeout, what):

@@ -30,7 +30,6 @@ renewal happens within the test. Checked against the real cluster:
 """
 import json
 import os
-import shlex
 import time
 import unittest
 import urllib.request
@@ -43,18 +42,7 @@ PROBE_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosProbe
 SDK_SOURCE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "KerberosSdk.java")
 
 
-def cluster_env():
-    """What `scripts/local-cluster env` says about the Kerberized cluster (principals, keytabs,
-    KRB5_CONFIG, the client conf directory)."""
-    out = h.run([os.path.join(h.SOURCE_DIR, "scripts", "local-cluster"), "env"]).stdout
-    env = {}
-    for line in out.splitlines():
-        name, _, value = line.partition("=")
-        env[name] = shlex.split(value)[0] if value else ""
-    return env
-
-
-ENV = cluster_env()
+ENV = h.cluster_env()
 CONF_DIR = ENV["PRESPLIT_HBASE_CONF_DIR"]
 KRB5 = ENV["KRB5_CONFIG"]
 HBASE = (ENV["PRESPLIT_HBASE_PRINCIPAL"], ENV["PRESPLIT_HBASE_KEYTAB"])

@@ -20,7 +20,6 @@ Checked against the real NameNode, DataNode and HBase, each client logged in fro
 import glob
 import json
 import os
-import shlex
 import unittest
 import uuid
 
@@ -34,17 +33,7 @@ NS = f"krbhdfs{RUN}"
 ROOT = f"/presplit-krb-hdfs-{RUN}"
 
 
-def cluster_env():
-    """What `scripts/local-cluster env` says about the cluster (principals, keytabs, the HDFS)."""
-    out = h.run([os.path.join(h.SOURCE_DIR, "scripts", "local-cluster"), "env"]).stdout
-    env = {}
-    for line in out.splitlines():
-        name, _, value = line.partition("=")
-        env[name] = shlex.split(value)[0] if value else ""
-    return env
-
-
-ENV = cluster_env()
+ENV = h.cluster_env()
 CONF_DIR = ENV["PRESPLIT_HBASE_CONF_DIR"]
 KRB5 = ENV["KRB5_CONFIG"]
 HBASE = (ENV["PRESPLIT_HBASE_PRINCIPAL"], ENV["PRESPLIT_HBASE_KEYTAB"])
