@@ -4,6 +4,7 @@ The cluster (real HBase + ZooKeeper) is started by scripts/local-cluster as a ct
 tests run the real presplitd and presplitctl binaries and verify the result through the HBase
 client (tests/e2e/java/HBaseProbe.java), never through presplit's own reports alone.
 """
+import fcntl
 import json
 import os
 import shlex
@@ -68,9 +69,13 @@ def java_command(source, jvm_args=(), sdk=False, short_lived=False):
     stamp = os.path.join(classes, name + ".class")
     cp = (PRESPLIT_JAR + ":" if sdk else "") + hbase_classpath()
     newest = max(os.path.getmtime(source), os.path.getmtime(PRESPLIT_JAR) if sdk else 0)
-    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
-        os.makedirs(classes, exist_ok=True)
-        run(["javac", "-nowarn", "-cp", cp, "-d", classes, source], timeout=300)
+    os.makedirs(classes, exist_ok=True)
+    # Two tests of different clusters run at the same time (scripts/test's two lanes) and may
+    # want the same program: one compiles while the other waits, then finds it compiled.
+    with open(os.path.join(classes, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
+            run(["javac", "-nowarn", "-cp", cp, "-d", classes, source], timeout=300)
     return ["java", *(SHORT_LIVED_JVM if short_lived else []), *jvm_args, "-cp",
             classes + ":" + cp, name]
 
