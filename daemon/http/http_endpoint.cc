@@ -148,24 +148,74 @@ int HttpEndpoint::port() const {
 void HttpEndpoint::Close() {
   boost::system::error_code ec;
   acceptor_.close(ec);
+  accept_pause_.cancel();
 }
+
+// One accepted connection: its socket, its request buffer and the timer that ends it at the
+// deadline. It leaves the open count when the last handler holding it lets go.
+struct HttpEndpoint::Connection {
+  Connection(asio::io_context& io, std::shared_ptr<Counters> counters)
+      : socket(io), deadline(io), request(8192), counters(std::move(counters)) {}
+  ~Connection() { counters->open.fetch_sub(1); }
+
+  void End() {
+    boost::system::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+    deadline.cancel();
+  }
+
+  tcp::socket socket;
+  asio::steady_timer deadline;
+  asio::streambuf request;
+  std::shared_ptr<Counters> counters;
+};
 
 void HttpEndpoint::Accept() {
   auto socket = std::make_shared<tcp::socket>(io_);
   acceptor_.async_accept(*socket, [this, socket](const boost::system::error_code& ec) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) Serve(socket);
+    if (ec) {
+      // EMFILE and its kind fail again at once: pause rather than spin on the loop.
+      spdlog::warn("http: accept failed ({}); accepting again in {} ms", ec.message(),
+                   limits_.accept_retry_pause.count());
+      accept_pause_.expires_after(limits_.accept_retry_pause);
+      accept_pause_.async_wait([this](const boost::system::error_code& wait_ec) {
+        if (!wait_ec) Accept();
+      });
+      return;
+    }
+    if (counters_->open.load() >= limits_.max_connections) {
+      const uint64_t refused = counters_->refused.fetch_add(1) + 1;
+      if (refused == 1 || refused % 1000 == 0) {
+        spdlog::warn("http: {} connections open, the most allowed; closed a new one ({} so far)",
+                     limits_.max_connections, refused);
+      }
+      boost::system::error_code ignored;
+      socket->close(ignored);
+    } else {
+      counters_->open.fetch_add(1);
+      auto connection = std::make_shared<Connection>(io_, counters_);
+      connection->socket = std::move(*socket);
+      Serve(connection);
+    }
     Accept();
   });
 }
 
-void HttpEndpoint::Serve(std::shared_ptr<tcp::socket> socket) {
-  auto request = std::make_shared<asio::streambuf>(8192);
+void HttpEndpoint::Serve(std::shared_ptr<Connection> connection) {
+  // The timer holds the connection only weakly: a connection that ended early goes at once.
+  connection->deadline.expires_after(limits_.deadline);
+  connection->deadline.async_wait(
+      [weak = std::weak_ptr<Connection>(connection)](const boost::system::error_code& ec) {
+        if (ec) return;  // cancelled: the connection ended in time
+        if (auto alive = weak.lock()) alive->End();
+      });
   asio::async_read_until(
-      *socket, *request, "\r\n",
-      [this, socket, request](const boost::system::error_code& ec, size_t) {
-        if (ec) return;
-        std::istream in(request.get());
+      connection->socket, connection->request, "\r\n",
+      [this, connection](const boost::system::error_code& ec, size_t) {
+        if (ec) return connection->End();
+        std::istream in(&connection->request);
         std::string method, target;
         in >> method >> target;
         // A handler's exception must not end the daemon: it becomes a 500.
@@ -181,11 +231,9 @@ void HttpEndpoint::Serve(std::shared_ptr<tcp::socket> socket) {
             "HTTP/1.0 " + std::to_string(response.code) + " " + reason + "\r\nContent-Type: " +
             response.content_type + "\r\nContent-Length: " + std::to_string(response.body.size()) +
             "\r\nConnection: close\r\n\r\n" + response.body);
-        asio::async_write(*socket, asio::buffer(*out),
-                          [socket, out](const boost::system::error_code&, size_t) {
-                            boost::system::error_code ignored;
-                            socket->shutdown(tcp::socket::shutdown_both, ignored);
-                          });
+        asio::async_write(
+            connection->socket, asio::buffer(*out),
+            [connection, out](const boost::system::error_code&, size_t) { connection->End(); });
       });
 }
 

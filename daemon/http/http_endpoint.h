@@ -2,12 +2,21 @@
 // GET only, one small response per connection: enough for systemd watchdogs, load balancers and
 // Prometheus scrapes, nothing more.
 //
+// Nothing a client does holds the daemon's resources for long (HttpLimits): a connection lives
+// at most `deadline` from accept to the last byte of its response, whether the client never
+// sends its request line or never reads the answer; beyond `max_connections` open at once a new
+// connection is closed as soon as it is accepted; an accept that fails (file descriptors
+// exhausted) is retried after a pause, not in a loop that spins.
+//
 // Query parameters reach the handlers that take an HttpRequest, percent-decoded and bounded
 // (ParseQuery); a query that breaks the bounds is answered 400 with a JSON error before any
 // handler runs. Handlers without a request ignore the query, as before.
 #pragma once
 
+#include <atomic>
 #include <boost/asio.hpp>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,12 +53,19 @@ Result<std::map<std::string, std::string>> ParseQuery(std::string_view query);
 // A JSON body {"error": message} with `code`, for handlers that answer JSON.
 HttpResponse JsonError(int code, const std::string& message);
 
+struct HttpLimits {
+  size_t max_connections = 64;                        // open at once; more are closed at accept
+  std::chrono::milliseconds deadline{10000};          // a connection's whole life
+  std::chrono::milliseconds accept_retry_pause{200};  // after an accept that failed
+};
+
 using HttpHandler = std::function<HttpResponse()>;
 using HttpRequestHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 class HttpEndpoint {
  public:
-  explicit HttpEndpoint(boost::asio::io_context& io) : io_(io), acceptor_(io) {}
+  explicit HttpEndpoint(boost::asio::io_context& io, HttpLimits limits = {})
+      : io_(io), limits_(limits), acceptor_(io), accept_pause_(io) {}
 
   // A handler without a request never sees the query, and the query is not even parsed for it:
   // /healthz?x=% is /healthz, as it was before handlers could take queries.
@@ -70,12 +86,27 @@ class HttpEndpoint {
   int port() const;
   void Close();
 
+  // Connections accepted and not yet closed; connections closed at accept for the cap (for tests
+  // and the log).
+  size_t open_connections() const { return counters_->open.load(); }
+  uint64_t refused_connections() const { return counters_->refused.load(); }
+
  private:
+  // Shared with every connection, so that one outliving the endpoint still counts down safely.
+  struct Counters {
+    std::atomic<size_t> open{0};
+    std::atomic<uint64_t> refused{0};
+  };
+  struct Connection;
+
   void Accept();
-  void Serve(std::shared_ptr<boost::asio::ip::tcp::socket> socket);
+  void Serve(std::shared_ptr<Connection> connection);
 
   boost::asio::io_context& io_;
+  const HttpLimits limits_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer accept_pause_;
+  std::shared_ptr<Counters> counters_ = std::make_shared<Counters>();
   std::map<std::string, HttpRequestHandler> handlers_;
   std::set<std::string> query_paths_;  // the paths whose handlers take the request
 };
