@@ -547,11 +547,14 @@ TEST_F(MigratorTest, VerificationPassesWhileWritesArriveAndComparesTheirRowsAgai
 
 TEST_F(MigratorTest, ARowStillBeingWrittenIsReadAgainUntilItMatches) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
-  bool written = false;
+  // Before the first source digest, and every digest waits for that write: with two workers, a
+  // plain flag let the second digest the row's range while the first was still writing, and
+  // the change was never seen (once in about a hundred runs).
+  std::once_flag written;
   bridge_.before_source_digest = [&](const std::string&) {
-    if (written) return;
-    written = true;
-    bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 1});
+    std::call_once(written, [&] {
+      bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 1});
+    });
   };
   // The row changes again between the digests and the row comparison (not shipped yet then):
   // it differs there, and matches when read again after the peer shipped past the re-read.
