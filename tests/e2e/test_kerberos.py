@@ -26,10 +26,15 @@ renewal happens within the test. Checked against the real cluster:
   and the start-time check lists global ADMIN;
 - the SDK as a Kerberos user (docs/sdk.md): the test user, granted RW on the table by the
   superuser, writes rows and reads them back in key order with a merged scan; refused
-  (AccessDeniedException) before the grant.
+  (AccessDeniedException) before the grant;
+- a load split on the cluster's three RegionServers: the test user reads and writes one salt
+  bucket's key range through the SDK, and presplitd, holding CREATE on the namespace and what
+  HBase gives a table's creator (ADMIN on it), decides a split of that bucket's region and HBase
+  splits it (NativeSplitPolicy placing the point inside the bucket); the workload keeps working.
 """
 import json
 import os
+import subprocess
 import time
 import unittest
 import urllib.request
@@ -117,6 +122,15 @@ def missing(d, permission, scope):
     for m in permissions(d)["missing"]:
         if m["permission"] == permission and m["scope"] == scope:
             return m
+    return None
+
+
+def load_table(d, table):
+    """The table's entry under "load" in the daemon's /status (its regions and decisions)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{d.http_port}/status", timeout=10) as r:
+        for t in json.load(r)["load"]["tables"]:
+            if t["table"] == table:
+                return t
     return None
 
 
@@ -418,6 +432,105 @@ class KerberosTest(unittest.TestCase):
         self.assertEqual(result["buckets_written"], 4, "the merged scan read every bucket")
         # Seen by HBase's superuser in the physical table: every row, salted into 4 buckets.
         self.assertEqual(kprobe(HBASE, "rows", table), f"{rows} 0,1,2,3")
+
+    def test_8_a_hot_region_is_split_by_load_while_a_kerberos_user_drives_it(self):
+        started = time.time()
+        # presplitd's principal holds CREATE on NS_OK and nothing else: a load split takes ADMIN
+        # on the table, which HBase gives the table's creator (docs/deploying.md).
+        d = daemon("load", 19537, DAEMON, load_watch_interval_s=2).start()
+        self.addCleanup(d.stop)
+        table = f"{NS_OK}:hot"
+        doc = salted(table, 4)
+        doc["split_policy"] = {"size_policy": "constant-size", "load_balanced": True,
+                               "min_requests": 20}
+        doc["load_split"] = {"dry_run": False, "min_requests_per_s": 20, "mean_multiple": 2,
+                             "sustain_s": 6, "max_regions": 8, "cooldown_s": 600,
+                             "unsplittable_s": 600}
+        put(d.root, doc)
+        status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+        self.assertEqual(status["phase"], "ready", status)
+        self.assertEqual(status["regions"], 4, status)
+        h.wait_for(lambda: permissions(d)["summary"] == "all 2 held", 60,
+                   lambda: f"CREATE on the namespace and ADMIN on the table: {permissions(d)}")
+
+        # The test user, granted RW on the table, reads and writes one bucket's groups through
+        # the SDK. Started again while the grant has not reached the RegionServers (exit 3).
+        kprobe(HBASE, "grant", "tester", table, "RW")
+        out_path = os.path.join(h.BUILD_DIR, "e2e", f"krb-hot-{RUN}.out")
+        cmd = kerberized(h.java_command(SDK_SOURCE, sdk=True))
+        workload = []
+
+        def launch():
+            with open(out_path, "w") as out:
+                workload[:] = [subprocess.Popen(
+                    [*cmd, *TESTER, h.ZK_QUORUM, d.root, table, "hot", "300"],
+                    stdout=out, stderr=subprocess.STDOUT)]
+
+        def stop_workload():
+            if workload and workload[0].poll() is None:
+                workload[0].terminate()
+                workload[0].wait(timeout=30)
+        self.addCleanup(stop_workload)
+
+        def output():
+            with open(out_path, errors="replace") as f:
+                return f.read()
+
+        def hot_started():
+            text = output()
+            for line in text.splitlines():
+                if line.startswith("HOT "):
+                    return json.loads(line[len("HOT "):])
+            code = workload[0].poll()
+            if code == 3 and "DENIED " in text:
+                launch()
+            elif code is not None:
+                raise AssertionError(f"the hot workload exited {code}:\n{text[-4000:]}")
+            return None
+
+        launch()
+        hot = h.wait_for(hot_started, 90, lambda: "the test user's hot workload\n" + output())
+        self.assertEqual(hot["user"], "tester")
+        self.assertGreaterEqual(hot["groups"], 2, "a range of groups, not one hot key")
+        bucket = hot["bucket"]
+        hot_start = "" if bucket == 0 else str(bucket)  # salt-buckets: keys "1", "2", "3"
+        load_began = time.time()
+
+        def split_decision():
+            t = load_table(d, table)
+            return next((x for x in (t or {}).get("decisions", []) if x["action"] == "split"),
+                        None)
+        decision = h.wait_for(split_decision, 120, lambda: (
+            f"a load split decision; load: {json.dumps(load_table(d, table))}\n"
+            + d.log_story(table, "load split")))
+        decided = time.time()
+        self.assertEqual(decision["start_key"], hot_start, decision)
+        self.assertGreater(decision["requests_per_s"], 2 * decision["table_mean_per_s"])
+        self.assertIsNone(decision["split_key"], "NativeSplitPolicy picks the point")
+        self.assertFalse(decision.get("error"), decision)
+        # Seen by HBase's superuser: one region more.
+        h.wait_for(lambda: kprobe(HBASE, "regions-count", table) == "5", 90,
+                   lambda: "the hot region's split\n" + d.log_story(table, "load split"))
+        split = time.time()
+
+        # Both halves inside the hot bucket, split at a key of its groups.
+        t = h.wait_for(lambda: (lambda t: t if t and t["region_count"] == 5 else None)(
+            load_table(d, table)), 60, "the daemon to see five regions")
+        starts = [r["start_key"] for r in t["regions"]]
+        halves = [r for r in t["regions"]
+                  if r["start_key"] == hot_start or r["start_key"].startswith(f"{bucket}h")]
+        self.assertEqual(len(halves), 2, starts)
+        point = max(r["start_key"] for r in halves)
+        self.assertTrue(point.startswith(f"{bucket}h"), starts)
+        self.assertIsNone(workload[0].poll(), "the test user's workload kept working:\n"
+                          + output()[-4000:])
+        self.assertEqual(d.metrics()["presplit_kerberos_login_failures_total"], 0)
+        print(f"load split: bucket {bucket} ({hot['groups']} groups, {hot['keys']} rows) at "
+              f"{decision['requests_per_s']:.0f} requests/s against a table mean of "
+              f"{decision['table_mean_per_s']:.0f}; decided {decided - load_began:.0f} s after "
+              f"the load began, split {split - decided:.0f} s later at {point}; halves on "
+              f"{sorted({r['server'] for r in halves})}; {time.time() - started:.0f} s in all",
+              flush=True)
 
 
 if __name__ == "__main__":
