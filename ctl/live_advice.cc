@@ -133,6 +133,8 @@ Result<LiveFacts> FactsFromStatus(const std::string& table, const json* daemon_s
         const std::string about =
             Str(d, "physical_table").empty() ? table : Str(d, "physical_table");
         if (about != facts.physical_table) continue;
+        // A daughter's move (load_split.move_daughters) says nothing about splitting.
+        if (d.contains("to_server")) continue;
         ++facts.decisions;
         const std::string action = d.value("action", std::string());
         const std::string reason = d.value("reason", std::string());

@@ -111,6 +111,10 @@ std::string Render(const json& status, const std::string& only_table, int rows) 
       out << "last decision: " << last.value("action", "") << " " << last.value("region", "")
           << " at " << Rate(last.value("requests_per_s", json())) << " req/s (table mean "
           << Rate(last.value("table_mean_per_s", json())) << ")"
+          << (last.contains("to_server") && last["to_server"].is_string()
+                  ? " from " + last.value("from_server", "") + " to " +
+                        last["to_server"].get<std::string>()
+                  : "")
           << (last.value("reason", "").empty() ? "" : ": " + last.value("reason", "")) << "\n";
     }
   }

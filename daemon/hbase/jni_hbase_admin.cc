@@ -34,6 +34,8 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     self->sample_row_keys_ =
         env->GetMethodID(cls, "sampleRowKeys", "(Ljava/lang/String;[B[BIJ)[[B");
     self->split_region_at_ = env->GetMethodID(cls, "splitRegionAt", "(Ljava/lang/String;[B)V");
+    self->move_region_ =
+        env->GetMethodID(cls, "moveRegion", "(Ljava/lang/String;Ljava/lang/String;)V");
     self->disable_table_ = env->GetMethodID(cls, "disableTable", "(Ljava/lang/String;)V");
     self->delete_table_ = env->GetMethodID(cls, "deleteTable", "(Ljava/lang/String;)V");
     self->check_permissions_ =
@@ -42,8 +44,9 @@ Result<std::unique_ptr<JniHBaseAdmin>> JniHBaseAdmin::Connect(
     if (connect == nullptr || self->describe_table_ == nullptr || self->create_table_ == nullptr ||
         self->region_loads_ == nullptr || self->split_region_ == nullptr ||
         self->sample_row_keys_ == nullptr || self->split_region_at_ == nullptr ||
-        self->disable_table_ == nullptr || self->delete_table_ == nullptr ||
-        self->check_permissions_ == nullptr || self->close_ == nullptr) {
+        self->move_region_ == nullptr || self->disable_table_ == nullptr ||
+        self->delete_table_ == nullptr || self->check_permissions_ == nullptr ||
+        self->close_ == nullptr) {
       return TakeJavaException(env,
                                "AdminBridge does not have the expected methods (version "
                                "mismatch between presplitd and presplit-hbase.jar?)");
@@ -113,7 +116,28 @@ Result<std::vector<RegionLoadReport>> JniHBaseAdmin::RegionLoads(
     return Status::Ok();
   });
   if (!s.ok()) return s;
-  return ParseRegionLoads(json);
+  PRESPLIT_ASSIGN_OR_RETURN(auto reply, ParseRegionLoadsReply(json));
+  {
+    std::lock_guard<std::mutex> lock(live_servers_mu_);
+    live_servers_ = std::move(reply.servers);
+  }
+  return std::move(reply.regions);
+}
+
+std::vector<std::string> JniHBaseAdmin::LiveServers() {
+  std::lock_guard<std::mutex> lock(live_servers_mu_);
+  return live_servers_;
+}
+
+Status JniHBaseAdmin::MoveRegion(const std::string& encoded_region, const std::string& server) {
+  const std::string context = "move region " + encoded_region + " to " + server;
+  return jvm_.Run([&](JNIEnv* env) -> Status {
+    jstring name = NewJavaString(env, encoded_region);
+    jstring destination = NewJavaString(env, server);
+    if (name == nullptr || destination == nullptr) return TakeJavaException(env, context);
+    env->CallVoidMethod(bridge_, move_region_, name, destination);
+    return TakeJavaException(env, context);
+  });
 }
 
 Result<PermissionReport> JniHBaseAdmin::CheckPermissions(const std::vector<std::string>& tables,

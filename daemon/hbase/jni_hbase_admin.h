@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "daemon/hbase/hbase_admin.h"
@@ -30,6 +31,8 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
                                                  const std::string& end_key, int max_keys,
                                                  int64_t max_rows) override;
   Status SplitRegionAt(const std::string& encoded_region, const std::string& split_point) override;
+  std::vector<std::string> LiveServers() override;
+  Status MoveRegion(const std::string& encoded_region, const std::string& server) override;
   Status DisableTable(const std::string& table) override;
   Status DeleteTable(const std::string& table) override;
   // Which of the permissions presplitd needs for these tables its principal holds
@@ -50,10 +53,14 @@ class JniHBaseAdmin final : public HBaseAdmin, public RegionLoadSource {
   jmethodID split_region_ = nullptr;
   jmethodID sample_row_keys_ = nullptr;
   jmethodID split_region_at_ = nullptr;
+  jmethodID move_region_ = nullptr;
   jmethodID disable_table_ = nullptr;
   jmethodID delete_table_ = nullptr;
   jmethodID check_permissions_ = nullptr;
   jmethodID close_ = nullptr;
+
+  std::mutex live_servers_mu_;
+  std::vector<std::string> live_servers_;  // from the last RegionLoads reply
 };
 
 }  // namespace presplit::daemon

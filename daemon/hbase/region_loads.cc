@@ -6,10 +6,11 @@
 
 namespace presplit::daemon {
 
-Result<std::vector<RegionLoadReport>> ParseRegionLoads(const std::string& text) {
+Result<RegionLoadsReply> ParseRegionLoadsReply(const std::string& text) {
   try {
     const auto j = nlohmann::json::parse(text);
-    std::vector<RegionLoadReport> reports;
+    RegionLoadsReply reply;
+    std::vector<RegionLoadReport>& reports = reply.regions;
     for (const auto& r : j.at("regions")) {
       RegionLoadReport report;
       report.table = r.at("table").get<std::string>();
@@ -26,10 +27,18 @@ Result<std::vector<RegionLoadReport>> ParseRegionLoads(const std::string& text) 
       report.locality = r.at("locality").get<double>();
       reports.push_back(std::move(report));
     }
-    return reports;
+    if (j.contains("servers")) {
+      for (const auto& server : j.at("servers")) reply.servers.push_back(server.get<std::string>());
+    }
+    return reply;
   } catch (const std::exception& e) {
     return Status::Internal(std::string("unexpected region loads from AdminBridge: ") + e.what());
   }
+}
+
+Result<std::vector<RegionLoadReport>> ParseRegionLoads(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(auto reply, ParseRegionLoadsReply(text));
+  return std::move(reply.regions);
 }
 
 }  // namespace presplit::daemon

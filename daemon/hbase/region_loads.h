@@ -1,6 +1,7 @@
-// The cluster's region load, and the one action load watching takes on a region (a split),
-// behind a small interface: the load watcher (daemon/watch) is plain code over it, tested with a
-// fake; JniHBaseAdmin implements it over AdminBridge.regionLoads / splitRegion.
+// The cluster's region load, and the actions load watching takes on a region (a split, and a
+// move of a split's daughter), behind a small interface: the load watcher (daemon/watch) is plain
+// code over it, tested with a fake; JniHBaseAdmin implements it over AdminBridge.regionLoads /
+// splitRegion / moveRegion.
 #pragma once
 
 #include <cstdint>
@@ -60,9 +61,29 @@ class RegionLoadSource {
     (void)encoded_region, (void)split_point;
     return Status::FailedPrecondition("this region load source cannot split at a point");
   }
+
+  // The live RegionServers ("host,port,startcode") as the last RegionLoads call saw them, those
+  // holding none of the asked tables' regions included; empty when unknown (the caller then
+  // knows only the servers the reports name). This source's default: empty.
+  virtual std::vector<std::string> LiveServers() { return {}; }
+  // Asks HBase to move the region to `server` ("host,port,startcode", a live RegionServer);
+  // returns once the master has moved it or refused (an AccessDeniedException names the
+  // permission, the principal and the grant). This source's default: FailedPrecondition.
+  virtual Status MoveRegion(const std::string& encoded_region, const std::string& server) {
+    (void)encoded_region, (void)server;
+    return Status::FailedPrecondition("this region load source cannot move regions");
+  }
+};
+
+// What AdminBridge.regionLoads returns: the regions, and every live server.
+struct RegionLoadsReply {
+  std::vector<RegionLoadReport> regions;
+  std::vector<std::string> servers;  // absent from an older jar's JSON: empty
 };
 
 // The JSON AdminBridge.regionLoads returns (keys in Bytes.toStringBinary form).
+Result<RegionLoadsReply> ParseRegionLoadsReply(const std::string& json);
+// Its regions only.
 Result<std::vector<RegionLoadReport>> ParseRegionLoads(const std::string& json);
 
 }  // namespace presplit::daemon

@@ -133,6 +133,15 @@ class ConnectOnDemandAdmin final : public HBaseAdmin, public RegionLoadSource {
     Observe(kDescribe, split);
     return split;
   }
+  std::vector<std::string> LiveServers() override {
+    return admin_ ? admin_->LiveServers() : std::vector<std::string>{};
+  }
+  Status MoveRegion(const std::string& encoded_region, const std::string& server) override {
+    PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
+    Status moved = admin_->MoveRegion(encoded_region, server);
+    Observe(kDescribe, moved);
+    return moved;
+  }
   Status DisableTable(const std::string& table) override {
     PRESPLIT_RETURN_IF_ERROR(EnsureConnected());
     InFlight call(*this);

@@ -45,6 +45,13 @@ ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
     item["action"] = ActionName(d.action);
     item["reason"] = d.reason;
     if (!d.error.empty()) item["error"] = d.error;
+    if (d.is_move()) {
+      item["from_server"] = d.from_server;
+      item["to_server"] = d.to_server;
+      item["sibling"] = d.sibling;
+      item["from_server_per_s"] = d.from_server_per_s;
+      item["to_server_per_s"] = d.to_server_per_s;
+    }
     list.push_back(std::move(item));
   }
   return list;
@@ -109,6 +116,10 @@ ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
   ordered_json skips = ordered_json::object();
   for (const auto& [reason, count] : snapshot.skips_total) skips[reason] = count;
   out["skips_total"] = std::move(skips);
+  out["moves_total"] = snapshot.moves_total;
+  ordered_json move_skips = ordered_json::object();
+  for (const auto& [reason, count] : snapshot.move_skips_total) move_skips[reason] = count;
+  out["move_skips_total"] = std::move(move_skips);
   return out;
 }
 
@@ -137,6 +148,15 @@ void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t 
   Header(out, "presplit_load_split_skips_total", "Hot regions not split, by reason.", "counter");
   for (const auto& [reason, count] : snapshot.skips_total) {
     out << "presplit_load_split_skips_total{reason=\"" << LabelValue(reason) << "\"} " << count
+        << '\n';
+  }
+  Header(out, "presplit_load_moves_total",
+         "Daughters of load splits moved off their sibling's server.", "counter");
+  out << "presplit_load_moves_total " << snapshot.moves_total << '\n';
+  Header(out, "presplit_load_move_skips_total", "Daughter moves decided and not made, by reason.",
+         "counter");
+  for (const auto& [reason, count] : snapshot.move_skips_total) {
+    out << "presplit_load_move_skips_total{reason=\"" << LabelValue(reason) << "\"} " << count
         << '\n';
   }
   if (snapshot.polled_at_ms > 0) {

@@ -17,7 +17,8 @@ namespace presplit::daemon::watch {
 //  "mean_requests_per_s", "max_requests_per_s", "request_skew", "coefficient_of_variation",
 //  "size_bytes", "size_skew", "hot_regions", "regions": [{"region", "start_key", "end_key",
 //  "server", "read_per_s", "write_per_s", "size_bytes", "store_files", "locality", "hot"}],
-//  "decisions": [...]}], "splits_total": n, "skips_total": {"reason": n}}
+//  "decisions": [...]}], "splits_total": n, "skips_total": {"reason": n}, "moves_total": n,
+//  "move_skips_total": {"reason": n}}
 // One entry per watched physical table: "table" is the document's name, "physical_table" the
 // HBase table whose regions these are; a document has a second entry ("migration_target", its
 // splits held) while a re-salting migration copies into its target. Its "decisions" are those
@@ -27,13 +28,16 @@ nlohmann::ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot);
 
 // The decisions, oldest first: [{"time_ms", "physical_table", "region", "start_key", "split_key"
 // (the point presplitd asked for, null when the RegionServer's policy picks it), "requests_per_s",
-// "table_mean_per_s", "action": "split"|"skip", "reason"}].
+// "table_mean_per_s", "action": "split"|"skip"|"move", "reason", "error" (when refused)}]; a
+// daughter's move (made: "move", not made: "skip") adds "from_server", "to_server", "sibling",
+// "from_server_per_s" and "to_server_per_s".
 nlohmann::ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions);
 
 // presplit_table_region_count, presplit_table_max_region_request_rate,
 // presplit_table_request_skew, presplit_table_hot_regions (gauges, labels table and
 // physical_table),
-// presplit_load_splits_total, presplit_load_split_skips_total{reason} (counters), and
+// presplit_load_splits_total, presplit_load_split_skips_total{reason},
+// presplit_load_moves_total, presplit_load_move_skips_total{reason} (counters), and
 // presplit_load_poll_age_seconds.
 void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms);
 

@@ -22,7 +22,8 @@ LoadWatcher::LoadWatcher(RegionLoadSource& source, LoadWatcherOptions options,
       now_ms_(std::move(now_ms)),
       tracker_(
           std::max(options.min_history_ms, options.default_rule.sustain_ms + kHistoryMarginMs)),
-      planner_(options.limits) {}
+      planner_(options.limits),
+      mover_(options.limits) {}
 
 void LoadWatcher::SetTables(std::vector<WatchedTable> tables) {
   // The hot rule needs samples covering its window; a margin of a few reports on top.
@@ -49,16 +50,31 @@ void LoadWatcher::Record(const SplitDecision& d) {
   while (kept.size() > options_.decisions_kept) kept.pop_front();
   if (d.action == SplitDecision::Action::kSplit) {
     ++snapshot_.splits_total;
+  } else if (d.action == SplitDecision::Action::kMove) {
+    ++snapshot_.moves_total;
+  } else if (d.is_move()) {
+    ++snapshot_.move_skips_total[d.reason];
   } else {
     ++snapshot_.skips_total[d.reason];
   }
   // The physical table is named when it is not the document's (another generation).
+  const std::string table = d.table + (d.physical_table.empty() || d.physical_table == d.table
+                                           ? ""
+                                           : " (" + d.physical_table + ")");
+  if (d.is_move()) {
+    // What, where from, where to and why, on one line: "move" when done, "would move" not.
+    spdlog::info(
+        "load split {}: table {} region {} (start {}): {:.0f} requests/s from {} ({:.0f} "
+        "requests/s) to {} ({:.0f} requests/s): it and its sibling {} shared a server{}",
+        d.action == SplitDecision::Action::kMove ? "move" : "would move", table, d.region,
+        ToStringBinary(d.start_key), d.requests_per_s, d.from_server, d.from_server_per_s,
+        d.to_server, d.to_server_per_s, d.sibling, d.reason.empty() ? "" : " (" + d.reason + ")");
+    return;
+  }
   spdlog::info(
-      "load split {}: table {}{} region {} (start {}): {:.0f} requests/s, table mean {:.0f}{}",
-      ActionName(d.action), d.table,
-      d.physical_table.empty() || d.physical_table == d.table ? "" : " (" + d.physical_table + ")",
-      d.region, ToStringBinary(d.start_key), d.requests_per_s, d.table_mean_per_s,
-      d.reason.empty() ? "" : " (" + d.reason + ")");
+      "load split {}: table {} region {} (start {}): {:.0f} requests/s, table mean {:.0f}{}",
+      ActionName(d.action), table, d.region, ToStringBinary(d.start_key), d.requests_per_s,
+      d.table_mean_per_s, d.reason.empty() ? "" : " (" + d.reason + ")");
 }
 
 Status LoadWatcher::Poll(bool plan) {
@@ -77,9 +93,11 @@ Status LoadWatcher::Poll(bool plan) {
   }
   // The cluster call runs without the lock: snapshot() must answer while HBase is slow.
   auto reports = source_.RegionLoads(names);
+  const std::vector<std::string> live_servers = source_.LiveServers();
   const int64_t now = now_ms_();
 
   std::vector<SplitDecision> decisions;
+  std::vector<SplitDecision> moves;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!reports.ok()) {
@@ -104,6 +122,8 @@ Status LoadWatcher::Poll(bool plan) {
       }
       snapshot_.tables.push_back(std::move(load));
     }
+    // The daughters of earlier polls' splits, over this poll's rates.
+    if (plan) moves = mover_.Plan(snapshot_.tables, settings_of, live_servers, now);
     // Tables no longer watched keep no decisions.
     for (auto it = snapshot_.decisions.begin(); it != snapshot_.decisions.end();) {
       it = documents.count(it->first) ? std::next(it) : snapshot_.decisions.erase(it);
@@ -115,10 +135,39 @@ Status LoadWatcher::Poll(bool plan) {
   for (auto& decision : decisions) {
     if (decision.action != SplitDecision::Action::kSplit) continue;
     CarryOut(decision, *settings_of.at(decision.physical_table), now);
+    // Accepted: its daughters are looked after, if the document asks for it.
+    if (decision.action == SplitDecision::Action::kSplit &&
+        settings_of.at(decision.physical_table)->move_daughters) {
+      mover_.SplitRequested(decision, now);
+    }
+  }
+  for (auto& move : moves) {
+    if (move.action == SplitDecision::Action::kMove) CarryOutMove(move);
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& decision : decisions) Record(decision);
+  for (const auto& move : moves) Record(move);
   return Status::Ok();
+}
+
+void LoadWatcher::CarryOutMove(SplitDecision& decision) {
+  auto skip = [&](const char* reason) {
+    decision.action = SplitDecision::Action::kSkip;
+    decision.reason = reason;
+  };
+  // As for a split: a deposed leader must not move what the new one may move too.
+  if (options_.may_act && !options_.may_act()) {
+    skip("not_leader");
+    return;
+  }
+  Status moved = source_.MoveRegion(decision.region, decision.to_server);
+  if (!moved.ok()) {
+    skip("move_refused");
+    // One line for the status: HBase's answer can carry a remote stack trace.
+    decision.error = moved.message().substr(0, moved.message().find('\n'));
+    spdlog::warn("load split move of region {} of {} to {} refused: {}", decision.region,
+                 decision.physical_table, decision.to_server, decision.error);
+  }
 }
 
 void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& settings,

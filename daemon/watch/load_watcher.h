@@ -1,7 +1,9 @@
 // The load watcher: polls the cluster's region load (RegionLoadSource), keeps the rates
-// (RegionLoadTracker), scores each watched table, and splits hot regions of the tables whose
-// documents turn load splits on (SplitPlanner). Each decision is logged with its numbers, kept
-// (the last N per table) for /status and the status znode, and counted for /metrics.
+// (RegionLoadTracker), scores each watched table, splits hot regions of the tables whose
+// documents turn load splits on (SplitPlanner), and moves the hotter daughter of such a split
+// off its sibling's server when the document asks for it and the balancer has not spread them
+// (DaughterMover). Each decision is logged with its numbers, kept (the last N per table) for
+// /status and the status znode, and counted for /metrics.
 //
 // Plain code driven by Poll(): the runner calls it from a PeriodicWorker, planning on the leader
 // only (a standby polls without planning, for the key visualizer's history).
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "daemon/hbase/region_loads.h"
+#include "daemon/watch/daughter_mover.h"
 #include "daemon/watch/region_load.h"
 #include "daemon/watch/split_planner.h"
 #include "daemon/watch/watched_tables.h"
@@ -55,6 +58,8 @@ struct LoadSnapshot {
   std::map<std::string, std::deque<SplitDecision>> decisions;
   int64_t splits_total = 0;
   std::map<std::string, int64_t> skips_total;  // by reason
+  int64_t moves_total = 0;                     // daughters moved
+  std::map<std::string, int64_t> move_skips_total;  // moves decided and not made, by reason
 };
 
 class LoadWatcher {
@@ -65,10 +70,11 @@ class LoadWatcher {
   // The tables to watch (ReadWatchedTables): physical tables, each named by its document.
   void SetTables(std::vector<WatchedTable> tables);
 
-  // One poll: reports, scores, decisions, splits. An error from the source is returned (and
-  // kept in the snapshot); a refused split is a decision, not an error. With `plan` false (a
-  // standby: it keeps the rates and the key visualizer's history, docs/key-visualizer.md)
-  // only the reports and the scores: no decision, no key sample, no split.
+  // One poll: reports, scores, decisions, splits, daughter moves. An error from the source is
+  // returned (and kept in the snapshot); a refused split or move is a decision, not an error.
+  // With `plan` false (a standby: it keeps the rates and the key visualizer's history,
+  // docs/key-visualizer.md) only the reports and the scores: no decision, no key sample, no
+  // split, no move.
   Status Poll(bool plan = true);
 
   LoadSnapshot snapshot() const;
@@ -78,6 +84,8 @@ class LoadWatcher {
   // Asks HBase to split a region the planner chose: without a point, or at the point of its key
   // sample. A refusal turns the decision into a skip and the region unsplittable for a while.
   void CarryOut(SplitDecision& decision, const LoadSplitSettings& settings, int64_t now_ms);
+  // Asks HBase to move a daughter the mover chose; a refusal or a lost lease makes it a skip.
+  void CarryOutMove(SplitDecision& decision);
 
   RegionLoadSource& source_;
   const LoadWatcherOptions options_;
@@ -87,6 +95,7 @@ class LoadWatcher {
   std::vector<WatchedTable> tables_;  // one per physical table
   RegionLoadTracker tracker_;
   SplitPlanner planner_;
+  DaughterMover mover_;  // like the planner, touched by Poll() only
   LoadSnapshot snapshot_;
 };
 

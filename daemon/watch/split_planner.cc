@@ -5,7 +5,15 @@
 namespace presplit::daemon::watch {
 
 const char* ActionName(SplitDecision::Action action) {
-  return action == SplitDecision::Action::kSplit ? "split" : "skip";
+  switch (action) {
+    case SplitDecision::Action::kSplit:
+      return "split";
+    case SplitDecision::Action::kMove:
+      return "move";
+    case SplitDecision::Action::kSkip:
+      break;
+  }
+  return "skip";
 }
 
 bool SplitPlanner::ClusterRateAllows(int64_t now_ms) {

@@ -33,6 +33,13 @@ struct LoadSplitSettings {
   // Why this table's hot regions are not split at all, as a skip reason ("" = they may be):
   // "migration_under_way" for a re-salting migration's target before its switch.
   std::string hold_reason;
+  // The document's load_split.move_daughters: after a split presplitd asked for, the hotter
+  // daughter is moved to the least-loaded server when the two still share a server
+  // `move_after_ms` after the split (DaughterMover). Dry: decide and report, never move (also
+  // whenever `dry_run` is true).
+  bool move_daughters = false;
+  int64_t move_after_ms = 300'000;
+  bool move_dry_run = false;
 };
 
 // Limits over every table.
@@ -42,7 +49,9 @@ struct ClusterSplitLimits {
 };
 
 struct SplitDecision {
-  enum class Action { kSplit, kSkip };
+  // kMove: presplitd moved a load split's daughter (to_server set). A move decided and not made
+  // is a kSkip with to_server set.
+  enum class Action { kSplit, kSkip, kMove };
   int64_t time_ms = 0;
   std::string table;           // the document's name (its status znode's)
   std::string physical_table;  // the HBase table the region belongs to
@@ -62,9 +71,20 @@ struct SplitDecision {
   // unsplittable for a while), "not_leader" when the lease was lost before the request; empty for
   // kSplit.
   std::string reason;
-  // For "split_refused": HBase's answer on one line (an AccessDeniedException names the
-  // permission, the principal and the grant); empty otherwise.
+  // For "split_refused" and "move_refused": HBase's answer on one line (an AccessDeniedException
+  // names the permission, the principal and the grant); empty otherwise.
   std::string error;
+
+  // A move of a load split's daughter (DaughterMover), "" for splits: the region is the hotter
+  // daughter, requests_per_s its rate, `sibling` the other daughter. A skipped move's reason:
+  // "dry_run", "cluster_rate", "not_leader" or "move_refused".
+  std::string from_server;
+  std::string to_server;
+  std::string sibling;
+  // The two servers' request rates (over the regions presplit watches) before the move.
+  double from_server_per_s = 0;
+  double to_server_per_s = 0;
+  bool is_move() const { return !to_server.empty(); }
 };
 
 const char* ActionName(SplitDecision::Action action);

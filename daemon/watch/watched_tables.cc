@@ -55,6 +55,11 @@ LoadSplitSettings SettingsFromDocument(const std::optional<LoadSplitConfig>& loa
   // A split that was accepted has this long to show its halves before the region counts as
   // unsplittable: at most two minutes, and well inside the cool-down.
   settings.split_grace_ms = std::min<int64_t>(120'000, settings.region_cooldown_ms / 2);
+  if (load_split->move_daughters) {
+    settings.move_daughters = true;
+    settings.move_after_ms = load_split->move_daughters->after_s * 1000;
+    settings.move_dry_run = load_split->dry_run || load_split->move_daughters->dry_run;
+  }
   return settings;
 }
 

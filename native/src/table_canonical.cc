@@ -124,6 +124,11 @@ std::string TableConfigToJson(const TableConfig& config) {
       load["max_regions"] = l.max_regions;
       load["cooldown_s"] = l.cooldown_s;
       load["unsplittable_s"] = l.unsplittable_s;
+      // Only when present: the canonical form of a document without it does not change.
+      if (l.move_daughters) {
+        load["move_daughters"] = {{"after_s", l.move_daughters->after_s},
+                                  {"dry_run", l.move_daughters->dry_run}};
+      }
       doc["load_split"] = std::move(load);
     }
     if (config.migration) {

@@ -640,10 +640,20 @@ Result<SplitPolicyConfig> ParseSplitPolicy(const ObjectReader& r) {
   return policy;
 }
 
+Result<MoveDaughtersConfig> ParseMoveDaughters(const ObjectReader& r) {
+  PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields({"after_s", "dry_run"}));
+  MoveDaughtersConfig move;
+  PRESPLIT_ASSIGN_OR_RETURN(auto after, r.GetInt("after_s", false, 0, 86400));
+  if (after) move.after_s = *after;
+  PRESPLIT_ASSIGN_OR_RETURN(auto dry_run, r.GetBool("dry_run"));
+  if (dry_run) move.dry_run = *dry_run;
+  return move;
+}
+
 Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_regions) {
   PRESPLIT_RETURN_IF_ERROR(
       r.CheckKnownFields({"dry_run", "min_requests_per_s", "mean_multiple", "sustain_s",
-                          "max_regions", "cooldown_s", "unsplittable_s"}));
+                          "max_regions", "cooldown_s", "unsplittable_s", "move_daughters"}));
   LoadSplitConfig load;
   PRESPLIT_ASSIGN_OR_RETURN(auto dry_run, r.GetBool("dry_run"));
   if (dry_run) load.dry_run = *dry_run;
@@ -661,6 +671,10 @@ Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_region
                             r.GetInt("max_regions", false, created_regions, kMaxConfigRegions));
   load.max_regions = max_regions ? static_cast<int>(*max_regions)
                                  : std::min(2 * created_regions, kMaxConfigRegions);
+  PRESPLIT_ASSIGN_OR_RETURN(auto move_daughters, r.GetObject("move_daughters", false));
+  if (move_daughters) {
+    PRESPLIT_ASSIGN_OR_RETURN(load.move_daughters, ParseMoveDaughters(*move_daughters));
+  }
   return load;
 }
 

@@ -10,6 +10,9 @@ SplitWorkload) and against reference tables (CaptureE2E), never through presplit
   BucketGuardObserver refuses a merge of two buckets held by two servers.
 - test_2: a hot range split by presplitd's load watcher (NativeSplitPolicy placing the point) is
   spread by HBase's balancer: the busiest server's share of the table's reads falls.
+- test_2b: with the balancer off, presplitd moves the hotter daughter of its load split to
+  another server (load_split.move_daughters): the status's move decision, its log line, and the
+  region on its new server as HBase reports it.
 - test_3: the hfile engine with migration_staging_dir on HDFS: the RegionServers move the chunks'
   HFiles into the regions (their logs say "Moving", never "Copying"), the staging directory
   empties, and the new generation matches a reference cell by cell.
@@ -251,6 +254,51 @@ class MultiServerTest(unittest.TestCase):
               f"{after:.0%} ({show_rates(measured['after'])}), "
               f"{time.time() - split_at:.0f} s after the split", flush=True)
         self.assertLess(after, before)
+
+    def test_2b_presplitd_moves_a_hot_daughter_the_balancer_left(self):
+        table = f"default:move_{RUN}"
+        # HBase's balancer would spread the daughters itself (test_2): off for this test only.
+        was_on = workload("balancer", "off").strip() == "true"
+        self.addCleanup(lambda: workload("balancer", "on" if was_on else "off"))
+        h.ctl(ROOT, "put", "-", input=json.dumps({
+            "version": 1, "table": table, "layout": {"group": {"delimiter": "|"}},
+            "split": {"algorithm": "explicit", "keys": ["g00100|", "g00200|"]},
+            "split_policy": {"size_policy": "constant-size", "load_balanced": True,
+                             "min_requests": 20},
+            # A budget of one split: the daughters are not split again.
+            "load_split": {"dry_run": False, "min_requests_per_s": 20, "mean_multiple": 2,
+                           "sustain_s": 6, "max_regions": 4, "cooldown_s": 600,
+                           "unsplittable_s": 600, "move_daughters": {"after_s": 5}},
+            "families": [{"name": "f"}]}))
+        h.wait_status(ROOT, table, ["ready"], timeout=180)
+        workload("fill", table, str(GROUPS), "10", "100")
+        # Every get on the first region's 100 groups.
+        gets = subprocess.Popen([*h.java_command(WORKLOAD), "--zk", h.ZK_QUORUM, "gets-for",
+                                 table, "300", "100", str(GROUPS), "100", "10"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: gets.poll() is None and (gets.terminate(), gets.wait(30)))
+
+        h.wait_for(lambda: len(describe(table)["regions"]) > 3, 120,
+                   lambda: "presplitd to split the hot region\n" + self.daemon.log_story(table))
+        split_at = time.time()
+
+        def move_decision():
+            decisions = (h.status(ROOT, table).get("load") or {}).get("decisions") or []
+            return next((d for d in decisions if d.get("to_server")), None)
+        move = h.wait_for(move_decision, 90,
+                          lambda: "presplitd to move a daughter\n" + self.daemon.log_story(table))
+        print(f"move decision {time.time() - split_at:.0f} s after the split: "
+              f"{json.dumps(move)}", flush=True)
+        self.assertEqual(move["action"], "move", move)
+        self.assertNotEqual(move["from_server"], move["to_server"])
+        self.assertLess(move["to_server_per_s"] + move["requests_per_s"],
+                        move["from_server_per_s"], "the move lowers the busier server's rate")
+        line = (f"load split move: table {table} region {move['region']} ")
+        self.assertIn(line, self.daemon.log_text())
+        # HBase has the daughter on the server presplitd named, its sibling where it was.
+        servers = {r["name"]: r["server"] for r in describe(table)["regions"]}
+        self.assertEqual(servers.get(move["region"]), move["to_server"], servers)
+        self.assertEqual(servers.get(move["sibling"]), move["from_server"], servers)
 
     def test_3_hfile_engine_stages_on_hdfs_and_the_files_are_moved_in(self):
         ns = "msh" + RUN

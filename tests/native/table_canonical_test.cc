@@ -34,6 +34,9 @@ TEST(TableCanonical, RoundTrips) {
            json::parse(R"({"version":1,"table":"t","split":{"algorithm":"uniform","regions":4},
              "load_split":{"dry_run":false,"min_requests_per_s":12.5,"max_regions":6},
              "families":[{"name":"f"}]})"),
+           json::parse(R"({"version":1,"table":"t","split":{"algorithm":"uniform","regions":4},
+             "load_split":{"dry_run":false,"move_daughters":{"after_s":60}},
+             "families":[{"name":"f"}]})"),
            json::parse(R"({"version":1,"table":"t","layout":{"salt":{"buckets":16},
              "group":{"length":4}},"split":{"algorithm":"salt-buckets"},
              "migration":{"allowed":true,"workers":2,"engine":"mapreduce","drop_old":true},
@@ -67,6 +70,17 @@ TEST(TableCanonical, FillsDefaults) {
   EXPECT_EQ(out["families"][0]["block_size"], 65536);
   EXPECT_FALSE(out.contains("load_split"));
   EXPECT_FALSE(out.contains("migration"));
+
+  // move_daughters is written only when the document has it (and then with its defaults).
+  r = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+      "regions":2},"load_split":{},"families":[{"name":"f"}]})");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(json::parse(TableConfigToJson(*r))["load_split"].contains("move_daughters"));
+  r = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+      "regions":2},"load_split":{"move_daughters":{}},"families":[{"name":"f"}]})");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(json::parse(TableConfigToJson(*r))["load_split"]["move_daughters"],
+            json::parse(R"({"after_s":300,"dry_run":false})"));
   EXPECT_EQ(out["families"][0]["in_memory"], false);
   EXPECT_EQ(r->FullName(), "default:t");
 

@@ -466,6 +466,38 @@ TEST(TableConfig, LoadSplitDefaultsAndBounds) {
   ExpectFieldError(d, "load_split", "expected an object");
 }
 
+TEST(TableConfig, LoadSplitMoveDaughters) {
+  json d = Reference();
+  d["load_split"] = json::object();
+  EXPECT_FALSE(ParseTableConfig(d.dump())->load_split->move_daughters.has_value())
+      << "off unless asked for";
+
+  d["load_split"] = {{"move_daughters", json::object()}};
+  Result<TableConfig> c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_TRUE(c->load_split->move_daughters.has_value());
+  EXPECT_EQ(c->load_split->move_daughters->after_s, 300);
+  EXPECT_FALSE(c->load_split->move_daughters->dry_run);
+
+  d["load_split"] = {{"dry_run", false}, {"move_daughters", {{"after_s", 0}, {"dry_run", true}}}};
+  c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->load_split->move_daughters->after_s, 0);
+  EXPECT_TRUE(c->load_split->move_daughters->dry_run);
+
+  d["load_split"] = {{"move_daughters", {{"after_s", 86401}}}};
+  ExpectFieldError(d, "load_split.move_daughters.after_s",
+                   "must be between 0 and 86400 (got 86401)");
+  d["load_split"] = {{"move_daughters", {{"after_s", -1}}}};
+  ExpectFieldError(d, "load_split.move_daughters.after_s", "must be between 0 and 86400 (got -1)");
+  d["load_split"] = {{"move_daughters", true}};
+  ExpectFieldError(d, "load_split.move_daughters", "expected an object");
+  d["load_split"] = {{"move_daughters", {{"dry_run", "no"}}}};
+  ExpectFieldError(d, "load_split.move_daughters.dry_run", "expected a boolean");
+  d["load_split"] = {{"move_daughters", {{"window_s", 60}}}};
+  ExpectFieldError(d, "load_split.move_daughters.window_s", "unknown field");
+}
+
 TEST(TableConfig, MigrationDefaultsAndBounds) {
   json d = Reference();
   EXPECT_FALSE(ParseTableConfig(d.dump())->migration.has_value());

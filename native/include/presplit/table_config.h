@@ -23,7 +23,8 @@
 //                       "max_contained_fraction": 0.5 },
 //     "load_split": { "dry_run": true, "min_requests_per_s": 1000, "mean_multiple": 3,  // optional
 //                     "sustain_s": 10, "max_regions": 240, "cooldown_s": 600,
-//                     "unsplittable_s": 3600 },
+//                     "unsplittable_s": 3600,
+//                     "move_daughters": { "after_s": 300, "dry_run": false } },  // optional
 //     "migration": { "allowed": true, "workers": 4, "max_cells_per_s": 0,           // optional
 //                    "grace_period_s": 3600, "drop_old": false, "engine": "put" },
 //     "families": [ { "name": "f", "compression": "SNAPPY", "data_block_encoding": "FAST_DIFF",
@@ -80,7 +81,11 @@
 //    max_regions (the table's region budget: at least split.regions, at most 10000; default twice
 //    split.regions, capped at 10000); cooldown_s (1..86400, default 600) between splits of one
 //    region and, a quarter of it, of one table; unsplittable_s (1..604800, default 3600): how long
-//    a region that did not split is left alone.
+//    a region that did not split is left alone; move_daughters (optional object; absent = the
+//    daughters of a load split stay where HBase puts them): after_s (0..86400, default 300) how
+//    long the balancer has to spread a split's daughters before presplitd moves the hotter one
+//    itself, dry_run (default false: a load_split in dry run never moves either) decide and
+//    report moves, never move.
 //  - migration (optional; absent or allowed false = a changed salt layout is reported as drift):
 //    allowed (default false) lets presplitd re-salt the table to the document's layout online;
 //    workers (1..64, default 4) source regions copied at once; max_cells_per_s (0 = unlimited,
@@ -163,6 +168,12 @@ struct SplitPolicyConfig {
   double max_contained_fraction = 0.5;   // share of requests spanning the key must be below this
 };
 
+// Moving the hotter daughter of a load split off its sibling's server (see the rules above).
+struct MoveDaughtersConfig {
+  int64_t after_s = 300;
+  bool dry_run = false;
+};
+
 // Load-based splits by presplitd's load watcher (see the rules above for each field).
 struct LoadSplitConfig {
   bool dry_run = true;
@@ -172,6 +183,7 @@ struct LoadSplitConfig {
   int max_regions = 0;  // resolved at parse time: never 0 after parsing
   int64_t cooldown_s = 600;
   int64_t unsplittable_s = 3600;
+  std::optional<MoveDaughtersConfig> move_daughters;  // unset: daughters are never moved
 };
 
 // Re-salting migrations by presplitd (see the rules above for each field).

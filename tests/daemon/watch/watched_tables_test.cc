@@ -80,6 +80,24 @@ TEST(WatchedTables, TheSplitPointComesFromKeysWithoutTheRegionServersPolicy) {
   EXPECT_FALSE(SettingsFromDocument(*native).point_from_key_sample);
 }
 
+TEST(WatchedTables, MoveDaughtersComesFromTheDocumentAndADryRunDocumentNeverMoves) {
+  auto parse = [](const std::string& load_split) {
+    auto config = ParseTableConfig(R"({"version":1,"table":"t","split":{"algorithm":"uniform",
+      "regions":4},"load_split":)" +
+                                   load_split + R"(,"families":[{"name":"f"}]})");
+    EXPECT_TRUE(config.ok()) << config.status().message();
+    return SettingsFromDocument(*config);
+  };
+  EXPECT_FALSE(parse(R"({"dry_run":false})").move_daughters) << "off unless asked for";
+  const LoadSplitSettings live = parse(R"({"dry_run":false,"move_daughters":{"after_s":60}})");
+  EXPECT_TRUE(live.move_daughters);
+  EXPECT_EQ(live.move_after_ms, 60'000);
+  EXPECT_FALSE(live.move_dry_run);
+  EXPECT_TRUE(parse(R"({"dry_run":false,"move_daughters":{"dry_run":true}})").move_dry_run);
+  EXPECT_TRUE(parse(R"({"dry_run":true,"move_daughters":{}})").move_dry_run)
+      << "a load_split in dry run moves nothing either";
+}
+
 TEST(WatchedTables, AnUnreachableZooKeeperIsAnError) {
   testing::FakeZk zk;
   zk.available = false;

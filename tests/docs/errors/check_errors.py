@@ -4,9 +4,9 @@
 The texts are read from the source, never listed here, so a reason or an error added to the code
 without a line in the troubleshooting page fails this check:
 
-  - load split skip reasons: the `.reason = "..."` of daemon/watch/split_planner.cc, the
-    `skip("...")` of daemon/watch/load_watcher.cc, and the constants daemon/watch assigns to a
-    table's `hold_reason`;
+  - load split skip reasons: the `.reason = "..."` of daemon/watch/split_planner.cc and
+    daemon/watch/daughter_mover.cc, the `skip("...")` of daemon/watch/load_watcher.cc, and the
+    constants daemon/watch assigns to a table's `hold_reason`;
   - table status phases: the kPhase* constants of daemon/reconcile/reconciler.h;
   - migration phases: the kPhaseNames table of daemon/migrate/migration_plan.cc, and the final
     phases only the status carries (`PublishProgress(plan, "...")`, `Finish(..., "...")`);
@@ -254,6 +254,8 @@ def extract(root):
 
     # Load split skip reasons.
     rel = "daemon/watch/split_planner.cc"
+    items += codes(rel, read(root, rel), r'\.reason\s*=\s*"([a-z_]+)"', "skip reason")
+    rel = "daemon/watch/daughter_mover.cc"
     items += codes(rel, read(root, rel), r'\.reason\s*=\s*"([a-z_]+)"', "skip reason")
     rel = "daemon/watch/load_watcher.cc"
     items += codes(rel, read(root, rel), r'\bskip\(\s*"([a-z_]+)"\s*\)', "skip reason")

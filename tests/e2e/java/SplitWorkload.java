@@ -31,6 +31,8 @@
  *                                        "ok" or "refused: <message>"
  *   regions TABLE                        start key of every region but the first
  *   wait-regions TABLE N SECONDS         waits until the table has at least N regions
+ *   balancer on|off                      switches HBase's balancer; prints its previous state
+ *                                        (true or false), for the caller to restore
  */
 
 import java.util.ArrayList;
@@ -76,6 +78,13 @@ public class SplitWorkload {
     }
     conf.setInt("hbase.client.retries.number", 5);
     String cmd = args[i];
+    if (cmd.equals("balancer")) {
+      try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {
+        // Synchronous: a balancer run under way finishes before the switch returns.
+        System.out.println(admin.balancerSwitch(args[i + 1].equals("on"), true));
+      }
+      return;
+    }
     TableName table = TableName.valueOf(args[i + 1]);
     String[] rest = java.util.Arrays.copyOfRange(args, i + 2, args.length);
     try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin()) {

@@ -35,6 +35,7 @@ public final class AccessDenial {
     CREATE_TABLE("creating table", "CREATE", Scope.NAMESPACE),
     SAMPLE_KEYS("sampling the row keys of table", "READ", Scope.TABLE),
     SPLIT("splitting a region of table", "ADMIN", Scope.TABLE),
+    MOVE("moving a region of table", "ADMIN", Scope.TABLE),
     MODIFY_TABLE("modifying table", "CREATE", Scope.TABLE),
     SNAPSHOT("snapshotting table", "ADMIN", Scope.TABLE),
     BULK_LOAD("bulk loading HFiles into table", "CREATE", Scope.TABLE),

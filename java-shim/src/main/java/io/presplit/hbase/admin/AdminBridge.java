@@ -24,6 +24,7 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.NamespaceExistException;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableExistsException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
@@ -363,7 +364,8 @@ public final class AdminBridge implements AutoCloseable {
       }
     }
     ClusterMetrics cluster = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS));
-    return RegionLoads.toJson(tables, RegionLoads.byRegionName(cluster));
+    return RegionLoads.toJson(tables, RegionLoads.byRegionName(cluster),
+        cluster.getLiveServerMetrics().keySet());
   }
 
   /**
@@ -414,6 +416,29 @@ public final class AdminBridge implements AutoCloseable {
     } catch (IOException e) {
       // The request names a region only: HBase's reason names its table.
       throw AccessDenial.map(AccessDenial.Operation.SPLIT, (String) null, e);
+    }
+  }
+
+  /**
+   * Asks the master to move a region to a given RegionServer (presplitd moves the hotter daughter
+   * of a load split off its sibling's server when the balancer has not). Returns once the master
+   * has moved it; throws its refusal (the destination is not live, the region is in transition,
+   * the principal lacks ADMIN on the table: then one line naming the grant).
+   *
+   * @param encodedRegionName the region's encoded name
+   * @param serverName the destination, {@code "host,port,startcode"}
+   * @throws IllegalArgumentException if the server name is not of that form
+   * @throws IOException if the master refuses or the move fails
+   */
+  public synchronized void moveRegion(String encodedRegionName, String serverName)
+      throws IOException {
+    ensureOpen();
+    ServerName destination = ServerName.valueOf(serverName);
+    try {
+      admin.move(Bytes.toBytes(encodedRegionName), destination);
+    } catch (IOException e) {
+      // The request names a region only: HBase's reason names its table.
+      throw AccessDenial.map(AccessDenial.Operation.MOVE, (String) null, e);
     }
   }
 

@@ -1,6 +1,8 @@
 package io.presplit.hbase.admin;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +29,12 @@ import org.apache.hbase.thirdparty.com.google.gson.GsonBuilder;
  * {"regions": [{"table": "ns:t", "region": "&lt;encoded name&gt;", "start_key": "toStringBinary",
  *   "end_key": "...", "server": "host,port,startcode", "report_time_ms": 1700000000000,
  *   "read_requests": 12, "write_requests": 34, "store_file_bytes": 0, "memstore_bytes": 0,
- *   "store_files": 0, "locality": 1.0}, ...]}
+ *   "store_files": 0, "locality": 1.0}, ...],
+ *  "servers": ["host,port,startcode", ...]}
  * </pre>
+ *
+ * <p>{@code servers} lists every live RegionServer, those holding none of the asked tables'
+ * regions included: where presplitd may move a load split's daughter.
  */
 final class RegionLoads {
 
@@ -51,14 +57,20 @@ final class RegionLoads {
     }
   }
 
-  /** Every region the live servers report, by full region name (as a string). */
+  /**
+   * Every region the live servers report, by full region name (as a string). A region that just
+   * moved can be in two servers' reports: the old server's last one (sent before it closed the
+   * region) and the new server's. The newer report wins: it is where the region is, and its
+   * counters are the ones that keep counting.
+   */
   static Map<String, Reported> byRegionName(ClusterMetrics cluster) {
     Map<String, Reported> reported = new LinkedHashMap<>();
     for (Map.Entry<ServerName, ServerMetrics> e : cluster.getLiveServerMetrics().entrySet()) {
       ServerMetrics server = e.getValue();
       for (RegionMetrics region : server.getRegionMetrics().values()) {
-        reported.put(Bytes.toStringBinary(region.getRegionName()),
-            new Reported(e.getKey(), server.getReportTimestamp(), region));
+        Reported now = new Reported(e.getKey(), server.getReportTimestamp(), region);
+        reported.merge(Bytes.toStringBinary(region.getRegionName()), now,
+            (before, after) -> after.reportTimeMs > before.reportTimeMs ? after : before);
       }
     }
     return reported;
@@ -70,7 +82,8 @@ final class RegionLoads {
    * server's first report is still due) is left out: it has no counters to compare yet. Read
    * replicas are left out: splits act on the default replica.
    */
-  static String toJson(Map<TableName, List<RegionInfo>> tables, Map<String, Reported> reported) {
+  static String toJson(Map<TableName, List<RegionInfo>> tables, Map<String, Reported> reported,
+      Collection<ServerName> liveServers) {
     List<Map<String, Object>> regions = new ArrayList<>();
     for (Map.Entry<TableName, List<RegionInfo>> table : tables.entrySet()) {
       for (RegionInfo info : table.getValue()) {
@@ -96,6 +109,12 @@ final class RegionLoads {
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("regions", regions);
+    List<String> servers = new ArrayList<>();
+    for (ServerName server : liveServers) {
+      servers.add(server.toString());
+    }
+    Collections.sort(servers);
+    out.put("servers", servers);
     return GSON.toJson(out);
   }
 

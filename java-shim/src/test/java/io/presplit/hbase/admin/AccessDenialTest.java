@@ -66,6 +66,17 @@ class AccessDenialTest {
   }
 
   @Test
+  void aMoveNamesTheTableFromHBasesScope() {
+    // As a split: the move request names only a region (and a server).
+    assertEquals("HBase denied moving a region of table ns:t: Insufficient permissions "
+        + "(user=presplit/h@R, scope=ns:t, params=[table=ns:t],action=ADMIN); presplitd's "
+        + "principal " + principal + " needs ADMIN on table ns:t (hbase shell: grant '" + user
+        + "', 'A', 'ns:t')",
+        map(Operation.MOVE, null, "Insufficient permissions (user=presplit/h@R, scope=ns:t, "
+            + "params=[table=ns:t],action=ADMIN)"));
+  }
+
+  @Test
   void aRegionServersScanRefusalNamesTheTable() {
     assertEquals("HBase denied sampling the row keys of table ns:t: Insufficient permissions for "
         + "user 'presplit' (table=ns:t, action=READ); presplitd's principal " + principal

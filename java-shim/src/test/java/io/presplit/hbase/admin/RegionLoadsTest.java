@@ -18,6 +18,7 @@ import org.apache.hadoop.hbase.Size;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionInfoBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
 class RegionLoadsTest {
@@ -59,7 +60,7 @@ class RegionLoadsTest {
 
     Map<TableName, List<RegionInfo>> tables = new LinkedHashMap<>();
     tables.put(TN, List.of(first, second, replica, unreported));
-    String json = RegionLoads.toJson(tables, RegionLoads.byRegionName(cluster));
+    String json = RegionLoads.toJson(tables, RegionLoads.byRegionName(cluster), live.keySet());
     String expected = "{\"regions\":["
         + "{\"table\":\"tinawang:check\",\"region\":\"" + first.getEncodedName() + "\","
         + "\"start_key\":\"\",\"end_key\":\"1\\\\xFF\",\"server\":\"rs1.example,16020,1\","
@@ -70,14 +71,32 @@ class RegionLoadsTest {
         + "\"start_key\":\"1\\\\xFF\",\"end_key\":\"\",\"server\":\"rs2.example,16020,2\","
         + "\"report_time_ms\":2000,\"read_requests\":30,\"write_requests\":40,"
         + "\"store_file_bytes\":2097152,\"memstore_bytes\":1024,\"store_files\":3,"
-        + "\"locality\":0.5}]}";
+        + "\"locality\":0.5}],"
+        + "\"servers\":[\"rs1.example,16020,1\",\"rs2.example,16020,2\"]}";
     assertEquals(expected, json);
+  }
+
+  @Test
+  void aRegionInTwoServersReportsIsWhereTheNewerReportSaysItIs() {
+    byte[] e = HConstants.EMPTY_BYTE_ARRAY;
+    RegionInfo moved = region(e, e, 0);
+    // RS2 opened it after RS1 closed it: RS1's last report (older) still lists it with the
+    // counters of before the move, RS2's (newer) with counters that restarted.
+    Map<ServerName, ServerMetrics> live = new LinkedHashMap<>();
+    live.put(RS2, server(RS2, 5000L, metrics(moved, 3, 4)));
+    live.put(RS1, server(RS1, 4000L, metrics(moved, 900, 800)));
+    ClusterMetrics cluster = ClusterMetricsBuilder.newBuilder().setLiveServerMetrics(live).build();
+    RegionLoads.Reported r =
+        RegionLoads.byRegionName(cluster).get(Bytes.toStringBinary(moved.getRegionName()));
+    assertEquals(RS2, r.server);
+    assertEquals(5000L, r.reportTimeMs);
+    assertEquals(3, r.metrics.getReadRequestCount());
   }
 
   @Test
   void noTablesNoRegions() {
     ClusterMetrics cluster = ClusterMetricsBuilder.newBuilder().build();
-    assertEquals("{\"regions\":[]}",
-        RegionLoads.toJson(new LinkedHashMap<>(), RegionLoads.byRegionName(cluster)));
+    assertEquals("{\"regions\":[],\"servers\":[]}",
+        RegionLoads.toJson(new LinkedHashMap<>(), RegionLoads.byRegionName(cluster), List.of()));
   }
 }
