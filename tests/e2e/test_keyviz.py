@@ -33,6 +33,8 @@ QUARTERS = 4  # regions per bucket, and the phases of the moving hot range
 GROUPS = 10000  # logical keys "0000|..." .. "9999|...": quarter q holds [q*2500, (q+1)*2500)
 # Columns in which a phase must have been the hottest before the range moves on.
 COLUMNS_PER_PHASE = 3
+# A column of margin after each phase's change: a rate spans two RegionServer reports.
+MARGIN_MS = 2000
 
 
 def document():
@@ -101,13 +103,18 @@ class KeyvizTest(unittest.TestCase):
         return out
 
     def wait_phase_seen(self, phase, since_ms):
-        """Until the history's last COLUMNS_PER_PHASE columns after since_ms all have `phase`'s
-        quarter as their hottest logical row."""
+        """Until the history's last COLUMNS_PER_PHASE columns that begin MARGIN_MS or more after
+        since_ms all have `phase`'s quarter as their hottest logical row: the columns the test's
+        end then counts as inside the phase (phase_of). Columns beginning sooner straddle the
+        change; on a busy machine a phase could otherwise end before it had any of its own."""
         def seen():
             status, answer = self.keyviz(view="logical", rows=QUARTERS, **{"from": since_ms})
             if status != 200:
                 return False
-            tail = self.hottest_quarters(answer)[-COLUMNS_PER_PHASE:]
+            hottest = self.hottest_quarters(answer)
+            inside = [q for column, q in zip(answer["columns"], hottest)
+                      if column["start_ms"] >= since_ms + MARGIN_MS]
+            tail = inside[-COLUMNS_PER_PHASE:]
             return len(tail) == COLUMNS_PER_PHASE and all(q == phase for q in tail)
         h.wait_for(seen, 120, lambda: f"phase {phase} to be the hottest quarter in "
                    f"{COLUMNS_PER_PHASE} columns; last answer: {self.keyviz(view='logical', rows=QUARTERS)}"
@@ -158,7 +165,7 @@ class KeyvizTest(unittest.TestCase):
         # margin after each change (a rate spans two RegionServer reports).
         bounds = [phase_started[p] for p in range(QUARTERS)] + [end_ms + 1]
 
-        def phase_of(column, margin_ms=2000):
+        def phase_of(column, margin_ms=MARGIN_MS):
             for p in range(QUARTERS):
                 if (column["start_ms"] >= bounds[p] + margin_ms
                         and column["end_ms"] <= bounds[p + 1]):
