@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Per-server balance on three RegionServers (issue 24): a skewed read workload, and the busiest
 # server's share of the table's reads after two minutes with HBase's balancer alone, with an
-# operator's one manual split, and with presplit's load splits. See
+# operator's one manual split, with presplit's load splits, and with its daughter moves too. See
 # bench/server_balance/server_balance_bench.py and bench/RESULTS.md.
 #
-#   bench/run_server_balance_bench.sh [--no-build] [--cases hbase,manual,presplit]
+#   bench/run_server_balance_bench.sh [--no-build] [--cases hbase,manual,presplit,moves]
 #                                     [--seconds S (120)] [--window W (30)] [--clients C (2)]
 #                                     [--hot-groups G (50)] [--hot-percent P (80)]
 #                                     [--min-requests-per-s N (200)]

@@ -18,6 +18,8 @@ The cases, one after another on the same cluster:
   midpoint), then the balancer.
 - presplit: the document's load_split on (dry_run false, the --min-requests-per-s floor), its
   split point placed by NativeSplitPolicy (load_balanced), then the balancer.
+- moves: the same, and load_split.move_daughters (after 20 s): presplitd moves the hotter
+  daughter to the least-loaded server when the balancer has not spread the pair.
 
 Measured per case: the busiest server's share of the table's reads over the last --window
 seconds of the load (each server's reads per second from the regions' read counters, a region
@@ -41,6 +43,9 @@ WORKLOAD = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SplitWorkload.jav
 GROUPS = 600
 ROWS = 10
 SPLIT_KEYS = [f"g{g:05d}|" for g in range(100, GROUPS, 100)]
+# The moves case: presplitd moves the hotter daughter when the balancer has not spread the pair
+# within this many seconds (two of its runs at the cluster's 10 s period).
+MOVE_AFTER_S = 20
 
 
 def workload(*args, timeout=300):
@@ -54,9 +59,11 @@ def region_loads(table):
 def document(table, case, min_requests_per_s):
     doc = {"version": 1, "table": table, "layout": {"group": {"delimiter": "|"}},
            "split": {"algorithm": "explicit", "keys": SPLIT_KEYS}, "families": [{"name": "f"}]}
-    if case == "presplit":
+    if case in ("presplit", "moves"):
         doc["split_policy"] = {"load_balanced": True}
         doc["load_split"] = {"dry_run": False, "min_requests_per_s": min_requests_per_s}
+    if case == "moves":
+        doc["load_split"]["move_daughters"] = {"after_s": MOVE_AFTER_S}
     return doc
 
 
@@ -135,7 +142,7 @@ class Bench:
               f"the reads in the last {a.window} s: {share:.1%} ({share * 3:.2f}x the mean "
               f"share) [{parts}]", flush=True)
         print(f"  timeline (busiest share per {a.sample_s} s): {shares}", flush=True)
-        if case == "presplit":
+        if case in ("presplit", "moves"):
             url = f"http://127.0.0.1:{self.daemon.http_port}/status"
             with urllib.request.urlopen(url, timeout=10) as r:
                 tables = json.loads(r.read().decode())["load"]["tables"]
@@ -158,7 +165,7 @@ class Bench:
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--cases", default="hbase,manual,presplit")
+    p.add_argument("--cases", default="hbase,manual,presplit,moves")
     p.add_argument("--seconds", type=int, default=120, help="load before the window")
     p.add_argument("--window", type=int, default=30, help="measured at the end of the load")
     p.add_argument("--sample-s", type=int, default=10)
