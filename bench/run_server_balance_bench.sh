@@ -4,7 +4,8 @@
 # operator's one manual split, with presplit's load splits, and with its daughter moves too. See
 # bench/server_balance/server_balance_bench.py and bench/RESULTS.md.
 #
-#   bench/run_server_balance_bench.sh [--no-build] [--cases hbase,manual,presplit,moves]
+#   bench/run_server_balance_bench.sh [--no-build] [--default-balancer]
+#                                     [--cases hbase,manual,presplit,moves]
 #                                     [--seconds S (120)] [--window W (30)] [--clients C (2)]
 #                                     [--hot-groups G (50)] [--hot-percent P (80)]
 #                                     [--min-requests-per-s N (200)]
@@ -12,8 +13,9 @@
 # Starts a fresh local cluster of its own with three RegionServers that load presplit-hbase.jar
 # and libpresplit_jni.so (ZooKeeper 23010, master 17410, RegionServers 17430-17432, data in
 # <build>/server-balance-bench-cluster; PRESPLIT_BENCH_* variables choose others), the balancer
-# every 10 s weighing read requests (tests/e2e/split_policy_site.xml), and a presplitd on it
-# (HTTP 19730); stops both on every exit. Exits non-zero only on an error, not on a missed target.
+# every 10 s weighing read requests (tests/e2e/split_policy_site.xml; --default-balancer keeps
+# HBase's own settings: every 5 minutes, reads weighed 5 against 500 for region counts), and a
+# presplitd on it (HTTP 19730); stops both on every exit. Exits non-zero only on an error, not on a missed target.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +25,11 @@ WORK_DIR="$BUILD_DIR/bench-server-balance"
 build=1
 if [[ ${1:-} == --no-build ]]; then
   build=0
+  shift
+fi
+tuned_balancer=1
+if [[ ${1:-} == --default-balancer ]]; then
+  tuned_balancer=0
   shift
 fi
 if ((build)); then
@@ -38,7 +45,11 @@ LIB_COPY="$WORK_DIR/lib"
 rm -rf "$LIB_COPY"
 mkdir -p "$LIB_COPY"
 cp "$JAR" "$LIB_DIR/libpresplit_jni.so" "$LIB_COPY"/
-cat "$REPO/conf/hbase/hbase-site.xml" "$REPO/tests/e2e/split_policy_site.xml" >"$WORK_DIR/site.xml"
+if ((tuned_balancer)); then
+  cat "$REPO/conf/hbase/hbase-site.xml" "$REPO/tests/e2e/split_policy_site.xml" >"$WORK_DIR/site.xml"
+else
+  cp "$REPO/conf/hbase/hbase-site.xml" "$WORK_DIR/site.xml"
+fi
 
 export PRESPLIT_BUILD_DIR=$BUILD_DIR
 export PRESPLIT_SOURCE_DIR=$REPO
@@ -64,6 +75,6 @@ trap '"$REPO/scripts/local-cluster" stop >&2 || true' EXIT
 
 echo "server balance bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load:$(uptime | sed 's/.*load average://')"
 quorum=$("$REPO/scripts/local-cluster" start --fresh | tail -1)
-echo "cluster: HBase 2.6.4, 3 RegionServers on $quorum, load:$(uptime | sed 's/.*load average://')"
+echo "cluster: HBase 2.6.4, 3 RegionServers on $quorum, balancer $( ((tuned_balancer)) && echo 'every 10 s, reads weighed 500' || echo "HBase's defaults"), load:$(uptime | sed 's/.*load average://')"
 python3 -u "$REPO/bench/server_balance/server_balance_bench.py" "$@"
 echo "load after:$(uptime | sed 's/.*load average://')"
