@@ -6,6 +6,8 @@ HDFS; the HMaster and the RegionServers load presplit-hbase.jar and libpresplit_
 presplitd serves every test; what it did is checked with the plain HBase client (HBaseProbe,
 SplitWorkload) and against reference tables (CaptureE2E), never through presplit's reports alone.
 
+- test_0: every server has an info server of its own (`--info-port`): the HMaster's /jmx counts
+  the three RegionServers, and RegionServer K's /jmx names the server of RPC port RS_PORT+K-1.
 - test_1: a table presplitd creates pre-split has its regions on all three servers; the HMaster's
   BucketGuardObserver refuses a merge of two buckets held by two servers.
 - test_2: a hot range split by presplitd's load watcher (NativeSplitPolicy placing the point) is
@@ -29,6 +31,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.request
 import uuid
 
 import harness as h
@@ -42,6 +45,7 @@ CLUSTER_DIR = os.environ["PRESPLIT_CLUSTER_DIR"]
 HDFS_URI = os.environ["PRESPLIT_HDFS_URI"]
 RS_PORT = int(os.environ["PRESPLIT_RS_PORT"])
 SERVERS = int(os.environ["PRESPLIT_REGIONSERVERS"])
+INFO_PORT = int(os.environ["PRESPLIT_INFO_PORT"])
 # migration_staging_dir without a scheme: on the default file system of the daemon's
 # hbase_conf_dir (the cluster's hbase-site.xml names the HDFS), as a deployment would say it.
 STAGING = f"/presplit-staging-{RUN}"
@@ -182,6 +186,28 @@ class MultiServerTest(unittest.TestCase):
 
     def tearDown(self):
         print(f"{self.id().split('.')[-1]}: {time.time() - self.started:.0f} s", flush=True)
+
+    def test_0_every_server_has_its_own_info_server(self):
+        def bean(port, name, key):
+            """The server's metrics bean once it has `key` (a bean is empty until the server's
+            first metrics snapshot)."""
+            url = f"http://127.0.0.1:{port}/jmx?qry=Hadoop:service=HBase,name={name},sub=Server"
+
+            def read():
+                with urllib.request.urlopen(url, timeout=10) as reply:
+                    beans = json.load(reply)["beans"]
+                return beans[0] if len(beans) == 1 and key in beans[0] else None
+            return h.wait_for(read, 60, f"{url} with {key}")
+
+        master = bean(INFO_PORT, "Master", "tag.liveRegionServers")
+        self.assertEqual(master["numRegionServers"], SERVERS, master)
+        for k in range(1, SERVERS + 1):
+            server = bean(INFO_PORT + k, "RegionServer", "tag.serverName")
+            # A server name is host,port,startcode.
+            self.assertEqual(server["tag.serverName"].split(",")[1], str(RS_PORT + k - 1), server)
+            self.assertIn(server["tag.serverName"], master["tag.liveRegionServers"])
+            print(f"RegionServer {k}: info port {INFO_PORT + k}, {server['tag.serverName']}, "
+                  f"{server['regionCount']} regions", flush=True)
 
     def test_1_regions_spread_over_the_servers_and_the_bucket_guard_holds(self):
         table = f"default:spread_{RUN}"
