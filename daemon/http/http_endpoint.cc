@@ -156,7 +156,7 @@ void HttpEndpoint::Close() {
 struct HttpEndpoint::Connection {
   Connection(asio::io_context& io, std::shared_ptr<Counters> counters)
       : socket(io), deadline(io), request(8192), counters(std::move(counters)) {}
-  ~Connection() { counters->open.fetch_sub(1); }
+  ~Connection() { counters->AddOpen(-1); }
 
   void End() {
     boost::system::error_code ignored;
@@ -170,6 +170,11 @@ struct HttpEndpoint::Connection {
   asio::streambuf request;
   std::shared_ptr<Counters> counters;
 };
+
+bool HttpEndpoint::WaitForOpenConnections(size_t count, std::chrono::milliseconds limit) const {
+  std::unique_lock<std::mutex> lock(counters_->mu);
+  return counters_->changed.wait_for(lock, limit, [&] { return counters_->open.load() == count; });
+}
 
 void HttpEndpoint::Accept() {
   auto socket = std::make_shared<tcp::socket>(io_);
@@ -194,7 +199,7 @@ void HttpEndpoint::Accept() {
       boost::system::error_code ignored;
       socket->close(ignored);
     } else {
-      counters_->open.fetch_add(1);
+      counters_->AddOpen(1);
       auto connection = std::make_shared<Connection>(io_, counters_);
       connection->socket = std::move(*socket);
       Serve(connection);

@@ -16,10 +16,12 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -90,12 +92,25 @@ class HttpEndpoint {
   // and the log).
   size_t open_connections() const { return counters_->open.load(); }
   uint64_t refused_connections() const { return counters_->refused.load(); }
+  // Waits until exactly `count` connections are open, at most `limit`; whether they were. Woken
+  // by every accept and close, so a test waits for the event rather than polling.
+  bool WaitForOpenConnections(size_t count, std::chrono::milliseconds limit) const;
 
  private:
   // Shared with every connection, so that one outliving the endpoint still counts down safely.
   struct Counters {
     std::atomic<size_t> open{0};
     std::atomic<uint64_t> refused{0};
+    // `open` changes under `mu` and wakes `changed`, for WaitForOpenConnections.
+    std::mutex mu;
+    std::condition_variable changed;
+    void AddOpen(int delta) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        open.fetch_add(static_cast<size_t>(delta));
+      }
+      changed.notify_all();
+    }
   };
   struct Connection;
 

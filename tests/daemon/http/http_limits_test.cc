@@ -6,7 +6,6 @@
 
 #include <boost/asio.hpp>
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,16 +18,6 @@ namespace {
 
 using boost::asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
-
-// True once `condition` holds, false if it did not within `limit` (looked at every 5 ms).
-bool Eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-  const auto end = Clock::now() + limit;
-  while (Clock::now() < end) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return condition();
-}
 
 // An endpoint on its own loop thread, serving /healthz.
 class Server {
@@ -83,12 +72,10 @@ TEST(HttpLimits, AConnectionThatSendsNothingIsClosedAtTheDeadline) {
   Server server({.max_connections = 8, .deadline = std::chrono::milliseconds(300)});
   const auto started = Clock::now();  // before the accept, so the deadline is after it
   auto idle = server.Connect();
-  ASSERT_TRUE(
-      Eventually([&] { return server.http().open_connections() == 1; }, std::chrono::seconds(5)));
+  ASSERT_TRUE(server.http().WaitForOpenConnections(1, std::chrono::seconds(5)));
   EXPECT_TRUE(ClosedByTheServerWithin(*idle, std::chrono::seconds(10)));
   EXPECT_GE(Clock::now() - started, std::chrono::milliseconds(300)) << "not before the deadline";
-  EXPECT_TRUE(
-      Eventually([&] { return server.http().open_connections() == 0; }, std::chrono::seconds(5)));
+  EXPECT_TRUE(server.http().WaitForOpenConnections(0, std::chrono::seconds(5)));
   // A half-sent request line is no different.
   auto slow = server.Connect();
   boost::asio::write(*slow, boost::asio::buffer(std::string("GET /heal")));
@@ -100,8 +87,7 @@ TEST(HttpLimits, ConnectionsBeyondTheCapAreClosedAndTheEndpointAnswersAgain) {
   Server server({.max_connections = 3, .deadline = std::chrono::seconds(60)});
   std::vector<std::unique_ptr<tcp::socket>> idle;
   for (int i = 0; i < 3; ++i) idle.push_back(server.Connect());
-  ASSERT_TRUE(
-      Eventually([&] { return server.http().open_connections() == 3; }, std::chrono::seconds(5)));
+  ASSERT_TRUE(server.http().WaitForOpenConnections(3, std::chrono::seconds(5)));
   auto fourth = server.Connect();
   EXPECT_TRUE(ClosedByTheServerWithin(*fourth, std::chrono::seconds(10)));
   EXPECT_EQ(server.http().refused_connections(), 1u);
@@ -109,11 +95,9 @@ TEST(HttpLimits, ConnectionsBeyondTheCapAreClosedAndTheEndpointAnswersAgain) {
 
   // The clients that held the slots go away: the server sees their end and frees the slots.
   idle.clear();
-  ASSERT_TRUE(
-      Eventually([&] { return server.http().open_connections() == 0; }, std::chrono::seconds(10)));
+  ASSERT_TRUE(server.http().WaitForOpenConnections(0, std::chrono::seconds(10)));
   EXPECT_EQ(server.Get("/healthz").substr(0, 15), "HTTP/1.0 200 OK");
-  EXPECT_TRUE(
-      Eventually([&] { return server.http().open_connections() == 0; }, std::chrono::seconds(5)));
+  EXPECT_TRUE(server.http().WaitForOpenConnections(0, std::chrono::seconds(5)));
 }
 
 TEST(HttpLimits, ManyRequestsOneAfterAnotherLeaveNothingOpen) {
@@ -121,8 +105,7 @@ TEST(HttpLimits, ManyRequestsOneAfterAnotherLeaveNothingOpen) {
   for (int i = 0; i < 200; ++i) {
     ASSERT_EQ(server.Get("/healthz").substr(0, 15), "HTTP/1.0 200 OK") << i;
   }
-  EXPECT_TRUE(
-      Eventually([&] { return server.http().open_connections() == 0; }, std::chrono::seconds(5)));
+  EXPECT_TRUE(server.http().WaitForOpenConnections(0, std::chrono::seconds(5)));
   EXPECT_EQ(server.http().refused_connections(), 0u);
 }
 
