@@ -234,25 +234,29 @@ class MultiServerTest(unittest.TestCase):
         self.assertIn("would join two buckets", refused)
         self.assertEqual(len(describe(table)["regions"]), 12)
 
-    def test_2_a_hot_range_split_by_load_is_spread_by_the_balancer(self):
-        table = f"default:hot_{RUN}"
+    def hot_table(self, table, load_split, gets_s):
+        """Creates `table` (three regions split at g00100| and g00200|, NativeSplitPolicy
+        load-balanced, `load_split` as its document's), fills GROUPS groups and starts `gets_s`
+        seconds of gets on the first region's 100 groups, stopped at the test's end."""
         h.ctl(ROOT, "put", "-", input=json.dumps({
             "version": 1, "table": table, "layout": {"group": {"delimiter": "|"}},
             "split": {"algorithm": "explicit", "keys": ["g00100|", "g00200|"]},
             "split_policy": {"size_policy": "constant-size", "load_balanced": True,
                              "min_requests": 20},
             "load_split": {"dry_run": False, "min_requests_per_s": 20, "mean_multiple": 2,
-                           # long enough to measure the table's reads before the split
-                           "sustain_s": 20, "max_regions": 8, "cooldown_s": 600,
-                           "unsplittable_s": 600},
+                           "cooldown_s": 600, "unsplittable_s": 600, **load_split},
             "families": [{"name": "f"}]}))
         h.wait_status(ROOT, table, ["ready"], timeout=180)
         workload("fill", table, str(GROUPS), "10", "100")
-        # Every get on the first region's 100 groups.
         gets = subprocess.Popen([*h.java_command(WORKLOAD), "--zk", h.ZK_QUORUM, "gets-for",
-                                 table, "600", "100", str(GROUPS), "100", "10"],
+                                 table, str(gets_s), "100", str(GROUPS), "100", "10"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.addCleanup(lambda: gets.poll() is None and (gets.terminate(), gets.wait(30)))
+
+    def test_2_a_hot_range_split_by_load_is_spread_by_the_balancer(self):
+        table = f"default:hot_{RUN}"
+        # sustain_s: long enough to measure the table's reads before the split.
+        self.hot_table(table, {"sustain_s": 20, "max_regions": 8}, gets_s=600)
 
         measured = {}
 
@@ -286,23 +290,9 @@ class MultiServerTest(unittest.TestCase):
         # HBase's balancer would spread the daughters itself (test_2): off for this test only.
         was_on = workload("balancer", "off").strip() == "true"
         self.addCleanup(lambda: workload("balancer", "on" if was_on else "off"))
-        h.ctl(ROOT, "put", "-", input=json.dumps({
-            "version": 1, "table": table, "layout": {"group": {"delimiter": "|"}},
-            "split": {"algorithm": "explicit", "keys": ["g00100|", "g00200|"]},
-            "split_policy": {"size_policy": "constant-size", "load_balanced": True,
-                             "min_requests": 20},
-            # A budget of one split: the daughters are not split again.
-            "load_split": {"dry_run": False, "min_requests_per_s": 20, "mean_multiple": 2,
-                           "sustain_s": 6, "max_regions": 4, "cooldown_s": 600,
-                           "unsplittable_s": 600, "move_daughters": {"after_s": 5}},
-            "families": [{"name": "f"}]}))
-        h.wait_status(ROOT, table, ["ready"], timeout=180)
-        workload("fill", table, str(GROUPS), "10", "100")
-        # Every get on the first region's 100 groups.
-        gets = subprocess.Popen([*h.java_command(WORKLOAD), "--zk", h.ZK_QUORUM, "gets-for",
-                                 table, "300", "100", str(GROUPS), "100", "10"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.addCleanup(lambda: gets.poll() is None and (gets.terminate(), gets.wait(30)))
+        # max_regions 4, a budget of one split: the daughters are not split again.
+        self.hot_table(table, {"sustain_s": 6, "max_regions": 4,
+                               "move_daughters": {"after_s": 5}}, gets_s=300)
 
         h.wait_for(lambda: len(describe(table)["regions"]) > 3, 120,
                    lambda: "presplitd to split the hot region\n" + self.daemon.log_story(table))
