@@ -372,6 +372,16 @@ RecordResult LoadHistory::Record(int64_t now_ms, const std::vector<TableSample>&
       table->name = sample.table;
       found = tables_.emplace(sample.table, std::move(table)).first;
     }
+    if (found->second->last_sample_ms != std::numeric_limits<int64_t>::min() &&
+        now_ms < found->second->last_sample_ms - fine_res) {
+      // The wall clock stepped back (NTP, an operator) by more than a column: the columns kept
+      // end after every time still to come, and new ones would go before them. The table's
+      // history starts again rather than stopping until the clock passes its last column.
+      auto fresh = std::make_unique<Table>();
+      fresh->name = sample.table;
+      found->second = std::move(fresh);
+      ++result.histories_restarted;
+    }
     Table& t = *found->second;
     if (now_ms <= t.last_sample_ms) continue;  // time did not advance: nothing to add
     const bool first = t.last_sample_ms == std::numeric_limits<int64_t>::min();
@@ -496,6 +506,7 @@ RecordResult LoadHistory::Record(int64_t now_ms, const std::vector<TableSample>&
   }
   counters_.tables_refused += result.tables_refused;
   counters_.regions_refused += result.regions_truncated + result.regions_overlapping;
+  counters_.histories_restarted += result.histories_restarted;
 
   // Every table ages, sampled or not; a table with nothing left goes.
   bytes_ = 0;

@@ -128,6 +128,9 @@ struct RecordResult {
   size_t regions_truncated = 0;    // beyond max_regions_per_table
   size_t regions_overlapping = 0;  // overlapping an earlier region of the same sample
   size_t columns_dropped_by_budget = 0;
+  // Tables whose history started again because the wall clock stepped back by more than a fine
+  // column (their columns end after every time still to come).
+  size_t histories_restarted = 0;
 };
 
 struct LoadHistoryCounters {
@@ -136,6 +139,7 @@ struct LoadHistoryCounters {
   uint64_t regions_refused = 0;  // truncated or overlapping
   uint64_t columns_dropped_by_budget = 0;
   uint64_t epochs_started = 0;
+  uint64_t histories_restarted = 0;  // by a wall clock that stepped back
 };
 
 // The store. Thread-safe: Record on the poll worker, Read, Tables, MemoryBytes and counters

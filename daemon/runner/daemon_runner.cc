@@ -667,6 +667,12 @@ Status RunDaemon(const DaemonOptions& initial_options) {
           result.regions_overlapping);
     }
     history_was_refusing = refusing;
+    if (result.histories_restarted > 0) {
+      spdlog::warn(
+          "key visualizer: the wall clock stepped back (this poll at {} ms): the history of {} "
+          "tables starts again",
+          snapshot.polled_at_ms, result.histories_restarted);
+    }
   };
   bool watcher_was_leading = false;
   std::atomic<uint64_t> load_polls{0}, load_poll_failures{0}, load_status_writes{0};

@@ -110,6 +110,35 @@ TEST(LoadHistoryTest, RetentionDropsTheOldestColumns) {
   EXPECT_EQ(history.Columns(), w->columns.size());
 }
 
+TEST(LoadHistoryTest, AWallClockThatStepsBackRestartsTheHistoryInsteadOfFreezingIt) {
+  LoadHistory history(SmallTiers());
+  int64_t t = 2 * kHour;
+  for (; t <= 2 * kHour + 30 * kMin; t += 10 * kSec) {
+    EXPECT_EQ(history.Record(t, {Sample({R("", "", 5)})}).histories_restarted, 0u);
+  }
+  // Jitter of less than a column is no step back: the poll is skipped, the history kept.
+  auto jitter = history.Record(t - 20 * kSec, {Sample({R("", "", 5)})});
+  EXPECT_EQ(jitter.histories_restarted, 0u);
+  ASSERT_TRUE(history.Read("ns:t", 2 * kHour, t).ok());
+  EXPECT_FALSE(history.Read("ns:t", 2 * kHour, t)->columns.empty());
+
+  // An hour back: the old columns would end after every time to come.
+  int64_t back = kHour;
+  EXPECT_EQ(history.Record(back, {Sample({R("", "", 7)})}).histories_restarted, 1u);
+  for (int i = 0; i < 30; ++i) {
+    back += 10 * kSec;
+    EXPECT_EQ(history.Record(back, {Sample({R("", "", 7)})}).histories_restarted, 0u);
+  }
+  auto w = history.Read("ns:t", 0, 3 * kHour);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_FALSE(w->columns.empty()) << "recording goes on after the step back";
+  for (const auto& c : w->columns) {
+    EXPECT_LE(c.end_ms, back) << "no column of before the step back is left";
+  }
+  EXPECT_GE(w->columns.size(), 4u);  // 5 minutes of 1-minute columns, the open one included
+  EXPECT_EQ(history.counters().histories_restarted, 1u);
+}
+
 TEST(LoadHistoryTest, TheBudgetHoldsUnderAFloodAndMemoryBytesIsHonest) {
   auto options = SmallTiers();
   options.memory_budget_bytes = size_t{6} << 20;
