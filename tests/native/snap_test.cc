@@ -55,6 +55,19 @@ TEST(SnapSplitPoint, Hbase23620SplitPointEqualToTheStartKey) {
   EXPECT_EQ(Snap(delim, "ab", "", "ab|123"), Opt("ab|"));
 }
 
+TEST(SnapSplitPoint, HbaseShortenedMidKeyBetweenTwoGroupsIsKept) {
+  // HBase's mid key is a block-index key, shortened between the last row of one block and the
+  // first of the next: between "g00187|000024" and "g00188|000000" it is "g00188". It stops
+  // before the delimiter, so it has no complete group and cuts none: every row of "g00187|" is
+  // below it, every row of "g00188|" above. It is a split point as it is.
+  const KeyLayout delim = Make(0, SaltEncoding::kByte, {}, "|");
+  EXPECT_TRUE(IsValidSplitPoint(delim, "g00188"));
+  EXPECT_EQ(Snap(delim, "", "", "g00188"), Opt("g00188"));
+  EXPECT_EQ(Snap(delim, "g00093|", "g00296|", "g0019"), Opt("g0019"));
+  // A region that starts there: a mid key inside its first group moves to that group's prefix.
+  EXPECT_EQ(Snap(delim, "g00188", "", "g00188|00001"), Opt("g00188|"));
+}
+
 TEST(SnapSplitPoint, SaltedLayouts) {
   const KeyLayout byte = Make(8, SaltEncoding::kByte, 2, {});
   EXPECT_EQ(Snap(byte, "", "", "\x03xyz"), Opt("\x03xy"));
