@@ -29,6 +29,9 @@
  *                                        point (the table's policy chooses it); waits for it
  *   merge TABLE I J                      merge regions I and J (0-based, by start key); prints
  *                                        "ok" or "refused: <message>"
+ *   move TABLE KEY                       moves the region holding KEY to another RegionServer
+ *                                        and waits until it is open there; prints that
+ *                                        server's RPC port
  *   regions TABLE                        start key of every region but the first
  *   wait-regions TABLE N SECONDS         waits until the table has at least N regions
  *   balancer on|off                      switches HBase's balancer; prints its previous state
@@ -42,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
@@ -53,6 +57,7 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -129,6 +134,7 @@ public class SplitWorkload {
               b.getRegionName()}, false).get(60, TimeUnit.SECONDS));
           break;
         }
+        case "move": move(c, admin, table, Bytes.toBytesBinary(rest[0])); break;
         case "regions":
           for (RegionInfo r : sorted(admin, table)) {
             if (r.getStartKey().length > 0) System.out.println(Bytes.toStringBinary(r.getStartKey()));
@@ -173,6 +179,34 @@ public class SplitWorkload {
       if (Bytes.compareTo(r.getStartKey(), key) <= 0) found = r;
     }
     return found;
+  }
+
+  static void move(Connection c, Admin admin, TableName table, byte[] key) throws Exception {
+    RegionInfo r = region(admin, table, key);
+    ServerName from;
+    try (RegionLocator locator = c.getRegionLocator(table)) {
+      from = locator.getRegionLocation(r.getStartKey(), true).getServerName();
+    }
+    ServerName to = null;
+    for (ServerName s : admin.getRegionServers()) {
+      if (!s.equals(from)) to = s;
+    }
+    if (to == null) throw new IllegalStateException("no RegionServer but " + from);
+    admin.move(r.getEncodedNameAsBytes(), to);
+    long deadline = System.currentTimeMillis() + 60_000L;
+    while (System.currentTimeMillis() < deadline) {
+      try (RegionLocator locator = c.getRegionLocator(table)) {
+        if (to.equals(locator.getRegionLocation(r.getStartKey(), true).getServerName())
+            && admin.isTableAvailable(table)) {
+          System.out.println(to.getPort());
+          return;
+        }
+      } catch (java.io.IOException e) {
+        // in transition: look again
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException(r.getEncodedName() + " is not open on " + to + " after 60 s");
   }
 
   static void waitRegions(Admin admin, TableName table, int n, int seconds) throws Exception {
