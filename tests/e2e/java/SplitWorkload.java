@@ -9,8 +9,9 @@
  *                                        family 'f'; keys and values in toStringBinary form
  *   add-coprocessor TABLE CLASS          modifies the table (its regions reopen)
  *   fill TABLE GROUPS ROWS VALUE_BYTES [PREFIX]
- *                                        rows PREFIX + "g%05d|" + "%06d", flushes and
- *                                        requests a major compaction after; returns once
+ *                                        rows PREFIX + "g%05d|" + "%06d", flushes until
+ *                                        nothing is left in memory and requests a major
+ *                                        compaction after; returns once
  *                                        the table compacts nothing (daughters included)
  *   check-groups TABLE GROUPS ROWS [PREFIX]
  *                                        one prefix scan per group must return ROWS rows;
@@ -45,7 +46,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.RegionMetrics;
 import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.Size;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
@@ -265,13 +268,40 @@ public class SplitWorkload {
         }
       }
     }
-    admin.flush(table);
+    flushAll(admin, table);
     // A flush that Admin asks for never checks whether the region should split (only the
     // RegionServer's own memstore flushes and finished compactions do), so a round whose last
     // rows reach the disk through admin.flush would leave the split decision to the next write.
     // A major compaction ends with that check, and asks the region's split policy.
     admin.majorCompact(table);
     awaitNoCompaction(admin, table);
+  }
+
+  // Until the table's memstores are empty. Admin.flush alone is not enough: a region whose own
+  // memstore flush is under way (the writes above reached its flush size) skips the flush asked
+  // for, and the rows written after that flush's snapshot stay in memory. On disk the region is
+  // then below its split size, the major compaction below finds nothing to do, and no write is
+  // left to flush them: the region never splits.
+  static void flushAll(Admin admin, TableName table) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    String left;
+    do {
+      try {
+        admin.flush(table);
+        long bytes = 0;
+        for (ServerName server : admin.getRegionServers()) {
+          for (RegionMetrics m : admin.getRegionMetrics(server, table)) {
+            bytes += (long) m.getMemStoreSize().get(Size.Unit.BYTE);
+          }
+        }
+        if (bytes == 0) return;
+        left = bytes + " bytes in memory";
+      } catch (java.io.IOException e) {
+        left = "a region in transition: " + e; // a split or a move under way: look again
+      }
+      Thread.sleep(250);
+    } while (System.nanoTime() < deadline);
+    throw new IllegalStateException(table + " not flushed after 60 s: " + left);
   }
 
   // Until the table compacts nothing (the major compaction above, and the compactions of the
