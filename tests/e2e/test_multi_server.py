@@ -155,6 +155,9 @@ class MultiServerTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        # The balancer on, as the cluster starts it: a test of this cluster killed by its timeout
+        # (e2e.split_policy turns it off while it runs) must not leave it off for test_2.
+        workload("balancer", "on")
         cls.daemon = h.Daemon(ROOT, 19520, name="presplitd-multi", settings={
             "hbase_conf_dir": os.path.join(CLUSTER_DIR, "conf"),
             "load_watch_interval_s": 2,
