@@ -5,19 +5,27 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
+import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
 import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.mapreduce.JobStatus;
+import org.apache.hadoop.mapreduce.security.TokenCache;
+import org.apache.hadoop.security.Credentials;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 
@@ -70,7 +78,14 @@ final class BulkJobs {
       }
       conf.set("mapreduce.jobtracker.staging.root.dir",
           new Path(staging, "mapred-staging").toString());
-      conf.set("mapreduce.cluster.local.dir", new Path(staging, "mapred-local").toString());
+      // The tasks' spill files go to a local directory: with the staging directory itself
+      // when it is on the local file system, else (HDFS) under this JVM's temporary directory.
+      Path local = new Path(staging, "mapred-local");
+      if (!(staging.getFileSystem(conf) instanceof LocalFileSystem)) {
+        local = new Path(System.getProperty("java.io.tmpdir"),
+            "presplit-mapred-local/" + staging.getName());
+      }
+      conf.set("mapreduce.cluster.local.dir", local.toString());
     }
     return conf;
   }
@@ -78,6 +93,65 @@ final class BulkJobs {
   /** True when jobs of this configuration run on the local job runner. */
   static boolean isLocal(Configuration conf) {
     return "local".equals(conf.get("mapreduce.framework.name", "local"));
+  }
+
+  /** Kind of HBase's authentication token (what TokenUtil obtains from the cluster). */
+  static final String HBASE_TOKEN_KIND = "HBASE_AUTH_TOKEN";
+
+  /** Hadoop's list of NameNode hosts whose delegation tokens need no renewer. */
+  static final String RENEWAL_EXCLUDE = "mapreduce.job.hdfs-servers.token-renewal.exclude";
+
+  /**
+   * Puts the delegation tokens a job's tasks need into its credentials, and returns the kinds
+   * of token it then carries (sorted, e.g. {@code [HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN]};
+   * empty on a cluster without security). A task on YARN has no Kerberos ticket of its own: it
+   * reads HBase with an HBase token and HDFS with a token of each NameNode of {@code paths} (the
+   * staging directory, the job's input files).
+   *
+   * <ul>
+   *   <li>HBase: TableMapReduceUtil.initTableMapperJob obtains the token already, but
+   *       initTableSnapshotMapperJob and a job of text files do not (HBase 2.6): asked for here
+   *       unless the job has one.
+   *   <li>HDFS: Hadoop's TokenCache. On the local job runner nothing renews the tokens (the
+   *       tasks run in this JVM, with its Kerberos login), and TokenCache refuses a token without
+   *       a renewer when no ResourceManager principal is configured: the NameNodes of
+   *       {@code paths} are put in {@value #RENEWAL_EXCLUDE}, so their tokens have none.
+   * </ul>
+   */
+  static List<String> addDelegationTokens(Job job, Path... paths) throws IOException {
+    Configuration conf = job.getConfiguration();
+    if (User.isHBaseSecurityEnabled(conf)
+        && !tokenKinds(job.getCredentials()).contains(HBASE_TOKEN_KIND)) {
+      TableMapReduceUtil.initCredentials(job);
+    }
+    if (UserGroupInformation.isSecurityEnabled() && paths.length > 0) {
+      if (isLocal(conf)) {
+        List<String> hosts = new ArrayList<>(conf.getTrimmedStringCollection(RENEWAL_EXCLUDE));
+        for (Path path : paths) {
+          String host = path.getFileSystem(conf).getUri().getHost();
+          if (host != null && !hosts.contains(host)) {
+            hosts.add(host);
+          }
+        }
+        conf.setStrings(RENEWAL_EXCLUDE, hosts.toArray(new String[0]));
+      }
+      TokenCache.obtainTokensForNamenodes(job.getCredentials(), paths, conf);
+    }
+    return tokenKinds(job.getCredentials());
+  }
+
+  /** The distinct kinds of the tokens in {@code credentials}, sorted. */
+  static List<String> tokenKinds(Credentials credentials) {
+    TreeSet<String> kinds = new TreeSet<>();
+    for (Token<?> token : credentials.getAllTokens()) {
+      kinds.add(token.getKind().toString());
+    }
+    return new ArrayList<>(kinds);
+  }
+
+  /** "HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN", or "none" for a job without tokens. */
+  static String describeTokens(List<String> kinds) {
+    return kinds.isEmpty() ? "none" : String.join(", ", kinds);
   }
 
   /** Submits a configured job (returns once it runs) and remembers it by its id. */
