@@ -383,7 +383,7 @@ class Migrator {
   // Engine "mapreduce": the job's input, chosen once per migration (the plan keeps it): "snapshot"
   // when the daemon knows hbase.rootdir and its user may read the source's files there (asked
   // through the bridge), else "table" (a scan through the RegionServers), with one line saying
-  // why. On a secure HDFS the root directory is HBase's alone.
+  // why. On a secure HDFS the files there are HBase's alone.
   std::string ChooseBulkInput(const MigrationPlan& plan, const BulkCopyState& bulk) const;
   // The JSON spec ResaltBulkJob's static methods take (snapshot "" = none named).
   std::string SpecOf(const MigrationPlan& plan, const std::string& staging_dir,

@@ -76,16 +76,17 @@ final class BulkJobs {
         // Every local task sorts in this JVM's heap (Hadoop's default is 100 MB per task).
         conf.setInt("mapreduce.task.io.sort.mb", 32);
       }
-      conf.set("mapreduce.jobtracker.staging.root.dir",
-          new Path(staging, "mapred-staging").toString());
-      // The tasks' spill files go to a local directory: with the staging directory itself
-      // when it is on the local file system, else (HDFS) under this JVM's temporary directory.
-      Path local = new Path(staging, "mapred-local");
+      // The local runner keeps the job's files and the tasks' spill files on the local file
+      // system: with the staging directory when it is local, else (HDFS) under this JVM's
+      // temporary directory.
+      Path local = staging;
       if (!(staging.getFileSystem(conf) instanceof LocalFileSystem)) {
-        local = new Path(System.getProperty("java.io.tmpdir"),
-            "presplit-mapred-local/" + staging.getName());
+        local = new Path("file://" + System.getProperty("java.io.tmpdir"),
+            "presplit-mapred/" + staging.getName());
       }
-      conf.set("mapreduce.cluster.local.dir", local.toString());
+      conf.set("mapreduce.jobtracker.staging.root.dir",
+          new Path(local, "mapred-staging").toString());
+      conf.set("mapreduce.cluster.local.dir", new Path(local, "mapred-local").toString());
     }
     return conf;
   }
@@ -98,8 +99,8 @@ final class BulkJobs {
   /** Kind of HBase's authentication token (what TokenUtil obtains from the cluster). */
   static final String HBASE_TOKEN_KIND = "HBASE_AUTH_TOKEN";
 
-  /** Hadoop's list of NameNode hosts whose delegation tokens need no renewer. */
-  static final String RENEWAL_EXCLUDE = "mapreduce.job.hdfs-servers.token-renewal.exclude";
+  /** Whom Hadoop names as the renewer of a job's HDFS tokens (YARN's ResourceManager). */
+  static final String RENEWER_KEY = "yarn.resourcemanager.principal";
 
   /**
    * Puts the delegation tokens a job's tasks need into its credentials, and returns the kinds
@@ -112,10 +113,12 @@ final class BulkJobs {
    *   <li>HBase: TableMapReduceUtil.initTableMapperJob obtains the token already, but
    *       initTableSnapshotMapperJob and a job of text files do not (HBase 2.6): asked for here
    *       unless the job has one.
-   *   <li>HDFS: Hadoop's TokenCache. On the local job runner nothing renews the tokens (the
-   *       tasks run in this JVM, with its Kerberos login), and TokenCache refuses a token without
-   *       a renewer when no ResourceManager principal is configured: the NameNodes of
-   *       {@code paths} are put in {@value #RENEWAL_EXCLUDE}, so their tokens have none.
+   *   <li>HDFS: Hadoop's TokenCache, which names the ResourceManager's principal
+   *       ({@value #RENEWER_KEY}) as the tokens' renewer and refuses to go on without one, even
+   *       for a path on the local file system (the local runner's own job directory, at
+   *       submit). On the local job runner the tasks run in this JVM with its Kerberos login and
+   *       no ResourceManager renews anything: when the key is unset the renewer is this JVM's
+   *       own principal.
    * </ul>
    */
   static List<String> addDelegationTokens(Job job, Path... paths) throws IOException {
@@ -124,18 +127,13 @@ final class BulkJobs {
         && !tokenKinds(job.getCredentials()).contains(HBASE_TOKEN_KIND)) {
       TableMapReduceUtil.initCredentials(job);
     }
-    if (UserGroupInformation.isSecurityEnabled() && paths.length > 0) {
-      if (isLocal(conf)) {
-        List<String> hosts = new ArrayList<>(conf.getTrimmedStringCollection(RENEWAL_EXCLUDE));
-        for (Path path : paths) {
-          String host = path.getFileSystem(conf).getUri().getHost();
-          if (host != null && !hosts.contains(host)) {
-            hosts.add(host);
-          }
-        }
-        conf.setStrings(RENEWAL_EXCLUDE, hosts.toArray(new String[0]));
+    if (UserGroupInformation.isSecurityEnabled()) {
+      if (isLocal(conf) && conf.getTrimmed(RENEWER_KEY, "").isEmpty()) {
+        conf.set(RENEWER_KEY, UserGroupInformation.getCurrentUser().getUserName());
       }
-      TokenCache.obtainTokensForNamenodes(job.getCredentials(), paths, conf);
+      if (paths.length > 0) {
+        TokenCache.obtainTokensForNamenodes(job.getCredentials(), paths, conf);
+      }
     }
     return tokenKinds(job.getCredentials());
   }

@@ -274,8 +274,8 @@ public final class ResaltBulkJob {
    * Whether this JVM's user may read the source table's files under {@code hbase.rootdir}, which
    * a snapshot input reads: {@code {"readable": true}}, or {@code {"readable": false, "reason":
    * "..."}} naming the directory or file refused and the file system's message. On a secure
-   * HDFS the root directory is HBase's own (hbase.rootdir.perms, 700 by default): presplitd's
-   * principal cannot read it, and the daemon reads the live table instead (input "table").
+   * HDFS the files there are HBase's own (its data directory is mode 700): presplitd's
+   * principal cannot read them, and the daemon reads the live table instead (input "table").
    *
    * @throws IOException when the file system cannot be asked (not a refusal)
    */
