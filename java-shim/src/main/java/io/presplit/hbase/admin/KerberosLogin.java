@@ -13,7 +13,6 @@ import javax.security.auth.kerberos.KerberosTicket;
 import javax.security.auth.kerberos.KeyTab;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.io.nativeio.NativeIO;
 import org.apache.hadoop.security.SecurityUtil;
 import org.apache.hadoop.security.UserGroupInformation;
 
@@ -110,7 +109,6 @@ public final class KerberosLogin {
       throw failure(principalConfig, keytabPath, e);
     }
     checkKeytab(resolved, keytabPath);
-    loadSecureIoBeforeSecurity();
     UserGroupInformation.setConfiguration(conf);
     try {
       UserGroupInformation.loginUserFromKeytab(resolved, keytabPath);
@@ -120,32 +118,6 @@ public final class KerberosLogin {
     principal = resolved;
     keytab = keytabPath;
     return ticketJson(UserGroupInformation.getLoginUser(), false);
-  }
-
-  private static boolean secureIoLoaded;
-
-  /**
-   * Loads Hadoop's SecureIOUtils while UGI still says "simple", once, when Hadoop's native
-   * library is not loaded. Once security is on, SecureIOUtils refuses to load without that
-   * library ("Secure IO is not possible without native code extensions"), and the local job
-   * runner's shuffle reads every map output through it: a bulk job in this JVM would fail in
-   * its first reduce. Without the native library SecureIOUtils skips its ownership checks
-   * anyway, and the map outputs are this JVM's own files. With the library nothing is done.
-   */
-  private static void loadSecureIoBeforeSecurity() {
-    if (secureIoLoaded || NativeIO.isAvailable()) {
-      return;
-    }
-    secureIoLoaded = true;
-    Configuration simple = new Configuration(false);
-    simple.set("hadoop.security.authentication", "simple");
-    UserGroupInformation.setConfiguration(simple);
-    try {
-      Class.forName("org.apache.hadoop.io.SecureIOUtils", true,
-          KerberosLogin.class.getClassLoader());
-    } catch (ClassNotFoundException | LinkageError e) {
-      // Not on the classpath, or it failed to load before: a local job's shuffle will say so.
-    }
   }
 
   /**
