@@ -17,6 +17,8 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.io.nativeio.NativeIO;
+import org.apache.hadoop.mapred.ShuffleConsumerPlugin;
 import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
@@ -99,6 +101,9 @@ final class BulkJobs {
   /** Kind of HBase's authentication token (what TokenUtil obtains from the cluster). */
   static final String HBASE_TOKEN_KIND = "HBASE_AUTH_TOKEN";
 
+  /** The reduce side's shuffle of a job (Hadoop's own by default). */
+  static final String SHUFFLE_PLUGIN_KEY = "mapreduce.job.reduce.shuffle.consumer.plugin.class";
+
   /** Whom Hadoop names as the renewer of a job's HDFS tokens (YARN's ResourceManager). */
   static final String RENEWER_KEY = "yarn.resourcemanager.principal";
 
@@ -119,6 +124,8 @@ final class BulkJobs {
    *       submit). On the local job runner the tasks run in this JVM with its Kerberos login and
    *       no ResourceManager renews anything: when the key is unset the renewer is this JVM's
    *       own principal.
+   *   <li>The local runner's reduces, security on and Hadoop's native library absent, read the
+   *       map outputs with {@link LocalShuffle}: Hadoop's shuffle cannot.
    * </ul>
    */
   static List<String> addDelegationTokens(Job job, Path... paths) throws IOException {
@@ -130,6 +137,10 @@ final class BulkJobs {
     if (UserGroupInformation.isSecurityEnabled()) {
       if (isLocal(conf) && conf.getTrimmed(RENEWER_KEY, "").isEmpty()) {
         conf.set(RENEWER_KEY, UserGroupInformation.getCurrentUser().getUserName());
+      }
+      if (isLocal(conf) && !NativeIO.isAvailable()) {
+        // Hadoop's shuffle cannot read the map outputs then (see LocalShuffle).
+        conf.setClass(SHUFFLE_PLUGIN_KEY, LocalShuffle.class, ShuffleConsumerPlugin.class);
       }
       if (paths.length > 0) {
         TokenCache.obtainTokensForNamenodes(job.getCredentials(), paths, conf);
