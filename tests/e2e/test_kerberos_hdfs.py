@@ -28,6 +28,7 @@ import glob
 import json
 import os
 import re
+import tempfile
 import unittest
 import uuid
 
@@ -171,6 +172,11 @@ class KerberosHdfsTest(unittest.TestCase):
                              r"HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN\n")
             self.assertRegex(log, r"bulk copy: loaded [1-9]\d* HFiles")
             self.assertNotIn(table.replace(":", "_"), result(DAEMON, "hdfs-list", STAGING))
+            # The local runner's job and spill files (on the local disk, staging being on HDFS)
+            # are gone with the staging directory.
+            local = os.path.join(tempfile.gettempdir(), "presplit-mapred",
+                                 table.replace(":", "_") + "__g2")
+            self.assertFalse(os.path.exists(local), local)
         finally:
             d.stop()
 
@@ -214,6 +220,8 @@ class KerberosHdfsTest(unittest.TestCase):
         self.assertEqual((imported["rows"], imported["cells"], imported["bad_lines"]),
                          (rows, rows, 0))
         self.assertNotIn(f"import-{RUN}", result(DAEMON, "hdfs-list", STAGING))
+        self.assertFalse(os.path.exists(os.path.join(tempfile.gettempdir(), "presplit-mapred",
+                                                     f"import-{RUN}")))
         # A user granted READ on the table reads every row back through the SDK.
         result(HBASE, "grant", "tester", table, "R", source=KPROBE_SOURCE)
         seen = {}

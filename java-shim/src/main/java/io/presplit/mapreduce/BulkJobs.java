@@ -81,16 +81,37 @@ final class BulkJobs {
       // The local runner keeps the job's files and the tasks' spill files on the local file
       // system: with the staging directory when it is local, else (HDFS) under this JVM's
       // temporary directory.
-      Path local = staging;
-      if (!(staging.getFileSystem(conf) instanceof LocalFileSystem)) {
-        local = new Path("file://" + System.getProperty("java.io.tmpdir"),
-            "presplit-mapred/" + staging.getName());
+      Path local = localRunnerDir(conf, staging);
+      if (local == null) {
+        local = staging;
       }
       conf.set("mapreduce.jobtracker.staging.root.dir",
           new Path(local, "mapred-staging").toString());
       conf.set("mapreduce.cluster.local.dir", new Path(local, "mapred-local").toString());
     }
     return conf;
+  }
+
+  /**
+   * The local directory of the local runner's job and spill files for a staging directory that
+   * is not on the local file system (under this JVM's temporary directory), else null (they go
+   * into the staging directory).
+   */
+  static Path localRunnerDir(Configuration conf, Path staging) throws IOException {
+    if (staging.getFileSystem(conf) instanceof LocalFileSystem) {
+      return null;
+    }
+    return new Path("file://" + System.getProperty("java.io.tmpdir"),
+        "presplit-mapred/" + staging.getName());
+  }
+
+  /** Deletes the staging directory and, when it has one elsewhere, its local runner directory. */
+  static void deleteStaging(Configuration conf, Path staging) throws IOException {
+    staging.getFileSystem(conf).delete(staging, true);
+    Path local = localRunnerDir(conf, staging);
+    if (local != null) {
+      local.getFileSystem(conf).delete(local, true);
+    }
   }
 
   /** True when jobs of this configuration run on the local job runner. */

@@ -363,7 +363,7 @@ public final class ResaltBulkJob {
         }
       }
     }
-    spec.staging.getFileSystem(conf).delete(spec.staging, true);
+    BulkJobs.deleteStaging(conf, spec.staging);
   }
 
   /** Re-keys every cell of a source row from the old layout to the new one. */

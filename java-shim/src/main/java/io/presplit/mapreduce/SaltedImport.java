@@ -399,7 +399,7 @@ public final class SaltedImport {
               + why);
     }
     if (bad > o.maxBadLines) {
-      fs.delete(staging, true);
+      BulkJobs.deleteStaging(conf, staging);
       throw new IOException(bad + " bad lines (at most " + o.maxBadLines
           + " allowed; the first are reported above); nothing was loaded");
     }
@@ -409,7 +409,7 @@ public final class SaltedImport {
         .getAsJsonObject();
     long loadMs = (System.nanoTime() - loadStarted) / 1_000_000;
     if (!o.keepStaging) {
-      fs.delete(staging, true);
+      BulkJobs.deleteStaging(conf, staging);
     }
     JsonObject out = new JsonObject();
     if (o.table != null) {
