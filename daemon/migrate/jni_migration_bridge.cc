@@ -286,12 +286,13 @@ Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {
     const char* name;
     std::string signature;
   } methods[] = {
-      {BulkMethod::kSubmit, "submit", "(" + s + ")" + s},
+      {BulkMethod::kSubmit, "submitJob", "(" + s + ")" + s},
       {BulkMethod::kProgress, "progress", "(" + s + s + ")" + s},
       {BulkMethod::kOutput, "output", "(" + s + ")" + s},
       {BulkMethod::kLoad, "load", "(" + s + ")" + s},
       {BulkMethod::kKill, "kill", "(" + s + s + ")V"},
       {BulkMethod::kCleanup, "cleanup", "(" + s + ")V"},
+      {BulkMethod::kSnapshotInput, "snapshotInput", "(" + s + ")" + s},
   };
   std::map<BulkMethod, jmethodID> resolved;
   for (const auto& m : methods) {
@@ -311,9 +312,13 @@ Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {
 Result<std::string> JniMigrationBridge::CallBulk(BulkMethod method,
                                                  const std::vector<std::string>& args) {
   static const std::map<BulkMethod, const char*> kNames = {
-      {BulkMethod::kSubmit, "submit"}, {BulkMethod::kProgress, "progress"},
-      {BulkMethod::kOutput, "output"}, {BulkMethod::kLoad, "load"},
-      {BulkMethod::kKill, "kill"},     {BulkMethod::kCleanup, "cleanup"}};
+      {BulkMethod::kSubmit, "submitJob"},
+      {BulkMethod::kProgress, "progress"},
+      {BulkMethod::kOutput, "output"},
+      {BulkMethod::kLoad, "load"},
+      {BulkMethod::kKill, "kill"},
+      {BulkMethod::kCleanup, "cleanup"},
+      {BulkMethod::kSnapshotInput, "snapshotInput"}};
   const std::string what = std::string("ResaltBulkJob.") + kNames.at(method);
   const bool returns_void = method == BulkMethod::kKill || method == BulkMethod::kCleanup;
   std::string out;
@@ -341,8 +346,14 @@ Result<std::string> JniMigrationBridge::CallBulk(BulkMethod method,
   return out;
 }
 
-Result<std::string> JniMigrationBridge::SubmitBulkCopy(const std::string& spec) {
-  return CallBulk(BulkMethod::kSubmit, {spec});
+Result<BulkSubmitted> JniMigrationBridge::SubmitBulkCopy(const std::string& spec) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kSubmit, {spec}));
+  return ParseBulkSubmitted(json);
+}
+
+Result<SnapshotAccess> JniMigrationBridge::CheckSnapshotInput(const std::string& spec) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kSnapshotInput, {spec}));
+  return ParseSnapshotAccess(json);
 }
 
 Result<BulkJobProgress> JniMigrationBridge::BulkCopyProgress(const std::string& job_id,

@@ -54,7 +54,8 @@ class JniMigrationBridge final : public MigrationBridge {
 
   // The bulk copy: the static methods of io.presplit.mapreduce.ResaltBulkJob (looked up on first
   // use, like MigrationBridge). The local job runner's jobs run in this JVM's threads.
-  Result<std::string> SubmitBulkCopy(const std::string& spec) override;
+  Result<BulkSubmitted> SubmitBulkCopy(const std::string& spec) override;
+  Result<SnapshotAccess> CheckSnapshotInput(const std::string& spec) override;
   Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id,
                                            const std::string& spec) override;
   Result<BulkOutput> BulkCopyOutput(const std::string& spec) override;
@@ -74,7 +75,7 @@ class JniMigrationBridge final : public MigrationBridge {
 
   // Resolves ResaltBulkJob and its methods once (global reference).
   Status ResolveBulk(JNIEnv* env);
-  enum class BulkMethod { kSubmit, kProgress, kOutput, kLoad, kKill, kCleanup };
+  enum class BulkMethod { kSubmit, kProgress, kOutput, kLoad, kKill, kCleanup, kSnapshotInput };
   // Calls one static method of ResaltBulkJob with String arguments; its String result ("" for
   // the void ones).
   Result<std::string> CallBulk(BulkMethod method, const std::vector<std::string>& args);

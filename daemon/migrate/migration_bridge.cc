@@ -340,4 +340,38 @@ Result<BulkLoaded> ParseBulkLoaded(const std::string& text) {
   return out;
 }
 
+Result<BulkSubmitted> ParseBulkSubmitted(const std::string& text) {
+  constexpr const char* kWhat = "ResaltBulkJob.submitJob";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  if (!o.contains("job_id") || !o["job_id"].is_string() || o["job_id"].get<std::string>().empty()) {
+    return Status::Internal(std::string(kWhat) + ": field 'job_id' is required");
+  }
+  BulkSubmitted out;
+  out.job_id = o["job_id"].get<std::string>();
+  if (o.contains("tokens")) {
+    if (!o["tokens"].is_array()) {
+      return Status::Internal(std::string(kWhat) + ": 'tokens' is not a list");
+    }
+    for (const json& kind : o["tokens"]) {
+      if (!kind.is_string()) {
+        return Status::Internal(std::string(kWhat) + ": a token kind is not a string");
+      }
+      out.tokens.push_back(kind.get<std::string>());
+    }
+  }
+  return out;
+}
+
+Result<SnapshotAccess> ParseSnapshotAccess(const std::string& text) {
+  constexpr const char* kWhat = "ResaltBulkJob.snapshotInput";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  if (!o.contains("readable") || !o["readable"].is_boolean()) {
+    return Status::Internal(std::string(kWhat) + ": field 'readable' is required");
+  }
+  SnapshotAccess out;
+  out.readable = o["readable"].get<bool>();
+  if (o.contains("reason") && o["reason"].is_string()) out.reason = o["reason"];
+  return out;
+}
+
 }  // namespace presplit::daemon::migrate

@@ -136,6 +136,20 @@ struct BulkLoaded {
   int64_t bytes = 0;
 };
 
+// A submitted job: its id and the kinds of delegation token it carries (sorted; none on a
+// cluster without security), e.g. HBASE_AUTH_TOKEN and HDFS_DELEGATION_TOKEN.
+struct BulkSubmitted {
+  std::string job_id;
+  std::vector<std::string> tokens;
+};
+
+// Whether the daemon's user may read the source's files under hbase.rootdir (what a snapshot
+// input reads); when not, `reason` names the path refused and the file system's message.
+struct SnapshotAccess {
+  bool readable = false;
+  std::string reason;
+};
+
 class MigrationBridge {
  public:
   virtual ~MigrationBridge() = default;
@@ -193,7 +207,14 @@ class MigrationBridge {
   // The bulk copy. Defaults: FailedPrecondition (a bridge without the "mapreduce" engine).
   // Takes (or reuses) the spec's snapshot, deletes an unfinished output of an earlier attempt,
   // submits the job and returns its id at once.
-  virtual Result<std::string> SubmitBulkCopy(const std::string& spec) {
+  virtual Result<BulkSubmitted> SubmitBulkCopy(const std::string& spec) {
+    (void)spec;
+    return Status::FailedPrecondition("this migration bridge has no bulk copy");
+  }
+  // Whether a snapshot input of the spec's source could be read by the daemon's user: tried on
+  // the files under hbase.rootdir (on a secure HDFS they are HBase's own, mode 700). An error
+  // is a file system that could not be asked, not a refusal.
+  virtual Result<SnapshotAccess> CheckSnapshotInput(const std::string& spec) {
     (void)spec;
     return Status::FailedPrecondition("this migration bridge has no bulk copy");
   }
@@ -241,6 +262,8 @@ Result<PresenceCheck> ParsePresenceCheck(const std::string& json);
 Result<BulkJobProgress> ParseBulkJobProgress(const std::string& json);
 Result<BulkOutput> ParseBulkOutput(const std::string& json);
 Result<BulkLoaded> ParseBulkLoaded(const std::string& json);
+Result<BulkSubmitted> ParseBulkSubmitted(const std::string& json);
+Result<SnapshotAccess> ParseSnapshotAccess(const std::string& json);
 
 // "<16 lower-case hex digits>" <-> the digest.
 std::string DigestHex(uint64_t digest);

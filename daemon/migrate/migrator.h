@@ -378,8 +378,13 @@ class Migrator {
   // hfile_source_snapshot (and hbase.rootdir known) it names the source snapshot the chunks read
   // (input "snapshot"), which the cleanup deletes with the staging directory.
   std::string HfileStagingSpecOf(const MigrationPlan& plan) const;
-  // hbase_conf_dir or an hbase.rootdir setting: the daemon can read a snapshot's files.
+  // hbase_conf_dir or an hbase.rootdir setting: the daemon can find a snapshot's files.
   bool KnowsHBaseRootDir() const;
+  // Engine "mapreduce": the job's input, chosen once per migration (the plan keeps it): "snapshot"
+  // when the daemon knows hbase.rootdir and its user may read the source's files there (asked
+  // through the bridge), else "table" (a scan through the RegionServers), with one line saying
+  // why. On a secure HDFS the files there are HBase's alone.
+  std::string ChooseBulkInput(const MigrationPlan& plan, const BulkCopyState& bulk) const;
   // The JSON spec ResaltBulkJob's static methods take (snapshot "" = none named).
   std::string SpecOf(const MigrationPlan& plan, const std::string& staging_dir,
                      const std::string& input, const std::string& snapshot) const;

@@ -27,6 +27,30 @@ bool Migrator::KnowsHBaseRootDir() const {
   return !options_.hbase_conf_dir.empty() || options_.hbase_settings.count("hbase.rootdir") > 0;
 }
 
+std::string Migrator::ChooseBulkInput(const MigrationPlan& plan, const BulkCopyState& bulk) const {
+  // A snapshot is read from the files under hbase.rootdir: without it, the live table.
+  if (!KnowsHBaseRootDir()) return "table";
+  auto access =
+      bridge_.CheckSnapshotInput(SpecOf(plan, bulk.staging_dir, "snapshot", bulk.snapshot));
+  std::string why;
+  if (!access.ok()) {
+    why =
+        "could not check whether this daemon's user may read the source's files under "
+        "hbase.rootdir: " +
+        access.status().message();
+  } else if (!access->readable) {
+    why = "this daemon's user may not read the source's files under hbase.rootdir (" +
+          access->reason + ")";
+  } else {
+    return "snapshot";
+  }
+  spdlog::info(
+      "migration {}: bulk copy: the job reads the live table through the RegionServers (input "
+      "\"table\"), not a snapshot's files: {}",
+      plan.table, why);
+  return "table";
+}
+
 std::string Migrator::HfileStagingSpecOf(const MigrationPlan& plan) const {
   // Asked for and with hbase.rootdir known, the chunks read the source from one snapshot's files
   // in the daemon (no RegionServer scan); the cleanup of the same spec deletes that snapshot.
@@ -76,8 +100,8 @@ Migrator::Step Migrator::CopyBulk(PlanNode& node) {
     BulkCopyState bulk;
     bulk.staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
     bulk.snapshot = SourceSnapshotOf(plan.target);
-    // A snapshot is read from the files under hbase.rootdir: without it, the live table.
-    bulk.input = KnowsHBaseRootDir() ? "snapshot" : "table";
+    // Chosen once: a restarted daemon resubmits with the input the plan saved.
+    bulk.input = ChooseBulkInput(plan, bulk);
     plan.bulk = bulk;
     if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   }
@@ -159,14 +183,14 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
     return LoadBulk(node, spec);
   }
   if (!MayAct()) return Step::kStopped;
-  auto job_id = bridge_.SubmitBulkCopy(spec);
-  if (!job_id.ok()) {
+  auto submitted = bridge_.SubmitBulkCopy(spec);
+  if (!submitted.ok()) {
     bulk.failures++;
     return Fail(node, "bulk copy: submitting the job (failure " + std::to_string(bulk.failures) +
                           " of " + std::to_string(options_.bulk_attempts) +
-                          "): " + job_id.status().message());
+                          "): " + submitted.status().message());
   }
-  bulk.job_id = *job_id;
+  bulk.job_id = submitted->job_id;
   bulk.attempts++;
   bulk.state = "PREP";
   bulk.map_progress = bulk.reduce_progress = 0;
@@ -177,6 +201,11 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
       "staging {}",
       plan.table, bulk.job_id, bulk.attempts, plan.source, plan.target, bulk.input,
       bulk.staging_dir);
+  // What a task on YARN authenticates with on a secure cluster (none on one without security).
+  std::string tokens;
+  for (const std::string& kind : submitted->tokens) tokens += (tokens.empty() ? "" : ", ") + kind;
+  spdlog::info("migration {}: bulk copy: job {} carries delegation tokens: {}", plan.table,
+               bulk.job_id, tokens.empty() ? "none" : tokens);
   SnapshotBulk(plan);
   if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   SnapshotBulk(plan);

@@ -15,11 +15,20 @@ Checked against the real NameNode, DataNode and HBase, each client logged in fro
   in the default migration_staging_dir on this HDFS: HBase's secure bulk load moves the staged
   HFiles into the regions, the new generation holds every row in its new buckets, the
   migration's staging directory is gone (the cluster's servers load presplit-hbase.jar, whose
-  replication endpoint is the migration's change capture).
+  replication endpoint is the migration's change capture);
+- the same migration with the mapreduce engine (Hadoop's local job runner in the daemon's JVM):
+  hbase.rootdir is HBase's alone (mode 700), so the job reads the live table through the
+  RegionServers instead of a snapshot's files, and carries an HBase and an HDFS delegation
+  token; every row lands in its new bucket with its cells and timestamps unchanged;
+- `presplitctl import` as presplitd's principal (its config file naming the keytab) imports a
+  row file into a salted table presplitd created, staging on this HDFS; a user granted READ
+  reads the rows back through the SDK.
 """
 import glob
 import json
 import os
+import re
+import tempfile
 import unittest
 import uuid
 
@@ -59,7 +68,7 @@ def kerberized(cmd):
 def probe(identity, *args, source=PROBE_SOURCE):
     """KerberosHdfsProbe (or `source`) as `identity` (principal, keytab): (exit code, RESULT
     value, stderr)."""
-    cmd = kerberized(h.java_command(source, short_lived=True))
+    cmd = kerberized(h.java_command(source, sdk=source == SDK_SOURCE, short_lived=True))
     proc = h.run([*cmd, *identity, *args], check=False, timeout=180)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -108,38 +117,14 @@ class KerberosHdfsTest(unittest.TestCase):
     # The migration's change capture runs in the RegionServers (a replication endpoint of
     # presplit-hbase.jar, which the suite's Kerberos cluster loads as production servers do).
     def test_4_an_hfile_migration_stages_on_the_kerberized_hdfs_and_bulk_loads(self):
-        # The superuser grants what a re-salting migration takes (docs/deploying.md): RWCA on
-        # the namespace, global ADMIN for the capture's replication peers.
-        result(HBASE, "create-namespace", NS, source=KPROBE_SOURCE)
-        result(HBASE, "grant", "presplit", "@" + NS, "RWCA", source=KPROBE_SOURCE)
-        result(HBASE, "grant-global", "presplit", "A")
+        grant_migration_rights()
         table = f"{NS}:events"
-        d = h.Daemon(ROOT, 19536, name="presplitd-krb-hdfs", settings={
-            "hbase_conf_dir": CONF_DIR, "kerberos_principal": DAEMON[0],
-            "kerberos_keytab": DAEMON[1], "migration_interval_s": 1,
-            "migration_hfile_chunk_rows": 100})
+        d = migrating_daemon(19536, "presplitd-krb-hdfs", migration_hfile_chunk_rows=100)
         d.start()
         try:
-            put(d.root, salted(table, 4))
-            status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
-            self.assertEqual(status["phase"], "ready", status)
             rows = 200
-            cmd = kerberized(h.java_command(SDK_SOURCE, sdk=True, short_lived=True))
-            h.run([*cmd, *DAEMON, h.ZK_QUORUM, d.root, table, str(rows)], timeout=180)
-            self.assertEqual(result(HBASE, "rows", table, source=KPROBE_SOURCE),
-                             f"{rows} 0,1,2,3")
-
-            put(d.root, salted(table, 8, {"allowed": True, "workers": 1, "engine": "hfile",
-                                          "grace_period_s": 5}))
-
-            def phase():
-                proc = h.ctl(d.root, "migration", "status", table, "--json", check=False)
-                return json.loads(proc.stdout).get("phase") if proc.returncode == 0 else None
-
-            h.wait_for(lambda: phase() in ("done", "aborted", "failed_verification"), 240,
-                       lambda: "the migration's end\n" + d.log_story("migration", table))
-            self.assertEqual(phase(), "done", d.log_story("migration", table))
-            self.assertEqual(h.status(d.root, table)["generation"], 2)
+            write_salted_table(self, d, table, rows)
+            migrate(self, d, table, "hfile")
             # Every row in the new generation's table, seen by HBase's superuser, salted into its
             # eight buckets (ten groups of rows: not necessarily all eight).
             count, salts = result(HBASE, "rows", table + "__g2", source=KPROBE_SOURCE).split()
@@ -156,6 +141,158 @@ class KerberosHdfsTest(unittest.TestCase):
             print(f"hfile engine: {len(moved)} HFiles moved from {STAGING}", flush=True)
         finally:
             d.stop()
+
+    def test_5_a_mapreduce_migration_reads_the_live_table_with_delegation_tokens(self):
+        grant_migration_rights()
+        table = f"{NS}:jobs"
+        # The local job runner's map and reduce tasks run in the daemon's JVM.
+        d = migrating_daemon(19537, "presplitd-krb-mr", jvm_max_heap="768m")
+        d.start()
+        try:
+            write_salted_table(self, d, table, 200)
+            before = sdk_dump(DAEMON, d.root, table)
+            self.assertEqual((before["physical_table"], before["rows"], before["misplaced"]),
+                             (table, 200, 0))
+            migrate(self, d, table, "mapreduce")
+            after = sdk_dump(DAEMON, d.root, table)
+            self.assertEqual((after["physical_table"], after["buckets"], after["misplaced"]),
+                             (table + "__g2", 8, 0), "every row at its new key")
+            self.assertEqual(after["cells"], before["cells"], "the same cells and timestamps")
+            log = d.log_text()
+            # hbase.rootdir is HBase's (700): not a snapshot's files but a scan of the live table.
+            self.assertRegex(log, re.escape(
+                f"migration {table}: bulk copy: the job reads the live table through the "
+                "RegionServers (input \"table\"), not a snapshot's files: this daemon's user may "
+                f"not read the source's files under hbase.rootdir (cannot read {HDFS_URI}/hbase")
+                + r".*Permission denied: user=presplit")
+            # migration_staging_dir's default, a path on fs.defaultFS (this HDFS).
+            self.assertRegex(log, rf"bulk copy: submitted job job_local\S+ \(attempt 1\): "
+                             rf".* table input, staging {re.escape(STAGING[len(HDFS_URI):])}/")
+            self.assertRegex(log, r"bulk copy: job job_local\S+ carries delegation tokens: "
+                             r"HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN\n")
+            self.assertRegex(log, r"bulk copy: loaded [1-9]\d* HFiles")
+            self.assertNotIn(table.replace(":", "_"), result(DAEMON, "hdfs-list", STAGING))
+            # The local runner's job and spill files (on the local disk, staging being on HDFS)
+            # are gone with the staging directory.
+            local = os.path.join(tempfile.gettempdir(), "presplit-mapred",
+                                 table.replace(":", "_") + "__g2")
+            self.assertFalse(os.path.exists(local), local)
+        finally:
+            d.stop()
+
+    def test_6_presplitctl_import_as_presplits_principal_on_the_kerberized_hdfs(self):
+        grant_migration_rights()
+        table = f"{NS}:imported"
+        d = migrating_daemon(19538, "presplitd-krb-import")
+        d.start()
+        try:
+            put(d.root, salted(table, 4))
+            status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+            self.assertEqual(status["phase"], "ready", status)
+        finally:
+            d.stop()
+        rows = 60
+        work = os.path.join(h.BUILD_DIR, "e2e", f"krb-import-{RUN}")
+        os.makedirs(work, exist_ok=True)
+        rows_file = os.path.join(work, "rows.tsv")
+        with open(rows_file, "w") as f:
+            for i in range(rows):
+                f.write(f"u{i % 10}|{i:05d}\tv{i}\n")
+        # presplitd's config file as installed: jar, classpath, the cluster's conf directory and
+        # the principal's keytab; presplitctl passes them (and KRB5_CONFIG) to SaltedImport.
+        config = os.path.join(work, "presplitd.conf")
+        with open(config, "w") as f:
+            f.write(f"presplit_jar = {h.PRESPLIT_JAR}\n"
+                    f"jvm_classpath_file = {h.CLASSPATH_FILE}\n"
+                    f"hbase_conf_dir = {CONF_DIR}\n"
+                    f"kerberos_principal = {DAEMON[0]}\n"
+                    f"kerberos_keytab = {DAEMON[1]}\n"
+                    "jvm_max_heap = 512m\n")
+        staging = f"{STAGING}/import-{RUN}"
+        proc = h.run([h.PRESPLITCTL, "--zk", h.ZK_QUORUM, "--root", d.root, "import", "--config",
+                      config, table, "--columns", "HBASE_ROW_KEY,f:q", "--timestamp", "1700000000000",
+                      "--staging", staging, "file://" + rows_file], check=False, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertRegex(proc.stderr, r"SaltedImport: submitted job_local\S+ into "
+                         rf"{re.escape(table)}; delegation tokens: HBASE_AUTH_TOKEN, "
+                         r"HDFS_DELEGATION_TOKEN")
+        imported = json.loads(proc.stdout.strip().splitlines()[-1])
+        self.assertEqual((imported["rows"], imported["cells"], imported["bad_lines"]),
+                         (rows, rows, 0))
+        self.assertNotIn(f"import-{RUN}", result(DAEMON, "hdfs-list", STAGING))
+        self.assertFalse(os.path.exists(os.path.join(tempfile.gettempdir(), "presplit-mapred",
+                                                     f"import-{RUN}")))
+        # A user granted READ on the table reads every row back through the SDK.
+        result(HBASE, "grant", "tester", table, "R", source=KPROBE_SOURCE)
+        seen = {}
+
+        def read_back():
+            rc, value, err = probe(TESTER, *sdk_args(d.root, table), source=SDK_SOURCE)
+            seen.update(rc=rc, err=err, dump=json.loads(value) if rc == 0 and value else None)
+            return rc != 3  # 3: refused (the grant reaches the RegionServers through ZooKeeper)
+
+        h.wait_for(read_back, 60, "the test user's read after the grant")
+        self.assertEqual(seen["rc"], 0, seen["err"])
+        dump = seen["dump"]
+        self.assertEqual((dump["user"], dump["rows"], dump["misplaced"]), ("tester", rows, 0))
+        self.assertEqual(dump["cells"], {f"u{i % 10}|{i:05d}": [[1700000000000, f"v{i}"]]
+                                         for i in range(rows)})
+
+
+def grant_migration_rights():
+    """What the superuser grants presplitd's principal for a re-salting migration
+    (docs/deploying.md): RWCA on the namespace, global ADMIN for the capture's peers."""
+    result(HBASE, "create-namespace", NS, source=KPROBE_SOURCE)
+    result(HBASE, "grant", "presplit", "@" + NS, "RWCA", source=KPROBE_SOURCE)
+    result(HBASE, "grant-global", "presplit", "A")
+
+
+def migrating_daemon(port, name, **settings):
+    """presplitd logged in from its keytab, staging in the default migration_staging_dir (on
+    this HDFS)."""
+    return h.Daemon(ROOT, port, name=name, settings={
+        "hbase_conf_dir": CONF_DIR, "kerberos_principal": DAEMON[0],
+        "kerberos_keytab": DAEMON[1], "migration_interval_s": 1, **settings})
+
+
+def write_salted_table(test, d, table, rows):
+    """A table salted into 4 buckets, `rows` rows written through the SDK as presplitd."""
+    put(d.root, salted(table, 4))
+    status = h.wait_status(d.root, table, ["ready", "error", "invalid", "drift"])
+    test.assertEqual(status["phase"], "ready", status)
+    cmd = kerberized(h.java_command(SDK_SOURCE, sdk=True, short_lived=True))
+    h.run([*cmd, *DAEMON, h.ZK_QUORUM, d.root, table, str(rows)], timeout=180)
+    test.assertEqual(result(HBASE, "rows", table, source=KPROBE_SOURCE), f"{rows} 0,1,2,3")
+
+
+def migrate(test, d, table, engine):
+    """Re-salts `table` from 4 into 8 buckets with `engine` and waits for the migration's end."""
+    put(d.root, salted(table, 8, {"allowed": True, "workers": 1, "engine": engine,
+                                  "grace_period_s": 5}))
+
+    def migration():
+        proc = h.ctl(d.root, "migration", "status", table, "--json", check=False)
+        return json.loads(proc.stdout) if proc.returncode == 0 else {}
+
+    # The end, or an error the daemon will not retry on its own (failed jobs, failed submits).
+    h.wait_for(lambda: migration().get("phase") in ("done", "aborted", "failed_verification")
+               or "not submitted again" in str(migration().get("error"))
+               or "failure 3 of 3" in str(migration().get("error")), 240,
+               lambda: "the migration's end\n" + d.log_story("migration", table))
+    test.assertEqual(migration().get("phase"), "done", d.log_story("migration", table))
+    test.assertEqual(h.status(d.root, table)["generation"], 2)
+
+
+def sdk_args(root, table):
+    return (h.ZK_QUORUM, root, table, "dump")
+
+
+def sdk_dump(identity, root, table):
+    """KerberosSdk's dump of the table's current generation, as `identity`."""
+    rc, value, err = probe(identity, *sdk_args(root, table), source=SDK_SOURCE)
+    if rc != 0 or value is None:
+        raise AssertionError(f"KerberosSdk dump of {table} as {identity[0]}: exit {rc}\n{err}")
+    return json.loads(value)
 
 
 def rs_logs():

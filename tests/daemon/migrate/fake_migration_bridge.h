@@ -271,7 +271,7 @@ class FakeMigrationBridge : public MigrationBridge {
   }
 
   // ---- the bulk copy (engine "mapreduce")
-  Result<std::string> SubmitBulkCopy(const std::string& spec) override {
+  Result<BulkSubmitted> SubmitBulkCopy(const std::string& spec) override {
     std::lock_guard<std::mutex> lock(mu);
     submits++;
     last_spec = nlohmann::json::parse(spec);
@@ -279,7 +279,14 @@ class FakeMigrationBridge : public MigrationBridge {
     finished = loaded = false;  // an unfinished output of an earlier attempt is replaced
     const std::string id = "job_fake_" + std::to_string(submits);
     jobs[id] = Job{};
-    return id;
+    return BulkSubmitted{id, job_tokens};
+  }
+  Result<SnapshotAccess> CheckSnapshotInput(const std::string& spec) override {
+    std::lock_guard<std::mutex> lock(mu);
+    snapshot_checks++;
+    last_snapshot_check_spec = nlohmann::json::parse(spec);
+    if (!snapshot_check_error.ok()) return snapshot_check_error;
+    return snapshot_access;
   }
   Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id, const std::string&) override {
     std::lock_guard<std::mutex> lock(mu);
@@ -381,6 +388,12 @@ class FakeMigrationBridge : public MigrationBridge {
   nlohmann::json last_spec;
   Status submit_error;
   int submits = 0, loads = 0, kills = 0, progress_calls = 0;
+  std::vector<std::string> job_tokens;  // the delegation token kinds of every submitted job
+  // What CheckSnapshotInput answers (readable by default), or this error.
+  SnapshotAccess snapshot_access{true, ""};
+  Status snapshot_check_error;
+  int snapshot_checks = 0;
+  nlohmann::json last_snapshot_check_spec;
 
  private:
   bool WriteLocked(const std::string& table, const std::string& key, const Row& row,

@@ -91,6 +91,9 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
   EXPECT_EQ(plan["bulk"]["staging_dir"], "/staging/tinawang_check__g2");
   EXPECT_EQ(plan["bulk"]["snapshot"], "presplit_resalt_tinawang_check__g2");
   EXPECT_EQ(plan["bulk"]["input"], "snapshot") << "hbase_conf_dir names hbase.rootdir";
+  EXPECT_EQ(bridge_.snapshot_checks, 1) << "and the daemon's user may read the source's files";
+  EXPECT_EQ(bridge_.last_snapshot_check_spec["source"], "tinawang:check");
+  EXPECT_EQ(bridge_.last_snapshot_check_spec["hbase_conf_dir"], "/etc/hbase/conf");
   EXPECT_EQ(plan["bulk"]["attempts"], 1);
   // The spec: [0, start_ts), the daemon's Hadoop and HBase configuration.
   // Every cell, whatever its timestamp: the capture peer carries the writes made meanwhile.
@@ -351,6 +354,65 @@ TEST_F(MigratorBulkTest, WithoutHBaseRootDirTheJobReadsTheLiveTable) {
   EXPECT_EQ(Plan()["bulk"]["input"], "table");
   EXPECT_EQ(bridge_.last_spec["input"], "table");
   EXPECT_FALSE(bridge_.last_spec.contains("hbase_conf_dir"));
+  EXPECT_EQ(bridge_.snapshot_checks, 0) << "nothing to check without hbase.rootdir";
+}
+
+// A secure HDFS: hbase.rootdir is HBase's (mode 700), presplitd's principal reads none of it.
+TEST_F(MigratorBulkTest, AnUnreadableRootDirIsReadThroughTheRegionServersAlsoAfterARestart) {
+  const std::string refusal =
+      "cannot read hdfs://nn:8020/hbase/.hbase-snapshot: Permission denied: user=presplit, "
+      "access=READ_EXECUTE, inode=\"/hbase\":hbase:hbase:drwx------";
+  bridge_.snapshot_access = SnapshotAccess{false, refusal};
+  bridge_.job_tokens = {"HBASE_AUTH_TOKEN", "HDFS_DELEGATION_TOKEN"};
+  StartMigration();
+  {
+    LogCapture log;
+    Migrator first(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(first.RunOnceAndWait().ok());
+    EXPECT_EQ(Plan()["bulk"]["input"], "table");
+    EXPECT_EQ(bridge_.last_spec["input"], "table");
+    EXPECT_EQ(bridge_.last_snapshot_check_spec["input"], "snapshot");
+    EXPECT_EQ(log.Count("bulk copy: the job reads the live table through the RegionServers "
+                        "(input \"table\"), not a snapshot's files: this daemon's user may not "
+                        "read the source's files under hbase.rootdir (" +
+                        refusal + ")"),
+              1)
+        << log.Text();
+    EXPECT_EQ(log.Count("bulk copy: job job_fake_1 carries delegation tokens: HBASE_AUTH_TOKEN, "
+                        "HDFS_DELEGATION_TOKEN"),
+              1)
+        << log.Text();
+  }
+  // Restarted after an operator granted the read: the plan's choice stands (one job, one input).
+  bridge_.Restart();
+  bridge_.snapshot_access = SnapshotAccess{true, ""};
+  LogCapture log;
+  Migrator second(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.submits, 2);
+  EXPECT_EQ(bridge_.last_spec["input"], "table");
+  EXPECT_EQ(bridge_.snapshot_checks, 1) << "chosen once per migration";
+  EXPECT_EQ(log.Count("not a snapshot's files"), 0) << log.Text();
+  bridge_.Succeed("job_fake_2");
+  ASSERT_TRUE(second.RunOnceAndWait().ok());
+  ExpectSwitchedWithEveryRowOnce();
+}
+
+TEST_F(MigratorBulkTest, ACheckThatFailsReadsTheLiveTableAndSaysWhy) {
+  bridge_.snapshot_check_error = presplit::Status::Unavailable("NameNode nn:8020 unreachable");
+  StartMigration();
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["bulk"]["input"], "table");
+  EXPECT_EQ(bridge_.submits, 1);
+  EXPECT_EQ(log.Count("(input \"table\"), not a snapshot's files: could not check whether this "
+                      "daemon's user may read the source's files under hbase.rootdir: NameNode "
+                      "nn:8020 unreachable"),
+            1)
+      << log.Text();
+  EXPECT_EQ(log.Count("bulk copy: job job_fake_1 carries delegation tokens: none"), 1)
+      << "a cluster without security";
 }
 
 // The JSON of ResaltBulkJob's static methods, as JniMigrationBridge hands it over.
@@ -386,6 +448,28 @@ TEST(BulkJsonTest, ProgressOutputAndLoadParseAndBadShapesAreErrors) {
   EXPECT_EQ(loaded->files, 16);
   EXPECT_EQ(loaded->bytes, 4096);
   EXPECT_FALSE(ParseBulkLoaded(R"({"files":16})").ok());
+
+  auto submitted = ParseBulkSubmitted(
+      R"({"job_id":"job_local7_0001","tokens":["HBASE_AUTH_TOKEN","HDFS_DELEGATION_TOKEN"]})");
+  ASSERT_TRUE(submitted.ok()) << submitted.status().ToString();
+  EXPECT_EQ(submitted->job_id, "job_local7_0001");
+  EXPECT_EQ(submitted->tokens,
+            (std::vector<std::string>{"HBASE_AUTH_TOKEN", "HDFS_DELEGATION_TOKEN"}));
+  auto insecure = ParseBulkSubmitted(R"({"job_id":"job_local7_0002","tokens":[]})");
+  ASSERT_TRUE(insecure.ok());
+  EXPECT_TRUE(insecure->tokens.empty());
+  EXPECT_FALSE(ParseBulkSubmitted(R"({"job_id":"","tokens":[]})").ok());
+  EXPECT_FALSE(ParseBulkSubmitted(R"({"job_id":"j","tokens":"HBASE_AUTH_TOKEN"})").ok());
+  EXPECT_FALSE(ParseBulkSubmitted("job_local7_0001").ok()) << "the id alone is the old shape";
+
+  auto readable = ParseSnapshotAccess(R"({"readable":true})");
+  ASSERT_TRUE(readable.ok());
+  EXPECT_TRUE(readable->readable);
+  auto refused = ParseSnapshotAccess(R"({"readable":false,"reason":"cannot read /hbase: x"})");
+  ASSERT_TRUE(refused.ok());
+  EXPECT_FALSE(refused->readable);
+  EXPECT_EQ(refused->reason, "cannot read /hbase: x");
+  EXPECT_FALSE(ParseSnapshotAccess(R"({"reason":"x"})").ok());
 }
 
 TEST(BulkJsonTest, ThePlansBulkRecordRoundTrips) {

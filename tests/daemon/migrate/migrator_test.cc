@@ -27,28 +27,6 @@ using testing::FakeAdmin;
 using testing::FakeMigrationBridge;
 using testing::FakeZk;
 
-// Everything logged while it lives, instead of the default logger's output.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
-    sink->set_pattern("%l %v");
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  int Count(const std::string& text) const {
-    const std::string all = out_.str();
-    int n = 0;
-    for (size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + 1)) ++n;
-    return n;
-  }
-  std::string Text() const { return out_.str(); }
-
- private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
-
 // FakeAdmin with a hook on DescribeTable: the migrator's switch describes the target right
 // before it writes the status, which is where a request racing the switch is injected.
 class HookedAdmin : public FakeAdmin {

@@ -21,6 +21,13 @@
  * written it prints "HOT {json}" (the user, the hot bucket and its groups); at the end
  * "RESULT {json}" with the counts.
  *
+ *   ... KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE dump
+ *
+ * Every cell of the table's current generation, read from its physical table with a plain HBase
+ * scan (every version): "RESULT {json}" with the physical table, the rows, how many rows are
+ * not at the key the layout gives their logical key (in another bucket), and per logical key its
+ * cells as [timestamp, value] (what a migration must carry over unchanged).
+ *
  * A refusal by HBase's AccessController prints "DENIED <HBase's reason>" on stderr and exits 3;
  * any other failure exits 1 with the reason on stderr.
  */
@@ -77,9 +84,11 @@ public final class KerberosSdk {
 
   private static String run(String[] args) throws Exception {
     boolean hot = args.length == 7 && args[5].equals("hot");
+    boolean dump = args.length == 6 && args[5].equals("dump");
     if (args.length != 6 && !hot) {
       throw new IllegalArgumentException("usage: KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE ROWS"
-          + "\n       KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE hot SECONDS");
+          + "\n       KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE hot SECONDS"
+          + "\n       KerberosSdk PRINCIPAL KEYTAB ZK ROOT TABLE dump");
     }
     // The cluster's hbase-site.xml (first on the classpath): Kerberos authentication and the
     // servers' principals. Then the login, before any connection is opened.
@@ -100,6 +109,9 @@ public final class KerberosSdk {
          PresplitTables tables = PresplitTables.open(hbase, args[2], args[3])) {
       SaltedTable table = tables.table(args[4]);
       table.awaitReady(Duration.ofSeconds(60));
+      if (dump) {
+        return dump(hbase, table);
+      }
       return hot ? hotRange(table, Integer.parseInt(args[6]))
           : writeAndScan(table, Integer.parseInt(args[5]));
     }
@@ -144,6 +156,40 @@ public final class KerberosSdk {
         + ",\"scanned\":" + scanned.size() + ",\"first\":\"" + scanned.get(0)
         + "\",\"last\":\"" + scanned.get(scanned.size() - 1) + "\",\"buckets\":"
         + table.snapshot().buckets() + ",\"buckets_written\":" + buckets.size() + "}";
+  }
+
+  /** Every cell of the current generation's physical table, by logical key; misplaced rows. */
+  private static String dump(Connection hbase, SaltedTable table) throws Exception {
+    io.presplit.client.TableSnapshot snapshot = table.snapshot();
+    io.presplit.client.KeyLayout layout = snapshot.layout();
+    TreeMap<String, List<String>> cells = new TreeMap<>();
+    long misplaced = 0;
+    try (org.apache.hadoop.hbase.client.Table physical = hbase.getTable(snapshot.physicalTable());
+         ResultScanner scanner = physical.getScanner(new Scan().readAllVersions())) {
+      for (Result r : scanner) {
+        byte[] logical = layout.logicalKey(r.getRow());
+        if (!Bytes.equals(layout.encode(logical), r.getRow())) {
+          misplaced++;
+        }
+        List<String> out = cells.computeIfAbsent(Bytes.toStringBinary(logical),
+            k -> new ArrayList<>());
+        for (org.apache.hadoop.hbase.Cell cell : r.rawCells()) {
+          out.add("[" + cell.getTimestamp() + ",\""
+              + Bytes.toStringBinary(org.apache.hadoop.hbase.CellUtil.cloneValue(cell)) + "\"]");
+        }
+      }
+    }
+    StringBuilder json = new StringBuilder("{\"user\":\"" + User.getCurrent().getShortName()
+        + "\",\"physical_table\":\"" + snapshot.physicalTable().getNameAsString()
+        + "\",\"buckets\":" + snapshot.buckets() + ",\"rows\":" + cells.size()
+        + ",\"misplaced\":" + misplaced + ",\"cells\":{");
+    String sep = "";
+    for (var e : cells.entrySet()) {
+      json.append(sep).append('"').append(e.getKey()).append("\":[")
+          .append(String.join(",", e.getValue())).append(']');
+      sep = ",";
+    }
+    return json.append("}}").toString();
   }
 
   /** The hot key range: the rows of the groups in one bucket, read and written for SECONDS. */

@@ -5,19 +5,29 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
+import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.io.nativeio.NativeIO;
+import org.apache.hadoop.mapred.ShuffleConsumerPlugin;
 import org.apache.hadoop.mapreduce.Cluster;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobID;
 import org.apache.hadoop.mapreduce.JobStatus;
+import org.apache.hadoop.mapreduce.security.TokenCache;
+import org.apache.hadoop.security.Credentials;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 
@@ -68,16 +78,110 @@ final class BulkJobs {
         // Every local task sorts in this JVM's heap (Hadoop's default is 100 MB per task).
         conf.setInt("mapreduce.task.io.sort.mb", 32);
       }
+      // The local runner keeps the job's files and the tasks' spill files on the local file
+      // system: with the staging directory when it is local, else (HDFS) under this JVM's
+      // temporary directory.
+      Path local = localRunnerDir(conf, staging);
+      if (local == null) {
+        local = staging;
+      }
       conf.set("mapreduce.jobtracker.staging.root.dir",
-          new Path(staging, "mapred-staging").toString());
-      conf.set("mapreduce.cluster.local.dir", new Path(staging, "mapred-local").toString());
+          new Path(local, "mapred-staging").toString());
+      conf.set("mapreduce.cluster.local.dir", new Path(local, "mapred-local").toString());
     }
     return conf;
+  }
+
+  /**
+   * The local directory of the local runner's job and spill files for a staging directory that
+   * is not on the local file system (under this JVM's temporary directory), else null (they go
+   * into the staging directory).
+   */
+  static Path localRunnerDir(Configuration conf, Path staging) throws IOException {
+    if (staging.getFileSystem(conf) instanceof LocalFileSystem) {
+      return null;
+    }
+    return new Path("file://" + System.getProperty("java.io.tmpdir"),
+        "presplit-mapred/" + staging.getName());
+  }
+
+  /** Deletes the staging directory and, when it has one elsewhere, its local runner directory. */
+  static void deleteStaging(Configuration conf, Path staging) throws IOException {
+    staging.getFileSystem(conf).delete(staging, true);
+    Path local = localRunnerDir(conf, staging);
+    if (local != null) {
+      local.getFileSystem(conf).delete(local, true);
+    }
   }
 
   /** True when jobs of this configuration run on the local job runner. */
   static boolean isLocal(Configuration conf) {
     return "local".equals(conf.get("mapreduce.framework.name", "local"));
+  }
+
+  /** Kind of HBase's authentication token (what TokenUtil obtains from the cluster). */
+  static final String HBASE_TOKEN_KIND = "HBASE_AUTH_TOKEN";
+
+  /** The reduce side's shuffle of a job (Hadoop's own by default). */
+  static final String SHUFFLE_PLUGIN_KEY = "mapreduce.job.reduce.shuffle.consumer.plugin.class";
+
+  /** Whom Hadoop names as the renewer of a job's HDFS tokens (YARN's ResourceManager). */
+  static final String RENEWER_KEY = "yarn.resourcemanager.principal";
+
+  /**
+   * Puts the delegation tokens a job's tasks need into its credentials, and returns the kinds
+   * of token it then carries (sorted, e.g. {@code [HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN]};
+   * empty on a cluster without security). A task on YARN has no Kerberos ticket of its own: it
+   * reads HBase with an HBase token and HDFS with a token of each NameNode of {@code paths} (the
+   * staging directory, the job's input files).
+   *
+   * <ul>
+   *   <li>HBase: TableMapReduceUtil.initTableMapperJob obtains the token already, but
+   *       initTableSnapshotMapperJob and a job of text files do not (HBase 2.6): asked for here
+   *       unless the job has one.
+   *   <li>HDFS: Hadoop's TokenCache, which names the ResourceManager's principal
+   *       ({@value #RENEWER_KEY}) as the tokens' renewer and refuses to go on without one, even
+   *       for a path on the local file system (the local runner's own job directory, at
+   *       submit). On the local job runner the tasks run in this JVM with its Kerberos login and
+   *       no ResourceManager renews anything: when the key is unset the renewer is this JVM's
+   *       own principal.
+   *   <li>The local runner's reduces, security on and Hadoop's native library absent, read the
+   *       map outputs with {@link LocalShuffle}: Hadoop's shuffle cannot.
+   * </ul>
+   */
+  static List<String> addDelegationTokens(Job job, Path... paths) throws IOException {
+    Configuration conf = job.getConfiguration();
+    if (User.isHBaseSecurityEnabled(conf)
+        && !tokenKinds(job.getCredentials()).contains(HBASE_TOKEN_KIND)) {
+      TableMapReduceUtil.initCredentials(job);
+    }
+    if (UserGroupInformation.isSecurityEnabled()) {
+      if (isLocal(conf) && conf.getTrimmed(RENEWER_KEY, "").isEmpty()) {
+        conf.set(RENEWER_KEY, UserGroupInformation.getCurrentUser().getUserName());
+      }
+      if (isLocal(conf) && !NativeIO.isAvailable()) {
+        // Hadoop's shuffle cannot read the map outputs then (see LocalShuffle).
+        conf.setClass(SHUFFLE_PLUGIN_KEY, LocalShuffle.class, ShuffleConsumerPlugin.class);
+      }
+      if (paths.length > 0) {
+        TokenCache.obtainTokensForNamenodes(job.getCredentials(), paths, conf);
+      }
+    }
+    return tokenKinds(job.getCredentials());
+  }
+
+  /** The distinct kinds of the tokens in {@code credentials}, sorted. */
+  static List<String> tokenKinds(Credentials credentials) {
+    TreeSet<String> kinds = new TreeSet<>();
+    for (Token<?> token : credentials.getAllTokens()) {
+      kinds.add(token.getKind().toString());
+    }
+    return new ArrayList<>(kinds);
+  }
+
+  /** "HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN", or "none" for a job without tokens. */
+  static String describeTokens(List<String> kinds) {
+    return kinds.isEmpty() ? "none" : String.join(", ", kinds);
   }
 
   /** Submits a configured job (returns once it runs) and remembers it by its id. */

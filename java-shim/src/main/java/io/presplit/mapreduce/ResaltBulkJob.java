@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.conf.Configuration;
@@ -27,11 +28,13 @@ import org.apache.hadoop.hbase.mapreduce.HFileOutputFormat2;
 import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
 import org.apache.hadoop.hbase.mapreduce.TableMapper;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.CommonFSUtils;
 import org.apache.hadoop.hbase.util.MapReduceExtendedCell;
 import org.apache.hadoop.mapreduce.Counter;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobStatus;
 import org.apache.hadoop.mapreduce.lib.partition.TotalOrderPartitioner;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
@@ -189,6 +192,19 @@ public final class ResaltBulkJob {
    * @throws IllegalArgumentException when the spec is not valid
    */
   public static String submit(String specJson) throws IOException {
+    return BulkJobs.text(submitted(specJson), "job_id", "");
+  }
+
+  /**
+   * As {@link #submit}, for presplitd: {@code {"job_id": "...", "tokens": ["HBASE_AUTH_TOKEN",
+   * "HDFS_DELEGATION_TOKEN"]}}, the kinds of delegation token the job carries (none on a cluster
+   * without security), which the daemon logs.
+   */
+  public static String submitJob(String specJson) throws IOException {
+    return submitted(specJson).toString();
+  }
+
+  private static JsonObject submitted(String specJson) throws IOException {
     Spec spec = new Spec(specJson);
     Configuration conf = spec.configuration();
     // First the orphan, then its output: a job still running would write into the new one's.
@@ -244,7 +260,35 @@ public final class ResaltBulkJob {
     Path partitions = new Path(TotalOrderPartitioner.getPartitionFile(jobConf));
     partitions.getFileSystem(jobConf).cancelDeleteOnExit(partitions);
     org.apache.hadoop.mapreduce.lib.output.FileOutputFormat.setOutputPath(job, spec.hfiles());
-    return BulkJobs.submit(job);
+    // A snapshot input's job has no HBase token yet (initTableSnapshotMapperJob obtains none).
+    List<String> tokens = BulkJobs.addDelegationTokens(job, spec.staging);
+    JsonObject out = new JsonObject();
+    out.addProperty("job_id", BulkJobs.submit(job));
+    JsonArray kinds = new JsonArray();
+    tokens.forEach(kinds::add);
+    out.add("tokens", kinds);
+    return out;
+  }
+
+  /**
+   * Whether this JVM's user may read the source table's files under {@code hbase.rootdir}, which
+   * a snapshot input reads: {@code {"readable": true}}, or {@code {"readable": false, "reason":
+   * "..."}} naming the directory or file refused and the file system's message. On a secure
+   * HDFS the files there are HBase's own (its data directory is mode 700): presplitd's
+   * principal cannot read them, and the daemon reads the live table instead (input "table").
+   *
+   * @throws IOException when the file system cannot be asked (not a refusal)
+   */
+  public static String snapshotInput(String specJson) throws IOException {
+    Spec spec = new Spec(specJson);
+    Configuration conf = spec.configuration();
+    String reason = SourceFiles.unreadable(conf, CommonFSUtils.getRootDir(conf), spec.source);
+    JsonObject out = new JsonObject();
+    out.addProperty("readable", reason == null);
+    if (reason != null) {
+      out.addProperty("reason", reason);
+    }
+    return out.toString();
   }
 
   /**
@@ -319,7 +363,7 @@ public final class ResaltBulkJob {
         }
       }
     }
-    spec.staging.getFileSystem(conf).delete(spec.staging, true);
+    BulkJobs.deleteStaging(conf, spec.staging);
   }
 
   /** Re-keys every cell of a source row from the old layout to the new one. */

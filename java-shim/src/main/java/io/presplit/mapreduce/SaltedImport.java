@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -374,8 +375,15 @@ public final class SaltedImport {
       HFileOutputFormat2.configureIncrementalLoad(job, table.getDescriptor(), regions);
     }
     FileOutputFormat.setOutputPath(job, hfiles);
+    // On a secure cluster: an HBase token (a job of text files gets none from HBase's helpers)
+    // and a token of each NameNode of the staging directory and the input files.
+    List<Path> paths = new ArrayList<>(FileInputFormat.getInputPaths(job).length + 1);
+    paths.add(staging);
+    paths.addAll(Arrays.asList(FileInputFormat.getInputPaths(job)));
+    List<String> tokens = BulkJobs.addDelegationTokens(job, paths.toArray(new Path[0]));
     String jobId = BulkJobs.submit(job);
-    System.err.println("SaltedImport: submitted " + jobId + " into " + target.table);
+    System.err.println("SaltedImport: submitted " + jobId + " into " + target.table
+        + "; delegation tokens: " + BulkJobs.describeTokens(tokens));
     try {
       job.waitForCompletion(false);
     } catch (ClassNotFoundException e) {
@@ -391,7 +399,7 @@ public final class SaltedImport {
               + why);
     }
     if (bad > o.maxBadLines) {
-      fs.delete(staging, true);
+      BulkJobs.deleteStaging(conf, staging);
       throw new IOException(bad + " bad lines (at most " + o.maxBadLines
           + " allowed; the first are reported above); nothing was loaded");
     }
@@ -401,7 +409,7 @@ public final class SaltedImport {
         .getAsJsonObject();
     long loadMs = (System.nanoTime() - loadStarted) / 1_000_000;
     if (!o.keepStaging) {
-      fs.delete(staging, true);
+      BulkJobs.deleteStaging(conf, staging);
     }
     JsonObject out = new JsonObject();
     if (o.table != null) {
