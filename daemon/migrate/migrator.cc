@@ -146,7 +146,9 @@ void Migrator::Sleep(std::chrono::milliseconds duration) const {
 
 CopyRange Migrator::RangeOf(const MigrationPlan& plan) const {
   CopyRange range{plan.source, plan.target, plan.old_layout, plan.new_layout, ""};
-  if (plan.engine == "hfile") range.hfile_staging_spec = HfileStagingSpecOf(plan);
+  if (plan.engine == "hfile") {
+    range.hfile_staging_spec = HfileStagingSpecOf(plan, /*for_cleanup=*/false);
+  }
   return range;
 }
 
@@ -421,8 +423,8 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
   if (!switched && (pending.request == Request::kAbort || pending.request == Request::kRollback)) {
     auto names_target = StatusNamesTarget(plan);
     if (!names_target.ok()) {
-      return Fail(node, std::string(name) +
-                            ": reading the status: " + names_target.status().message());
+      return Fail(node,
+                  std::string(name) + ": reading the status: " + names_target.status().message());
     }
     switched = *names_target;
   }
@@ -437,8 +439,8 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
       return Abort(node);  // removes the request with the plan
     case Request::kRollback:
       if (!switched) {
-        return refuse("the migration has not switched (phase " + std::string(PhaseName(plan.phase)) +
-                      "); abort it instead");
+        return refuse("the migration has not switched (phase " +
+                      std::string(PhaseName(plan.phase)) + "); abort it instead");
       }
       if (plan.phase != Phase::kCatchingUp && plan.phase != Phase::kGrace &&
           plan.phase != Phase::kSwitching) {

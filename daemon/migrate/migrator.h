@@ -374,10 +374,21 @@ class Migrator {
   void CleanupHfileStaging(const MigrationPlan& plan, const char* when);
   std::string BulkSpecOf(const MigrationPlan& plan) const;
   // Engine "hfile": the spec of every chunk's CopyRange and of the staging directory's cleanup
-  // (one spec, so copy and cleanup resolve the directory with the same configuration). With
-  // hfile_source_snapshot (and hbase.rootdir known) it names the source snapshot the chunks read
-  // (input "snapshot"), which the cleanup deletes with the staging directory.
-  std::string HfileStagingSpecOf(const MigrationPlan& plan) const;
+  // (the same configuration, so copy and cleanup resolve the directory alike). With
+  // hfile_source_snapshot (and hbase.rootdir known) the chunks read the source snapshot (input
+  // "snapshot") if HfileChunksReadSnapshot says so; the cleanup's spec names that snapshot
+  // whenever one was asked for, and deletes it with the staging directory.
+  std::string HfileStagingSpecOf(const MigrationPlan& plan, bool for_cleanup) const;
+  // Engine "hfile" with hfile_source_snapshot: whether this daemon's user may read the source's
+  // files under hbase.rootdir (on a secure HDFS they are HBase's alone). Asked through the bridge
+  // once per migration and daemon process, with one warning when not: the chunks then scan the
+  // live table. Either source is a correct copy (the capture peer carries every later write), so
+  // a restart that decides otherwise mixes them safely.
+  bool HfileChunksReadSnapshot(const MigrationPlan& plan) const;
+  // "" when the daemon's user may read the files a snapshot of plan's source is made of, else why
+  // not (the file system's refusal, or why it could not be asked).
+  std::string WhySnapshotUnreadable(const MigrationPlan& plan,
+                                    const std::string& staging_dir) const;
   // hbase_conf_dir or an hbase.rootdir setting: the daemon can find a snapshot's files.
   bool KnowsHBaseRootDir() const;
   // Engine "mapreduce": the job's input, chosen once per migration (the plan keeps it): "snapshot"
@@ -431,6 +442,9 @@ class Migrator {
   std::mutex refusals_mu_;
   std::map<std::string, std::string> refusals_logged_;
   MigratorCounters counters_;
+  // HfileChunksReadSnapshot's answers, by target table.
+  mutable std::mutex hfile_inputs_mu_;
+  mutable std::map<std::string, bool> hfile_reads_snapshot_;
 };
 
 }  // namespace presplit::daemon::migrate

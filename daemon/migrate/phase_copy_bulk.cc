@@ -27,23 +27,27 @@ bool Migrator::KnowsHBaseRootDir() const {
   return !options_.hbase_conf_dir.empty() || options_.hbase_settings.count("hbase.rootdir") > 0;
 }
 
+std::string Migrator::WhySnapshotUnreadable(const MigrationPlan& plan,
+                                            const std::string& staging_dir) const {
+  auto access = bridge_.CheckSnapshotInput(
+      SpecOf(plan, staging_dir, "snapshot", SourceSnapshotOf(plan.target)));
+  if (!access.ok()) {
+    return "could not check whether this daemon's user may read the source's files under "
+           "hbase.rootdir: " +
+           access.status().message();
+  }
+  if (!access->readable) {
+    return "this daemon's user may not read the source's files under hbase.rootdir (" +
+           access->reason + ")";
+  }
+  return "";
+}
+
 std::string Migrator::ChooseBulkInput(const MigrationPlan& plan, const BulkCopyState& bulk) const {
   // A snapshot is read from the files under hbase.rootdir: without it, the live table.
   if (!KnowsHBaseRootDir()) return "table";
-  auto access =
-      bridge_.CheckSnapshotInput(SpecOf(plan, bulk.staging_dir, "snapshot", bulk.snapshot));
-  std::string why;
-  if (!access.ok()) {
-    why =
-        "could not check whether this daemon's user may read the source's files under "
-        "hbase.rootdir: " +
-        access.status().message();
-  } else if (!access->readable) {
-    why = "this daemon's user may not read the source's files under hbase.rootdir (" +
-          access->reason + ")";
-  } else {
-    return "snapshot";
-  }
+  const std::string why = WhySnapshotUnreadable(plan, bulk.staging_dir);
+  if (why.empty()) return "snapshot";
   spdlog::info(
       "migration {}: bulk copy: the job reads the live table through the RegionServers (input "
       "\"table\"), not a snapshot's files: {}",
@@ -51,10 +55,30 @@ std::string Migrator::ChooseBulkInput(const MigrationPlan& plan, const BulkCopyS
   return "table";
 }
 
-std::string Migrator::HfileStagingSpecOf(const MigrationPlan& plan) const {
-  // Asked for and with hbase.rootdir known, the chunks read the source from one snapshot's files
-  // in the daemon (no RegionServer scan); the cleanup of the same spec deletes that snapshot.
-  const bool snapshot = options_.hfile_source_snapshot && KnowsHBaseRootDir();
+bool Migrator::HfileChunksReadSnapshot(const MigrationPlan& plan) const {
+  if (!options_.hfile_source_snapshot || !KnowsHBaseRootDir()) return false;
+  std::lock_guard<std::mutex> lock(hfile_inputs_mu_);
+  auto known = hfile_reads_snapshot_.find(plan.target);
+  if (known != hfile_reads_snapshot_.end()) return known->second;
+  const std::string why =
+      WhySnapshotUnreadable(plan, StagingDirOf(options_.bulk_staging_dir, plan.target));
+  if (!why.empty()) {
+    spdlog::warn(
+        "migration {}: hfile copy: the chunks read the live table through the RegionServers, "
+        "not a snapshot's files (migration_hfile_source = snapshot): {}",
+        plan.table, why);
+  }
+  hfile_reads_snapshot_[plan.target] = why.empty();
+  return why.empty();
+}
+
+std::string Migrator::HfileStagingSpecOf(const MigrationPlan& plan, bool for_cleanup) const {
+  // Asked for, with hbase.rootdir known and readable, the chunks read the source from one
+  // snapshot's files in the daemon (no RegionServer scan). The cleanup names that snapshot
+  // whenever one was asked for: a daemon that read it before a restart, and is refused now, still
+  // deletes it (the cleanup deletes only a snapshot that exists).
+  const bool snapshot = for_cleanup ? options_.hfile_source_snapshot && KnowsHBaseRootDir()
+                                    : HfileChunksReadSnapshot(plan);
   return SpecOf(plan, StagingDirOf(options_.bulk_staging_dir, plan.target),
                 snapshot ? "snapshot" : "table", snapshot ? SourceSnapshotOf(plan.target) : "");
 }
@@ -257,7 +281,7 @@ void Migrator::CleanupHfileStaging(const MigrationPlan& plan, const char* when) 
   // The bulk job's cleanup with the chunks' own spec: it removes the directory and, when the
   // chunks read the source from a snapshot, that snapshot.
   const std::string staging_dir = StagingDirOf(options_.bulk_staging_dir, plan.target);
-  Status cleaned = bridge_.CleanupBulkCopy(HfileStagingSpecOf(plan));
+  Status cleaned = bridge_.CleanupBulkCopy(HfileStagingSpecOf(plan, /*for_cleanup=*/true));
   if (!cleaned.ok()) {
     spdlog::warn(
         "migration {}: {}: could not remove the staging directory {} (remove it by hand): {}",

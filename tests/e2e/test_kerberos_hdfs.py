@@ -12,7 +12,9 @@ Checked against the real NameNode, DataNode and HBase, each client logged in fro
   data transfer to the DataNode); hbase moves it, as a bulk load does; a principal without a
   grant is refused by the NameNode;
 - a re-salting migration with the hfile engine, presplitd logged in as its principal and staging
-  in the default migration_staging_dir on this HDFS: HBase's secure bulk load moves the staged
+  in the default migration_staging_dir on this HDFS, asked to read a snapshot's files
+  (migration_hfile_source = snapshot), which hbase.rootdir refuses it: the chunks scan the live
+  table instead and the log says why; HBase's secure bulk load moves the staged
   HFiles into the regions, the new generation holds every row in its new buckets, the
   migration's staging directory is gone (the cluster's servers load presplit-hbase.jar, whose
   replication endpoint is the migration's change capture);
@@ -119,12 +121,20 @@ class KerberosHdfsTest(unittest.TestCase):
     def test_4_an_hfile_migration_stages_on_the_kerberized_hdfs_and_bulk_loads(self):
         grant_migration_rights()
         table = f"{NS}:events"
-        d = migrating_daemon(19536, "presplitd-krb-hdfs", migration_hfile_chunk_rows=100)
+        # Asked to read a snapshot's files, which hbase.rootdir (HBase's, mode 700) refuses to
+        # presplitd's principal: the chunks scan the live table instead, and the log says why.
+        d = migrating_daemon(19536, "presplitd-krb-hdfs", migration_hfile_chunk_rows=100,
+                             migration_hfile_source="snapshot")
         d.start()
         try:
             rows = 200
             write_salted_table(self, d, table, rows)
             migrate(self, d, table, "hfile")
+            self.assertRegex(d.log_text(), re.escape(
+                f"migration {table}: hfile copy: the chunks read the live table through the "
+                "RegionServers, not a snapshot's files (migration_hfile_source = snapshot): this "
+                "daemon's user may not read the source's files under hbase.rootdir (cannot read "
+                f"{HDFS_URI}/hbase") + r".*Permission denied: user=presplit")
             # Every row in the new generation's table, seen by HBase's superuser, salted into its
             # eight buckets (ten groups of rows: not necessarily all eight).
             count, salts = result(HBASE, "rows", table + "__g2", source=KPROBE_SOURCE).split()

@@ -658,8 +658,54 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   EXPECT_EQ(bridge_.cleanups[0], staging);
   EXPECT_EQ(staging["input"], "snapshot");
   EXPECT_EQ(staging["snapshot"], "presplit_resalt_tinawang_check__g2");
+  EXPECT_EQ(bridge_.snapshot_checks, 1) << "asked once per migration, not once per chunk";
   EXPECT_EQ(Status()["physical_table"], kTarget);
   EXPECT_EQ(Status()["migration"]["phase"], "done");
+}
+
+// A secure HDFS: hbase.rootdir is HBase's (mode 700), presplitd's principal reads none of it.
+TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWhenItsUserMayNotReadTheSnapshotsFiles) {
+  options_.hfile_chunk_rows = 40;
+  options_.bulk_staging_dir = "/staging/";
+  options_.hbase_conf_dir = "/etc/hbase/conf";
+  options_.hfile_source_snapshot = true;
+  const std::string refusal =
+      "cannot read hdfs://nn:8020/hbase/data: Permission denied: user=presplit, "
+      "access=READ_EXECUTE, inode=\"/hbase/data\":hbase:hbase:drwx------";
+  bridge_.snapshot_access = SnapshotAccess{false, refusal};
+  LogCapture log;
+  const json staging = MigrateWithTheHfileEngine();
+  EXPECT_EQ(staging["input"], "table") << "every chunk scans through the RegionServers";
+  EXPECT_FALSE(staging.contains("snapshot"));
+  EXPECT_EQ(bridge_.last_snapshot_check_spec["input"], "snapshot");
+  EXPECT_EQ(bridge_.last_snapshot_check_spec["source"], kSource);
+  EXPECT_EQ(bridge_.snapshot_checks, 1) << "asked once per migration, not once per chunk";
+  EXPECT_EQ(log.Count("hfile copy: the chunks read the live table through the RegionServers, "
+                      "not a snapshot's files (migration_hfile_source = snapshot): this daemon's "
+                      "user may not read the source's files under hbase.rootdir (" +
+                      refusal + ")"),
+            1)
+      << log.Text();
+  // The cleanup still names the snapshot: one taken before a restart is deleted all the same.
+  ASSERT_EQ(bridge_.cleanups.size(), 1u);
+  EXPECT_EQ(bridge_.cleanups[0]["snapshot"], "presplit_resalt_tinawang_check__g2");
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+}
+
+TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWhenTheCheckFails) {
+  options_.hfile_chunk_rows = 40;
+  options_.bulk_staging_dir = "/staging/";
+  options_.hbase_conf_dir = "/etc/hbase/conf";
+  options_.hfile_source_snapshot = true;
+  bridge_.snapshot_check_error = presplit::Status::Unavailable("NameNode nn:8020 unreachable");
+  LogCapture log;
+  const json staging = MigrateWithTheHfileEngine();
+  EXPECT_EQ(staging["input"], "table");
+  EXPECT_EQ(log.Count("not a snapshot's files (migration_hfile_source = snapshot): could not "
+                      "check whether this daemon's user may read the source's files under "
+                      "hbase.rootdir: NameNode nn:8020 unreachable"),
+            1)
+      << log.Text();
 }
 
 TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceUnlessASnapshotIsAskedFor) {
