@@ -208,6 +208,34 @@ void HttpEndpoint::Accept() {
   });
 }
 
+void HttpEndpoint::HandleOffLoop(const std::string& path, HttpRequestHandler handler) {
+  Handle(path, std::move(handler));
+  off_loop_paths_.insert(path);
+  if (!worker_) worker_ = std::make_unique<asio::thread_pool>(1);
+}
+
+HttpResponse HttpEndpoint::RespondOrError(const std::string& method,
+                                          const std::string& target) const {
+  try {
+    return Respond(method, target);
+  } catch (const std::exception& e) {
+    spdlog::error("http: GET {} threw: {}", target.substr(0, target.find('?')), e.what());
+    return JsonError(500, "the handler failed; see the daemon's log");
+  }
+}
+
+void HttpEndpoint::Write(std::shared_ptr<Connection> connection, const HttpResponse& response) {
+  const char* reason = Reason(response.code);
+  auto out =
+      std::make_shared<std::string>("HTTP/1.0 " + std::to_string(response.code) + " " + reason +
+                                    "\r\nContent-Type: " + response.content_type +
+                                    "\r\nContent-Length: " + std::to_string(response.body.size()) +
+                                    "\r\nConnection: close\r\n\r\n" + response.body);
+  asio::async_write(
+      connection->socket, asio::buffer(*out),
+      [connection, out](const boost::system::error_code&, size_t) { connection->End(); });
+}
+
 void HttpEndpoint::Serve(std::shared_ptr<Connection> connection) {
   // The timer holds the connection only weakly: a connection that ended early goes at once.
   connection->deadline.expires_after(limits_.deadline);
@@ -223,22 +251,16 @@ void HttpEndpoint::Serve(std::shared_ptr<Connection> connection) {
         std::istream in(&connection->request);
         std::string method, target;
         in >> method >> target;
-        // A handler's exception must not end the daemon: it becomes a 500.
-        HttpResponse response;
-        try {
-          response = Respond(method, target);
-        } catch (const std::exception& e) {
-          spdlog::error("http: GET {} threw: {}", target.substr(0, target.find('?')), e.what());
-          response = JsonError(500, "the handler failed; see the daemon's log");
+        if (method == "GET" && off_loop_paths_.count(target.substr(0, target.find('?'))) > 0) {
+          // Computed on the worker, written on the loop (the socket is the loop's).
+          asio::post(*worker_, [this, connection, method, target] {
+            HttpResponse response = RespondOrError(method, target);
+            asio::post(
+                io_, [connection, response = std::move(response)] { Write(connection, response); });
+          });
+          return;
         }
-        const char* reason = Reason(response.code);
-        auto out = std::make_shared<std::string>(
-            "HTTP/1.0 " + std::to_string(response.code) + " " + reason + "\r\nContent-Type: " +
-            response.content_type + "\r\nContent-Length: " + std::to_string(response.body.size()) +
-            "\r\nConnection: close\r\n\r\n" + response.body);
-        asio::async_write(
-            connection->socket, asio::buffer(*out),
-            [connection, out](const boost::system::error_code&, size_t) { connection->End(); });
+        Write(connection, RespondOrError(method, target));
       });
 }
 

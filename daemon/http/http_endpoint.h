@@ -11,10 +11,16 @@
 // Query parameters reach the handlers that take an HttpRequest, percent-decoded and bounded
 // (ParseQuery); a query that breaks the bounds is answered 400 with a JSON error before any
 // handler runs. Handlers without a request ignore the query, as before.
+//
+// Handlers run on the loop, one at a time, so each must answer in well under a millisecond or two;
+// one that computes its answer for longer (the key visualizer's JSON) is registered with
+// HandleOffLoop and runs on the endpoint's own worker thread, so /healthz and /metrics answer
+// while it works.
 #pragma once
 
 #include <atomic>
 #include <boost/asio.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -78,7 +84,15 @@ class HttpEndpoint {
   void Handle(const std::string& path, HttpRequestHandler handler) {
     handlers_[path] = std::move(handler);
     query_paths_.insert(path);
+    off_loop_paths_.erase(path);
   }
+  // As Handle, but the handler runs on the endpoint's one worker thread (started by the first
+  // call) and its response is written back on the loop. Such requests wait their turn on the
+  // worker, at most max_connections of them (the cap on open connections); the connection's
+  // deadline still closes one that waits too long. The handler must be thread-safe with respect
+  // to what it reads, and it may still run until the endpoint is destroyed (which waits for it).
+  // All handlers are registered before Listen.
+  void HandleOffLoop(const std::string& path, HttpRequestHandler handler);
 
   // The response to one request line's method and target: what Serve sends (public for tests).
   HttpResponse Respond(const std::string& method, const std::string& target) const;
@@ -116,6 +130,9 @@ class HttpEndpoint {
 
   void Accept();
   void Serve(std::shared_ptr<Connection> connection);
+  // Respond, with a handler's exception turned into a 500 (a handler must not end the daemon).
+  HttpResponse RespondOrError(const std::string& method, const std::string& target) const;
+  static void Write(std::shared_ptr<Connection> connection, const HttpResponse& response);
 
   boost::asio::io_context& io_;
   const HttpLimits limits_;
@@ -123,7 +140,11 @@ class HttpEndpoint {
   boost::asio::steady_timer accept_pause_;
   std::shared_ptr<Counters> counters_ = std::make_shared<Counters>();
   std::map<std::string, HttpRequestHandler> handlers_;
-  std::set<std::string> query_paths_;  // the paths whose handlers take the request
+  std::set<std::string> query_paths_;     // the paths whose handlers take the request
+  std::set<std::string> off_loop_paths_;  // the paths whose handlers run on worker_
+  // Declared last, so destroyed first: its destructor waits for a running handler (which reads
+  // handlers_) and drops the queued ones before anything else of the endpoint goes.
+  std::unique_ptr<boost::asio::thread_pool> worker_;
 };
 
 }  // namespace presplit::daemon

@@ -739,7 +739,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       });
 
   // GET /keyviz.json and the page GET /keyviz read the load history (thread-safe: recorded on
-  // the load worker, read on the HTTP loop).
+  // the load worker, read on the HTTP endpoint's worker).
   keyviz::HistoryReader read_history = [&load_history](const std::string& table, int64_t from_ms,
                                                        int64_t to_ms) {
     return load_history.Read(table, from_ms, to_ms);
@@ -759,7 +759,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     http.Handle("/keyviz", []() -> HttpResponse {
       return {200, "text/html; charset=utf-8", std::string(web::KeyvizPageHtml())};
     });
-    http.Handle("/keyviz.json", [&](const HttpRequest& request) -> HttpResponse {
+    // Off the loop: a big table's matrix takes up to about a hundred milliseconds to build, which
+    // /healthz and /metrics must not wait for.
+    http.HandleOffLoop("/keyviz.json", [&](const HttpRequest& request) -> HttpResponse {
       auto reply = keyviz::ServeKeyvizJson(request.query, read_history, history_tables, now_ms());
       return {reply.code, "application/json", std::move(reply.body)};
     });
