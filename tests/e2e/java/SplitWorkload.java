@@ -196,30 +196,44 @@ public class SplitWorkload {
     }
     if (to == null) throw new IllegalStateException("no RegionServer but " + from);
     admin.move(r.getEncodedNameAsBytes(), to);
-    long deadline = System.currentTimeMillis() + 60_000L;
-    while (System.currentTimeMillis() < deadline) {
+    final ServerName target = to;
+    pollUntil(r.getEncodedName() + " open on " + target, 60, () -> {
       try (RegionLocator locator = c.getRegionLocator(table)) {
-        if (to.equals(locator.getRegionLocation(r.getStartKey(), true).getServerName())
-            && admin.isTableAvailable(table)) {
-          System.out.println(to.getPort());
-          return;
-        }
+        ServerName at = locator.getRegionLocation(r.getStartKey(), true).getServerName();
+        if (!target.equals(at)) return "it is on " + at;
+        return admin.isTableAvailable(table) ? null : table + " is not available";
       } catch (java.io.IOException e) {
-        // in transition: look again
+        return "in transition: " + e;
       }
-      Thread.sleep(250);
-    }
-    throw new IllegalStateException(r.getEncodedName() + " is not open on " + to + " after 60 s");
+    });
+    System.out.println(target.getPort());
   }
 
   static void waitRegions(Admin admin, TableName table, int n, int seconds) throws Exception {
-    long deadline = System.currentTimeMillis() + seconds * 1000L;
-    while (System.currentTimeMillis() < deadline) {
-      if (sorted(admin, table).size() >= n) return;
-      Thread.sleep(500);
+    pollUntil(table + " with at least " + n + " regions", seconds, () -> {
+      int regions = sorted(admin, table).size();
+      return regions >= n ? null : regions + " regions";
+    });
+  }
+
+  /** One look of a bounded wait: null once the awaited event has happened, else what is left. */
+  interface Look {
+    String left() throws Exception;
+  }
+
+  // Looks until `look` finds the event, every 250 ms, and throws with what the last look found
+  // when `seconds` have passed. HBase's client has no callback for the events waited for here (a
+  // region open on a server, a region count, empty memstores): they can only be looked for.
+  static void pollUntil(String what, int seconds, Look look) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (true) {
+      String left = look.left();
+      if (left == null) return;
+      if (System.nanoTime() >= deadline) {
+        throw new IllegalStateException("waited " + seconds + " s for " + what + ": " + left);
+      }
+      Thread.sleep(250);
     }
-    throw new IllegalStateException(table + " has " + sorted(admin, table).size()
-        + " regions after " + seconds + " s, expected at least " + n);
   }
 
   static void create(Admin admin, TableName table, String[] args) throws Exception {
@@ -283,9 +297,7 @@ public class SplitWorkload {
   // then below its split size, the major compaction below finds nothing to do, and no write is
   // left to flush them: the region never splits.
   static void flushAll(Admin admin, TableName table) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    String left;
-    do {
+    pollUntil(table + "'s memstores to be flushed", 60, () -> {
       try {
         admin.flush(table);
         long bytes = 0;
@@ -294,14 +306,11 @@ public class SplitWorkload {
             bytes += (long) m.getMemStoreSize().get(Size.Unit.BYTE);
           }
         }
-        if (bytes == 0) return;
-        left = bytes + " bytes in memory";
+        return bytes == 0 ? null : bytes + " bytes in memory";
       } catch (java.io.IOException e) {
-        left = "a region in transition: " + e; // a split or a move under way: look again
+        return "a region in transition: " + e; // a split or a move under way: look again
       }
-      Thread.sleep(250);
-    } while (System.nanoTime() < deadline);
-    throw new IllegalStateException(table + " not flushed after 60 s: " + left);
+    });
   }
 
   // Until the table compacts nothing (the major compaction above, and the compactions of the
