@@ -259,14 +259,23 @@ class MultiServerTest(unittest.TestCase):
     def test_2_a_hot_range_split_by_load_is_spread_by_the_balancer(self):
         table = f"default:hot_{RUN}"
         # sustain_s: long enough to measure the table's reads before the split.
-        self.hot_table(table, {"sustain_s": 20, "max_regions": 8}, gets_s=600)
+        self.hot_table(table, {"sustain_s": 30, "max_regions": 8}, gets_s=600)
 
         measured = {}
 
-        def measure(what):
-            measured[what] = read_rates(table)
+        def measure(what, min_reads=20000):
+            measured[what] = read_rates(table, min_reads=min_reads)
             return busiest_share(measured[what])
-        h.wait_for(lambda: measure("before") is not None, 60, "the gets to reach the table")
+
+        def table_reads():
+            return sum(r["reads"] for r in region_loads(table))
+        # The gets' JVM takes a while to start, longer on a busy machine: the measurement begins
+        # once their reads reach the table and is short, so that it ends well inside sustain_s
+        # (a measurement that began with the JVM's start once ended after the split).
+        reads_after_fill = table_reads()
+        h.wait_for(lambda: table_reads() > reads_after_fill, 60, "the gets to reach the table")
+        h.wait_for(lambda: measure("before", min_reads=10000) is not None, 60,
+                   "the gets' reads to be measured")
         before = busiest_share(measured["before"])
         regions = describe(table)["regions"]
         print(f"before the split: {len(regions)} regions on "
