@@ -663,12 +663,17 @@ TEST_F(MigratorTest, TheHfileEngineCopiesBigChunksThroughItsStagingDirectory) {
   EXPECT_EQ(Status()["migration"]["phase"], "done");
 }
 
+// The hfile engine asked to read a snapshot of the source, hbase.rootdir known.
+void AskForTheSnapshotSource(MigratorOptions& options) {
+  options.hfile_chunk_rows = 40;
+  options.bulk_staging_dir = "/staging/";
+  options.hbase_conf_dir = "/etc/hbase/conf";
+  options.hfile_source_snapshot = true;
+}
+
 // A secure HDFS: hbase.rootdir is HBase's (mode 700), presplitd's principal reads none of it.
 TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWhenItsUserMayNotReadTheSnapshotsFiles) {
-  options_.hfile_chunk_rows = 40;
-  options_.bulk_staging_dir = "/staging/";
-  options_.hbase_conf_dir = "/etc/hbase/conf";
-  options_.hfile_source_snapshot = true;
+  AskForTheSnapshotSource(options_);
   const std::string refusal =
       "cannot read hdfs://nn:8020/hbase/data: Permission denied: user=presplit, "
       "access=READ_EXECUTE, inode=\"/hbase/data\":hbase:hbase:drwx------";
@@ -693,10 +698,7 @@ TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWhenItsUserMayNotReadTheSna
 }
 
 TEST_F(MigratorTest, TheHfileEngineScansTheLiveSourceWhenTheCheckFails) {
-  options_.hfile_chunk_rows = 40;
-  options_.bulk_staging_dir = "/staging/";
-  options_.hbase_conf_dir = "/etc/hbase/conf";
-  options_.hfile_source_snapshot = true;
+  AskForTheSnapshotSource(options_);
   bridge_.snapshot_check_error = presplit::Status::Unavailable("NameNode nn:8020 unreachable");
   LogCapture log;
   const json staging = MigrateWithTheHfileEngine();
