@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
@@ -260,3 +261,28 @@ def wait_for(predicate, timeout, what):
     message = f"timed out after {timeout}s waiting for {described}"
     print(message, file=sys.stderr, flush=True)
     raise AssertionError(message)
+
+
+class _TimedResult(unittest.TextTestResult):
+    """A verbose result that also lists every test's wall time, slowest first, after the run:
+    the suite's length is the sum of these, and a log then says where it goes."""
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.durations = getattr(self, "durations", [])
+        self.durations.append((time.monotonic() - self._started, test.id()))
+
+    def printErrors(self):
+        self.stream.writeln("\nwall time of each test, slowest first:")
+        for seconds, name in sorted(getattr(self, "durations", []), reverse=True):
+            self.stream.writeln(f"{seconds:8.1f} s  {name}")
+        super().printErrors()
+
+
+def main():
+    """unittest.main for an end-to-end test file: verbose, with each test's wall time."""
+    unittest.main(testRunner=unittest.TextTestRunner(resultclass=_TimedResult, verbosity=2))

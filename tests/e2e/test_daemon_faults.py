@@ -213,4 +213,4 @@ class DaemonFaultsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

@@ -161,4 +161,4 @@ class ExamplePortalTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

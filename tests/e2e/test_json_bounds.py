@@ -169,4 +169,4 @@ class JsonBoundsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

@@ -335,4 +335,4 @@ def put(root, doc):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

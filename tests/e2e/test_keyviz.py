@@ -234,4 +234,4 @@ class KeyvizTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

@@ -322,4 +322,4 @@ class LoadSplitTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

@@ -303,4 +303,4 @@ class SaltedImportTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

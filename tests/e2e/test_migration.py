@@ -377,4 +377,4 @@ class MigrationTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -64,4 +64,4 @@ class MigrationBridgeTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

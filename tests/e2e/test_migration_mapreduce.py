@@ -110,4 +110,4 @@ class MapReduceEngineTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -474,4 +474,4 @@ class ZooKeeperOutageTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

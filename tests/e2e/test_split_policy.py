@@ -241,4 +241,4 @@ class SplitPolicyTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

@@ -171,4 +171,4 @@ class WalkingSkeletonTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()

@@ -242,4 +242,4 @@ class ZkAclTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    h.main()
