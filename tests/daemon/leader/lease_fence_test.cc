@@ -57,7 +57,9 @@ TEST_F(LeaseFenceTest, WritesRunOnTheSessionTheCheckConfirmed) {
   EXPECT_EQ(zk_.nodes.at(kNode).data, "after");
   EXPECT_TRUE(zk_.nodes.count("/presplit/migrations"));
   for (const auto& [session, path] : a_.session.write_log) {
-    if (path.rfind(kElection, 0) != 0) EXPECT_EQ(session, a_.fence.checked_session()) << path;
+    if (path.rfind(kElection, 0) != 0) {
+      EXPECT_EQ(session, a_.fence.checked_session()) << path;
+    }
   }
 }
 
