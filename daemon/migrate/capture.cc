@@ -155,26 +155,24 @@ Result<std::map<std::string, int64_t>> Migrator::ClosesShipped(const std::string
 
 Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& table,
                                     const std::string& ack_table,
-                                    const std::map<std::string, int64_t>& before) {
+                                    const std::map<std::string, int64_t>& before,
+                                    int64_t fence_started_ms) {
   PRESPLIT_ASSIGN_OR_RETURN(TableDescription described, admin_.DescribeTable(table));
   if (!described.exists) return Status::NotFound(table + " is gone");
   const auto deadline = std::chrono::steady_clock::now() + options_.ack_timeout;
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(auto closed, ClosesShipped(ack_table));
-    size_t drained = 0;
-    std::string waiting;
+    std::vector<std::string> unclosed;
     for (const auto& region : described.regions) {
       auto now = closed.find(region.name);
       auto then = before.find(region.name);
       const bool new_close =
           now != closed.end() && (then == before.end() || now->second > then->second);
-      if (new_close) {
-        ++drained;
-      } else if (waiting.empty()) {
-        waiting = region.name;
-      }
+      if (!new_close) unclosed.push_back(region.name);
     }
-    if (drained == described.regions.size()) {
+    const size_t drained = described.regions.size() - unclosed.size();
+    std::string waiting = unclosed.empty() ? "" : unclosed.front();
+    if (unclosed.empty()) {
       // Closes come from the live servers; a dead one's WALs may still hold earlier edits.
       auto recovered = RecoveredQueues(peer);
       if (recovered.ok() && recovered->empty()) return true;
@@ -184,9 +182,27 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
     if (Interrupted() || std::chrono::steady_clock::now() >= deadline) {
       spdlog::info("{}: {} of {} regions drained into {} (waiting for {})", table, drained,
                    described.regions.size(), ack_table, waiting);
+      if (!Interrupted() && !unclosed.empty() &&
+          NowMs() - fence_started_ms >= options_.ack_timeout.count()) {
+        ReopenUnclosed(table, unclosed);
+      }
       return false;
     }
     Sleep(options_.ack_poll);
+  }
+}
+
+void Migrator::ReopenUnclosed(const std::string& table, const std::vector<std::string>& unclosed) {
+  if (!MayAct()) return;
+  spdlog::warn(
+      "{}: {} of its regions show no close since the fence began (first: {}); a RegionServer "
+      "that died while they reopened writes none: reopening them, so that their close reaches "
+      "the capture",
+      table, unclosed.size(), unclosed.front());
+  Status reopened = bridge_.ReopenRegions(table, unclosed);
+  if (!reopened.ok()) {
+    spdlog::warn("{}: reopening its unclosed regions: {} (tried again on the next run)", table,
+                 reopened.message());
   }
 }
 

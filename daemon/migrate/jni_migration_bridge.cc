@@ -200,6 +200,13 @@ Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only)
   return CallStrings("setReadOnly", {table, read_only ? "true" : "false"}).status();
 }
 
+Status JniMigrationBridge::ReopenRegions(const std::string& table,
+                                         const std::vector<std::string>& encoded_regions) {
+  std::string names;
+  for (const auto& region : encoded_regions) names += (names.empty() ? "" : ",") + region;
+  return CallStrings("reopenRegions", {table, names}).status();
+}
+
 namespace {
 
 std::string Base64Array(const std::vector<std::string>& keys) {

@@ -37,6 +37,8 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<CaptureAcks> ReadAcks(const std::string& ack_table, int64_t probe_id) override;
   Status SetKeepDeletedCells(const std::string& table, bool keep) override;
   Status SetReadOnly(const std::string& table, bool read_only) override;
+  Status ReopenRegions(const std::string& table,
+                       const std::vector<std::string>& encoded_regions) override;
 
   Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string& layout,
                                             const std::string& from_row,

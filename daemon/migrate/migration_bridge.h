@@ -179,6 +179,12 @@ class MigrationBridge {
   virtual Status SetKeepDeletedCells(const std::string& table, bool keep) = 0;
   // READONLY: writes refused by the RegionServers (the fence of a generation).
   virtual Status SetReadOnly(const std::string& table, bool read_only) = 0;
+  // Closes and reopens these regions of `table` (encoded names), each on a server HBase picks:
+  // the close is the region's last entry in its server's WAL. For a fenced generation whose
+  // regions a RegionServer's crash reopened elsewhere without writing a close. Every region is
+  // tried; the error names the ones that failed.
+  virtual Status ReopenRegions(const std::string& table,
+                               const std::vector<std::string>& encoded_regions) = 0;
 
   // ---- verification
   // Digests of the live cells of a table's rows [from_row, end_row), per partition.

@@ -344,10 +344,18 @@ class Migrator {
   Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
   // Whether every region of `table` has been closed (and the close shipped into `ack_table` by
   // `peer`, which holds no dead RegionServer's WALs any more) since `before`: waits up to
-  // ack_timeout. The drain of a fenced generation.
+  // ack_timeout. The drain of a fenced generation, which began at fence_started_ms. A region
+  // still without a close once the fence has lasted ack_timeout is reopened (ReopenUnclosed).
   Result<bool> AwaitDrained(const std::string& peer, const std::string& table,
                             const std::string& ack_table,
-                            const std::map<std::string, int64_t>& before);
+                            const std::map<std::string, int64_t>& before, int64_t fence_started_ms);
+  // Closes and reopens the regions of a fenced `table` that show no close since the fence
+  // began. A RegionServer that dies while the read-only change reopens its regions writes no
+  // close for them; they open read-only elsewhere and no close of them would ever come, so the
+  // drain would wait forever. Their edits from before the crash are in the dead server's WALs,
+  // which AwaitDrained waits for anyway. Harmless to a region that was only slow to ship: the
+  // generation is read-only, and any close after `before` ends its wait.
+  void ReopenUnclosed(const std::string& table, const std::vector<std::string>& unclosed);
 
   // ---- phase_create.cc
   Step CreateTarget(PlanNode& node);

@@ -37,8 +37,8 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
     return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
   }
-  auto drained =
-      AwaitDrained(plan.capture.peer, plan.source, plan.target, plan.capture.closed_before);
+  auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
+                              plan.capture.closed_before, plan.capture.fence_started_ms);
   if (!drained.ok()) return Fail(node, "fencing: draining the capture: " + drained.status().message());
   if (!*drained) {
     plan.error = "fencing: the capture peer has not shipped every region's last write of " +

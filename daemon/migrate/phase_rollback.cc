@@ -71,9 +71,10 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
   if (!target.ok()) {
     return Fail(node, "rolling back: describing " + plan.target + ": " + target.status().message());
   }
-  auto drained = target->exists ? AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
-                                               plan.capture.closed_before)
-                                : Result<bool>(true);
+  auto drained = target->exists
+                     ? AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
+                                    plan.capture.closed_before, plan.capture.fence_started_ms)
+                     : Result<bool>(true);
   if (!drained.ok()) {
     return Fail(node, "rolling back: draining the reverse capture: " + drained.status().message());
   }

@@ -366,6 +366,42 @@ TEST_F(MigratorTest, AFenceWaitsForADeadServersWalsBeforeRemovingThePeer) {
   EXPECT_TRUE(bridge_.peers.empty());
 }
 
+// A RegionServer died while the read-only change reopened the old generation: the region it
+// held opened again elsewhere without a close, and no close of it would ever come. Once the fence
+// has lasted ack_timeout, the regions still without a close are reopened, which writes it.
+TEST_F(MigratorTest, AFenceReopensTheRegionsACrashLeftWithoutAClose) {
+  int64_t now_ms = 1'000'000;
+  options_.now_ms = [&] { return now_ms; };
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  ASSERT_TRUE(bridge_.Write(kSource, "30000777"));
+  bridge_.crashed_during_reopen = {"r3"};
+  LogCapture log;
+  EndGracePeriod();
+  // The fence has just begun: r3 is waited for, not reopened.
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "fencing");
+  EXPECT_TRUE(bridge_.reopened.empty());
+  EXPECT_EQ(log.Count("9 of 10 regions drained into tinawang:check__g2 (waiting for r3)"), 1)
+      << log.Text();
+  // A full ack_timeout later r3 still has no close: it alone is reopened.
+  now_ms += options_.ack_timeout.count();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.reopened, (std::vector<std::string>{kSource, "r3"}));
+  EXPECT_EQ(log.Count("tinawang:check: 1 of its regions show no close since the fence began "
+                      "(first: r3)"),
+            1)
+      << log.Text();
+  // Its close arrives: the fence ends, with the write made before it in the new generation.
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null()) << Plan().dump();
+  EXPECT_TRUE(admin_.disabled.count(kSource));
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_TRUE(bridge_.tables[kTarget].count("30000777"));
+}
+
 TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);

@@ -44,6 +44,7 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -489,6 +490,60 @@ public final class MigrationBridge {
       modify(admin, TableDescriptorBuilder.newBuilder(descriptor).setReadOnly(wanted).build());
       return "{\"changed\":true}";
     }
+  }
+
+  /**
+   * Closes and reopens the named regions of the table, each on a server HBase picks (a move):
+   * the close is the region's last entry in its server's WAL. For a fenced (read-only)
+   * generation whose regions a RegionServer's crash reopened elsewhere without a close, so that
+   * the drain of its capture can end. Every region is tried; names that are not regions of the
+   * table are refused before anything moves.
+   *
+   * @param encodedRegions encoded region names, comma-separated
+   * @return {@code {"reopened":N}}
+   */
+  public static String reopenRegions(String table, String encodedRegions) throws IOException {
+    TableName name = tableName(table, "table");
+    List<String> wanted = encodedRegionNames(encodedRegions);
+    try (Admin admin = connection().getAdmin()) {
+      TreeSet<String> ofTable = new TreeSet<>();
+      for (RegionInfo r : admin.getRegions(name)) {
+        ofTable.add(r.getEncodedName());
+      }
+      for (String region : wanted) {
+        if (!ofTable.contains(region)) {
+          throw new IllegalArgumentException(region + " is not a region of " + name);
+        }
+      }
+      List<String> failed = new ArrayList<>();
+      for (String region : wanted) {
+        try {
+          admin.move(Bytes.toBytes(region));
+        } catch (IOException e) {
+          failed.add(region + ": " + AccessDenial.map(AccessDenial.Operation.MOVE, name, e));
+        }
+      }
+      if (!failed.isEmpty()) {
+        throw new IOException("reopening " + failed.size() + " of " + wanted.size()
+            + " regions of " + name + " failed: " + String.join("; ", failed));
+      }
+      return "{\"reopened\":" + wanted.size() + "}";
+    }
+  }
+
+  /** Comma-separated encoded region names (32 lowercase hex digits each), at least one. */
+  static List<String> encodedRegionNames(String names) {
+    if (names == null || names.isEmpty()) {
+      throw new IllegalArgumentException("no region named");
+    }
+    List<String> out = new ArrayList<>();
+    for (String region : names.split(",", -1)) {
+      if (!region.matches("[0-9a-f]{32}")) {
+        throw new IllegalArgumentException("not an encoded region name: '" + region + "'");
+      }
+      out.add(region);
+    }
+    return out;
   }
 
   // Each entry point checks its arguments before it opens the shared connection: bad input is an

@@ -154,6 +154,13 @@ class RekeyTest {
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestTargetPartitions(
         "a", "{}", "{}", "[\"Yg==\", \"YQ==\"]", "16"));
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.setReadOnly("a", "yes"));
+    // Region names are checked before the connection opens: nothing moves on bad input.
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.reopenRegions("a", ""));
+    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.reopenRegions("a",
+        "0d38fb9e13f20768cde211e11b85a184,hbase:meta"));
+    assertEquals(List.of("0d38fb9e13f20768cde211e11b85a184", "8a87d792fbc99e0f70347ab54ec6dcc5"),
+        MigrationBridge.encodedRegionNames(
+            "0d38fb9e13f20768cde211e11b85a184,8a87d792fbc99e0f70347ab54ec6dcc5"));
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.probe("a", "soon"));
     assertEquals("\"a\\\"b\\\\c\"", Cells.jsonString("a\"b\\c"));
   }
