@@ -299,14 +299,16 @@ class MigrationTest(unittest.TestCase):
         h.wait_for(lambda: migration_phase(root, table) == "grace", 300, "the grace period")
         status = migration_status(root, table)
         forward, reverse = status["capture"]["peer"], status["capture"]["reverse_peer"]
-        # Writers on the new generation since the switch.
-        for i in range(20):
-            self.assertEqual(capture(root, "sdk-put", table, f"after-switch-{i}")["generation"], 2)
+        # Writers on the new generation since the switch (one JVM for the 20 rows).
+        after_switch = [f"after-switch-{i}" for i in range(20)]
+        written = capture(root, "sdk-put", table, *after_switch)
+        self.assertEqual(written["generation"], 2)
+        self.assertEqual(written["written"], 20)
         # Idle, the two peers do not ship each other's writes back and forth: their counts stay
         # still over two RegionServer reports once the writes above are shipped.
         new_layout = json.dumps(h.status(root, table)["layout"])
         h.wait_for(lambda: capture(root, "has-row", table, old_layout_json(),
-                                   "after-switch-19")["present"], 60,
+                                   *after_switch)["present"], 60,
                    "the reverse peer to ship the new generation's writes")
 
         def stats():
@@ -325,9 +327,8 @@ class MigrationTest(unittest.TestCase):
         self.assertEqual(status["generation"], 1)
         self.assertEqual(status["physical_table"], table)
         self.assertEqual(status["layout"]["salt"]["buckets"], 10)
-        for i in range(20):
-            self.assertTrue(capture(root, "has-row", table, old_layout_json(),
-                                    f"after-switch-{i}")["present"], f"after-switch-{i}")
+        kept = capture(root, "has-row", table, old_layout_json(), *after_switch)
+        self.assertTrue(kept["present"], f"missing in the old generation: {kept['missing']}")
         written = capture(root, "sdk-put", table, "after-rollback")
         self.assertEqual(written["generation"], 1, "the SDK writes to the old generation again")
         self.assertTrue(capture(root, "has-row", table, old_layout_json(),

@@ -20,8 +20,10 @@
  *   ttl-cells TABLE|REFERENCE            TTL cells (f:t) still visible, in the active generation
  *                                        of TABLE or in REFERENCE (prefix "ref:")
  *   peer disable|enable|stats PEER       a replication peer of the cluster
- *   sdk-put TABLE KEY                    one row through the SDK; prints the generation used
- *   has-row PHYSICAL LAYOUT_JSON KEY     whether a physical table holds a logical key
+ *   sdk-put TABLE KEY...                 one row a key through the SDK (one JVM for them all);
+ *                                        prints the generation used
+ *   has-row PHYSICAL LAYOUT_JSON KEY...  whether a physical table holds every logical key;
+ *                                        "missing" names those it does not
  *   delete-cell PHYSICAL                 one cell of the first row, behind presplit's back
  *   snapshot NAME TABLE | snapshot-exists NAME
  */
@@ -92,8 +94,8 @@ public class CaptureE2E {
       case "compare" -> compare(a.get(1), a.get(2));
       case "ttl-cells" -> ttlCells(a.get(1));
       case "peer" -> peer(a.get(1), a.get(2));
-      case "sdk-put" -> sdkPut(a.get(1), a.get(2));
-      case "has-row" -> hasRow(a.get(1), a.get(2), a.get(3));
+      case "sdk-put" -> sdkPut(a.get(1), a.subList(2, a.size()));
+      case "has-row" -> hasRow(a.get(1), a.get(2), a.subList(3, a.size()));
       case "delete-cell" -> deleteCell(a.get(1));
       case "snapshot" -> {
         try (Connection c = hbase(); Admin admin = c.getAdmin()) {
@@ -430,23 +432,35 @@ public class CaptureE2E {
     }
   }
 
-  static void sdkPut(String name, String key) throws Exception {
+  static void sdkPut(String name, List<String> keys) throws Exception {
+    check(!keys.isEmpty(), "sdk-put needs a key");
     try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
         new PresplitTables.Options())) {
       SaltedTable t = tables.table(name);
       TableSnapshot snap = t.awaitReady(Duration.ofSeconds(60));
-      t.put(new Put(Bytes.toBytes(key)).addColumn(F, Q, Bytes.toBytes(key)));
+      for (String key : keys) {
+        t.put(new Put(Bytes.toBytes(key)).addColumn(F, Q, Bytes.toBytes(key)));
+      }
       System.out.println("{\"generation\":" + snap.generation() + ",\"physical\":\""
-          + snap.physicalTable() + "\"}");
+          + snap.physicalTable() + "\",\"written\":" + keys.size() + "}");
     }
   }
 
-  static void hasRow(String physical, String layoutJson, String key) throws Exception {
+  static void hasRow(String physical, String layoutJson, List<String> keys) throws Exception {
+    check(!keys.isEmpty(), "has-row needs a key");
     KeyLayout layout = layoutOf(layoutJson);
+    StringBuilder missing = new StringBuilder();
     try (Connection c = hbase(); Table t = c.getTable(TableName.valueOf(physical))) {
-      Result r = t.get(new org.apache.hadoop.hbase.client.Get(layout.encode(Bytes.toBytes(key))));
-      System.out.println("{\"present\":" + !r.isEmpty() + "}");
+      for (String key : keys) {
+        Result r = t.get(new org.apache.hadoop.hbase.client.Get(
+            layout.encode(Bytes.toBytes(key))));
+        if (r.isEmpty()) {
+          missing.append(missing.length() > 0 ? "," : "").append('"').append(key).append('"');
+        }
+      }
     }
+    System.out.println("{\"present\":" + (missing.length() == 0) + ",\"missing\":[" + missing
+        + "]}");
   }
 
   // Behind presplit's back: the newest f:q cell of the first row of a physical table goes.
