@@ -7,4 +7,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PRESPLIT_FUZZ_BUILD_DIR:-$root/build/fuzz-long}
 seconds=${1:-300}
-exec "$root/scripts/lib/run_fuzzers.sh" "$root/tests/fuzz" "$build" "$seconds"
+# Longer runs are worth an optimized build (more inputs a second); the suite's is -O0.
+PRESPLIT_FUZZ_OPT=${PRESPLIT_FUZZ_OPT:--O1} exec "$root/scripts/lib/run_fuzzers.sh" \
+  "$root/tests/fuzz" "$build" "$seconds"

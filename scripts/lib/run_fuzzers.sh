@@ -15,7 +15,9 @@ build=$2
 seconds=${3:-15}
 
 mkdir -p "$build"
-cmake -S "$project" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug >/dev/null
+# PRESPLIT_FUZZ_OPT: the targets' optimization level (tests/fuzz/CMakeLists.txt; default -O0).
+cmake -S "$project" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
+  -DPRESPLIT_FUZZ_OPT="${PRESPLIT_FUZZ_OPT:--O0}" >/dev/null
 # Quiet when it builds; the compiler's or linker's complaint when it does not.
 if ! cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1; then
   echo "fuzz: build failed"; tail -n 40 "$build/build.log"; exit 1
