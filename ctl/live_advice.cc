@@ -142,6 +142,10 @@ Result<LiveFacts> FactsFromStatus(const std::string& table, const json* daemon_s
           if (d.contains("split_key") && d["split_key"].is_string()) ++facts.key_sample_splits;
         } else {
           ++facts.reasons[reason];
+          if (reason == "region_budget" && d.contains("max_regions") &&
+              d["max_regions"].is_number_integer()) {
+            facts.budget_max_regions = d["max_regions"].get<int>();
+          }
         }
       }
     }
@@ -216,11 +220,14 @@ LiveAdviceReport AdviseLive(const LiveFacts& f, const AdviceRules& rules) {
   }
   // budget
   if (auto it = f.reasons.find("region_budget"); it != f.reasons.end() && it->second > 0) {
+    // The budget the skips met, as they recorded it: the live region count misses a region the
+    // balancer is moving (it has no load report until it opens again).
+    const int budget = f.budget_max_regions > 0 ? f.budget_max_regions : f.region_count;
     advise("more_regions", "budget",
            "more regions: " + std::to_string(it->second) +
                " load split decision(s) stopped at the region budget; raise load_split."
                "max_regions above " +
-               std::to_string(f.region_count));
+               std::to_string(budget));
   }
   // no_load_split
   if (f.has_load && f.hot_regions > 0 && f.has_status && f.decisions == 0) {

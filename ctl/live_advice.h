@@ -55,6 +55,9 @@ struct LiveFacts {
   std::vector<std::pair<int64_t, int64_t>> size_history;  // (time_ms, size_bytes), oldest first
   int decisions = 0;
   std::map<std::string, int> reasons;  // skip reason -> decisions
+  // The budget the latest "region_budget" skip met (its decision's max_regions); 0 when no skip
+  // named one (decisions written before they did).
+  int budget_max_regions = 0;
   int key_sample_splits = 0;           // split decisions at a point presplitd computed
 };
 

@@ -44,6 +44,7 @@ ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
     item["table_mean_per_s"] = d.table_mean_per_s;
     item["action"] = ActionName(d.action);
     item["reason"] = d.reason;
+    if (d.reason == "region_budget") item["max_regions"] = d.max_regions;
     if (!d.error.empty()) item["error"] = d.error;
     if (d.is_move()) {
       item["from_server"] = d.from_server;

@@ -28,7 +28,8 @@ nlohmann::ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot);
 
 // The decisions, oldest first: [{"time_ms", "physical_table", "region", "start_key", "split_key"
 // (the point presplitd asked for, null when the RegionServer's policy picks it), "requests_per_s",
-// "table_mean_per_s", "action": "split"|"skip"|"move", "reason", "error" (when refused)}]; a
+// "table_mean_per_s", "action": "split"|"skip"|"move", "reason", "error" (when refused),
+// "max_regions" (the budget a "region_budget" skip met)}]; a
 // daughter's move (made: "move", not made: "skip") adds "from_server", "to_server", "sibling",
 // "from_server_per_s" and "to_server_per_s".
 nlohmann::ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions);

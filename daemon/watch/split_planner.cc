@@ -84,6 +84,7 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
       decision.reason = "cooldown";
     } else if (regions_after + 1 > settings.max_regions) {
       decision.reason = "region_budget";
+      decision.max_regions = settings.max_regions;
     } else if (settings.dry_run) {
       decision.reason = "dry_run";
     } else if (!ClusterRateAllows(now_ms)) {

@@ -71,6 +71,9 @@ struct SplitDecision {
   // unsplittable for a while), "not_leader" when the lease was lost before the request; empty for
   // kSplit.
   std::string reason;
+  // For "region_budget": the budget the region count reached (load_split.max_regions), so a
+  // reader can ask for a larger one without counting regions a moment later; 0 otherwise.
+  int max_regions = 0;
   // For "split_refused" and "move_refused": HBase's answer on one line (an AccessDeniedException
   // names the permission, the principal and the grant); empty otherwise.
   std::string error;

@@ -65,6 +65,21 @@ TEST(AdviseLive, BudgetSkipsAskForMoreRegions) {
   EXPECT_NE(report.advice[0].text.find("max_regions above 4"), std::string::npos);
 }
 
+TEST(AdviseLive, BudgetAdviceQuotesTheBudgetTheSkipsMet) {
+  // A region the balancer is moving has no load report: the live count reads 3 of 4.
+  const json load = json::parse(R"({"load": {"tables": [
+      {"table": "ns:t", "role": "serving", "region_count": 3, "hot_regions": 1}]}})");
+  const json status = json::parse(R"({"load": {"decisions": [
+      {"action": "skip", "reason": "region_budget", "max_regions": 4}]}})");
+  auto facts = FactsFromStatus("ns:t", &load, &status);
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  EXPECT_EQ(facts->budget_max_regions, 4);
+  const LiveAdviceReport report = AdviseLive(*facts, AdviceRules{});
+  ASSERT_EQ(Rules(report), std::vector<std::string>{"budget"});
+  EXPECT_NE(report.advice[0].text.find("max_regions above 4"), std::string::npos)
+      << report.advice[0].text;
+}
+
 TEST(AdviseLive, HotRegionsWithoutDecisionsAskForLoadSplits) {
   LiveFacts f = Even(4);
   f.hot_regions = 1;

@@ -57,9 +57,19 @@ TEST(LoadReport, StatusJsonHasTablesRegionsAndDecisions) {
   EXPECT_EQ(t["decisions"][0]["action"], "skip");
   EXPECT_EQ(t["decisions"][0]["reason"], "dry_run");
   EXPECT_EQ(t["decisions"][0]["start_key"], "\\x01\\xFF");
+  EXPECT_FALSE(t["decisions"][0].contains("max_regions")) << "only a budget skip names one";
   EXPECT_EQ(j["skips_total"]["dry_run"], 1);
   // Printable JSON whatever the keys' bytes.
   EXPECT_NO_THROW((void)j.dump());
+}
+
+TEST(LoadReport, ABudgetSkipNamesTheBudget) {
+  LoadSnapshot s = Sample();
+  SplitDecision& d = s.decisions["ns:t\"x"].front();
+  d.reason = "region_budget";
+  d.max_regions = 12;
+  const auto j = LoadSnapshotJson(s);
+  EXPECT_EQ(j["tables"][0]["decisions"][0]["max_regions"], 12);
 }
 
 TEST(LoadReport, MetricsArePerTableWithEscapedLabels) {

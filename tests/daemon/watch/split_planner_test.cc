@@ -88,6 +88,8 @@ TEST(SplitPlanner, TheRegionBudgetStopsSplits) {
   EXPECT_EQ(decisions[0].action, SplitDecision::Action::kSplit);
   EXPECT_EQ(decisions[1].action, SplitDecision::Action::kSkip);
   EXPECT_EQ(decisions[1].reason, "region_budget");
+  EXPECT_EQ(decisions[1].max_regions, 9) << "the skip names the budget it met";
+  EXPECT_EQ(decisions[0].max_regions, 0);
 }
 
 TEST(SplitPlanner, TheClusterRateLimitsSplitsAcrossTables) {
