@@ -223,7 +223,15 @@ void LoadWatcher::CarryOut(SplitDecision& decision, const LoadSplitSettings& set
     if (!may_split()) return;
     split = source_.SplitRegion(decision.region);
   }
-  if (!split.ok()) {
+  if (!split.ok() && split.code() == StatusCode::kUnavailable) {
+    // Not a verdict on the region: it was in transition (moving, opening), or HBase did not
+    // answer. Asked again shortly, without the cool-down a refusal brings.
+    planner_.SplitDeferred(decision.physical_table, decision.region, now_ms, settings);
+    skip("split_deferred");
+    decision.error = split.message().substr(0, split.message().find('\n'));
+    spdlog::warn("load split of region {} of {} deferred ({} s): {}", decision.region,
+                 decision.physical_table, settings.split_retry_ms / 1000, decision.error);
+  } else if (!split.ok()) {
     planner_.SplitFailed(decision.physical_table, decision.region, now_ms, settings);
     skip("split_refused");
     decision.error = split.message();

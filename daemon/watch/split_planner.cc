@@ -30,6 +30,33 @@ void SplitPlanner::SplitFailed(const std::string& table, const std::string& regi
   memory.unsplittable_until_ms = now_ms + settings.unsplittable_ms;
 }
 
+void SplitPlanner::SplitDeferred(const std::string& table, const std::string& region,
+                                 int64_t now_ms, const LoadSplitSettings& settings) {
+  RegionMemory& memory = memory_[region];
+  memory.table = table;
+  memory.split_requested_ms = -1;
+  memory.retry_at_ms = now_ms + settings.split_retry_ms;
+  // The deferral was reported (by the caller): the polls waiting out the pause report nothing.
+  memory.last_action = SplitDecision::Action::kSkip;
+  memory.last_reason = "split_deferred";
+  // The request made no split: it counts against neither the cluster's rate nor the table's
+  // cool-down.
+  for (auto it = recent_splits_ms_.rbegin(); it != recent_splits_ms_.rend(); ++it) {
+    if (*it == now_ms) {
+      recent_splits_ms_.erase(std::next(it).base());
+      break;
+    }
+  }
+  if (auto last = last_table_split_ms_.find(table);
+      last != last_table_split_ms_.end() && last->second == now_ms) {
+    if (memory.table_split_before_ms < 0) {
+      last_table_split_ms_.erase(last);
+    } else {
+      last->second = memory.table_split_before_ms;
+    }
+  }
+}
+
 std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
                                               const LoadSplitSettings& settings, int64_t now_ms) {
   std::vector<SplitDecision> decisions;
@@ -75,6 +102,8 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
       decision.reason = settings.hold_reason;
     } else if (now_ms < memory.unsplittable_until_ms) {
       decision.reason = "unsplittable";
+    } else if (now_ms < memory.retry_at_ms) {
+      decision.reason = "split_deferred";
     } else if (memory.split_requested_ms >= 0 &&
                now_ms - memory.split_requested_ms < settings.region_cooldown_ms) {
       decision.reason = "cooldown";
@@ -95,6 +124,7 @@ std::vector<SplitDecision> SplitPlanner::Plan(const TableLoad& load,
 
     if (decision.action == SplitDecision::Action::kSplit) {
       memory.split_requested_ms = now_ms;
+      memory.table_split_before_ms = table_split_ms;
       recent_splits_ms_.push_back(now_ms);
       last_table_split_ms_[physical] = now_ms;
       ++regions_after;

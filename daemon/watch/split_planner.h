@@ -25,6 +25,9 @@ struct LoadSplitSettings {
   int64_t region_cooldown_ms = 600'000;  // between two splits of regions of one key range
   int64_t unsplittable_ms = 3'600'000;   // how long a region that did not split is left alone
   int64_t split_grace_ms = 120'000;      // how long a split may take before it counts as failed
+  // How long a region waits before its split is asked again after HBase could not take the
+  // request then (the region in transition, HBase unreachable): "split_deferred".
+  int64_t split_retry_ms = 30'000;
   // How the split point is found: false = the RegionServer's split policy picks it
   // (NativeSplitPolicy, from its request sample); true = presplitd computes it from a sample of
   // the region's row keys (a table with HBase's own policy), group-safe under `layout`.
@@ -66,7 +69,9 @@ struct SplitDecision {
   Action action = Action::kSkip;
   // Why not, for kSkip: "migration_under_way" (LoadSplitSettings::hold_reason), "dry_run",
   // "region_budget", "cooldown", "cluster_rate", "unsplittable", or (set by the LoadWatcher)
-  // "split_refused" when HBase refused the request (or the key sample failed), "no_split_point"
+  // "split_refused" when HBase refused the request (or the key sample failed), "split_deferred"
+  // when HBase could not take it then (the region in transition, HBase unreachable: asked again
+  // after LoadSplitSettings::split_retry_ms, no cool-down), "no_split_point"
   // when the region's key sample has no group boundary worth splitting at (both leave the region
   // unsplittable for a while), "not_leader" when the lease was lost before the request; empty for
   // kSplit.
@@ -110,11 +115,20 @@ class SplitPlanner {
   void SplitFailed(const std::string& table, const std::string& region, int64_t now_ms,
                    const LoadSplitSettings& settings);
 
+  // HBase could not take the split of `region` (asked for at `now_ms`, the time of its kSplit
+  // decision) for now: the request is undone (no cool-down, not counted against the cluster's
+  // rate or the table's) and the region is asked again after settings.split_retry_ms.
+  void SplitDeferred(const std::string& table, const std::string& region, int64_t now_ms,
+                     const LoadSplitSettings& settings);
+
  private:
   struct RegionMemory {
     std::string table;
     int64_t split_requested_ms = -1;  // when a split was last asked for
     int64_t unsplittable_until_ms = -1;
+    int64_t retry_at_ms = -1;  // a deferred split is not asked again before this
+    // The table's last split time before this region's request, restored when it is deferred.
+    int64_t table_split_before_ms = -1;
     SplitDecision::Action last_action = SplitDecision::Action::kSkip;
     std::string last_reason;
     int64_t last_reported_ms = -1;

@@ -189,6 +189,30 @@ TEST(LoadWatcher, ARefusedSplitIsADecisionNotAnError) {
   EXPECT_EQ(snapshot.skips_total.at("split_refused"), 1);
 }
 
+TEST(LoadWatcher, ASplitHBaseCouldNotTakeThenIsAskedAgainSoon) {
+  Fixture f;
+  // As TakeJavaException reports java-shim's RegionInTransitionException (a plain IOException).
+  f.source.split_status = Status::Unavailable(
+      "split region r2: java.io.IOException: region r2 is in transition (OPENING); HBase refused "
+      "the split for now: r2 is not OPEN; state=OPENING");
+  f.watcher.SetTables(Watch("default:t", Settings(/*dry_run=*/false)));
+  f.HotFor(15);
+  ASSERT_EQ(f.source.split_requests.size(), 1u);
+  LoadSnapshot snapshot = f.watcher.snapshot();
+  EXPECT_EQ(snapshot.skips_total.at("split_deferred"), 1);
+  EXPECT_EQ(snapshot.skips_total.count("split_refused"), 0u);
+  EXPECT_NE(snapshot.decisions.at("default:t").back().error.find("OPENING"), std::string::npos);
+  // Open again: within the retry pause nothing is asked, after it the split is asked and made,
+  // with no cool-down (600 s by default) in the way.
+  f.source.split_status = Status::Ok();
+  f.HotFor(24);
+  EXPECT_EQ(f.source.split_requests.size(), 1u) << "not asked again before the retry pause";
+  f.HotFor(9);
+  EXPECT_EQ(f.source.split_requests.size(), 2u);
+  snapshot = f.watcher.snapshot();
+  EXPECT_EQ(snapshot.splits_total, 1);
+}
+
 TEST(LoadWatcher, ADeniedSplitCarriesHBasesOneLineIntoTheDecision) {
   Fixture f;
   // As TakeJavaException reports java-shim's AccessDenial line.

@@ -140,6 +140,20 @@ TEST(SplitPlanner, ARefusedSplitMarksTheRegionUnsplittable) {
   EXPECT_EQ(decisions[0].reason, "unsplittable");
 }
 
+TEST(SplitPlanner, ADeferredSplitIsAskedAgainAfterThePauseWithoutACoolDown) {
+  SplitPlanner planner({1, 600'000});  // one split in ten minutes over the cluster
+  const LoadSplitSettings settings = Live();
+  ASSERT_EQ(Only(planner.Plan(Table(8, {"r3"}), settings, 0)).action,
+            SplitDecision::Action::kSplit);
+  planner.SplitDeferred("default:t", "r3", 0, settings);
+  // Waiting out the pause: the deferral was reported once (by the caller), not every poll.
+  EXPECT_TRUE(planner.Plan(Table(8, {"r3"}), settings, 10'000).empty());
+  // After the pause: asked again. The deferred request counts against neither the region's
+  // cool-down, nor the table's, nor the cluster's rate of one split.
+  EXPECT_EQ(Only(planner.Plan(Table(8, {"r3"}), settings, 30'000)).action,
+            SplitDecision::Action::kSplit);
+}
+
 TEST(SplitPlanner, AfterASplitTheTableWaitsBeforeSplittingAgain) {
   SplitPlanner planner({10, 600'000});
   const LoadSplitSettings settings = Live();

@@ -31,6 +31,7 @@ import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.DoNotRetryRegionException;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
@@ -44,6 +45,7 @@ import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.master.RegionState;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -392,6 +394,7 @@ public final class AdminBridge implements AutoCloseable {
       awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName)),
           encodedRegionName);
     } catch (IOException e) {
+      throwIfInTransition(encodedRegionName, e);
       // The request names a region only: HBase's reason names its table.
       throw AccessDenial.map(AccessDenial.Operation.SPLIT, (String) null, e);
     }
@@ -414,6 +417,7 @@ public final class AdminBridge implements AutoCloseable {
       awaitSplitVerdict(admin.splitRegionAsync(Bytes.toBytes(encodedRegionName), splitPoint),
           encodedRegionName);
     } catch (IOException e) {
+      throwIfInTransition(encodedRegionName, e);
       // The request names a region only: HBase's reason names its table.
       throw AccessDenial.map(AccessDenial.Operation.SPLIT, (String) null, e);
     }
@@ -439,6 +443,70 @@ public final class AdminBridge implements AutoCloseable {
     } catch (IOException e) {
       // The request names a region only: HBase's reason names its table.
       throw AccessDenial.map(AccessDenial.Operation.MOVE, (String) null, e);
+    }
+  }
+
+  /**
+   * Thrown for a split the master refused because the region was not open (moving, opening,
+   * splitting, merging): asking again once it is open can succeed. A plain IOException, its
+   * HBase cause named in the message rather than chained, so it is not taken for HBase's
+   * DoNotRetryIOException (the refusal of a region with no split point, which asking again does
+   * not change).
+   */
+  public static final class RegionInTransitionException extends IOException {
+    RegionInTransitionException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The state a split refusal says the region was in when it was not open ("OPENING", or "not
+   * open" when the refusal names none), or null when it says something else: HBase's master
+   * refuses a split of a region in transition with a DoNotRetryRegionException "ENCODED is not
+   * OPEN; state=STATE".
+   */
+  static String notOpenState(Throwable refusal) {
+    for (Throwable t = refusal; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String message = t.getMessage();
+      if (t instanceof DoNotRetryRegionException && message != null
+          && message.contains(" is not OPEN")) {
+        int at = message.indexOf("state=");
+        if (at < 0) {
+          return "not open";
+        }
+        String state = message.substring(at + "state=".length()).split("[\\s,;]", 2)[0];
+        return state.isEmpty() ? "not open" : state;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Throws a {@link RegionInTransitionException} when the refused split's region is in
+   * transition: the refusal says it was not open, or the master lists it in transition now.
+   */
+  private void throwIfInTransition(String encodedRegionName, IOException refusal)
+      throws RegionInTransitionException {
+    String state = notOpenState(refusal);
+    if (state == null) {
+      try {
+        for (RegionState rit : admin.getClusterMetrics(
+            EnumSet.of(ClusterMetrics.Option.REGIONS_IN_TRANSITION))
+            .getRegionStatesInTransition()) {
+          if (rit.getRegion().getEncodedName().equals(encodedRegionName)) {
+            state = rit.getState().toString();
+          }
+        }
+      } catch (IOException | RuntimeException unknown) {
+        return; // the refusal stands as it is
+      }
+    }
+    if (state != null) {
+      String reason = String.valueOf(refusal.getMessage());
+      throw new RegionInTransitionException("region " + encodedRegionName
+          + " is in transition (" + state + "); HBase refused the split for now: "
+          + reason.substring(0, reason.indexOf('\n') < 0 ? reason.length()
+              : reason.indexOf('\n')));
     }
   }
 

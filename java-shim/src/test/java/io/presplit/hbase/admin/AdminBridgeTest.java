@@ -29,6 +29,23 @@ class AdminBridgeTest {
       + "false at conf or table descriptor if you want to bypass sanity checks\n\tat x.y(Z.java:1)";
 
   @Test
+  void aSplitRefusedForARegionNotOpenNamesItsState() {
+    // As HBase 2.6.4's client hands a master's refusal of a split of a region being moved.
+    Throwable refusal = new org.apache.hadoop.hbase.client.DoNotRetryRegionException(
+        "org.apache.hadoop.hbase.client.DoNotRetryRegionException: "
+            + "cb8b8f812bcda0e8bf85ed74a1cd1e03 is not OPEN; state=OPENING\n\tat x.y(Z.java:1)");
+    assertEquals("OPENING", AdminBridge.notOpenState(refusal));
+    assertEquals("OPENING",
+        AdminBridge.notOpenState(new java.io.IOException("wrapped", refusal)));
+    assertEquals("not open", AdminBridge.notOpenState(
+        new org.apache.hadoop.hbase.client.DoNotRetryRegionException("abc is not OPEN")));
+    // The policy's refusal (no split point) and other failures are not a region in transition.
+    assertEquals(null, AdminBridge.notOpenState(
+        new DoNotRetryIOException("Region abc is not splittable")));
+    assertEquals(null, AdminBridge.notOpenState(new java.io.IOException("abc is not OPEN")));
+  }
+
+  @Test
   void codecRejectionIsOneLineNamingTableFamilyAndCodec() {
     TableSpec spec = TableSpec.parse(LZO_SPEC);
     DoNotRetryIOException orig = new DoNotRetryIOException(FIRST_TIME);
