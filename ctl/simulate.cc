@@ -127,7 +127,7 @@ int CmdSimulate(const Args& args) {
     out["table_regions_on_server"] = sim->table_regions_on_server;
     out["split_threshold"] = sim->split_threshold;
     nlohmann::ordered_json regions = nlohmann::ordered_json::array();
-    for (const RegionLoad& r : sim->regions) {
+    for (const SimulatedRegion& r : sim->regions) {
       regions.push_back({{"start_key", ToStringBinary(r.start_key)},
                          {"end_key", ToStringBinary(r.end_key)},
                          {"keys", r.keys},
@@ -154,7 +154,7 @@ int CmdSimulate(const Args& args) {
             << " empty regions\n";
   std::cout << "region  start_key  keys  bytes\n";
   for (size_t i = 0; i < sim->regions.size(); ++i) {
-    const RegionLoad& r = sim->regions[i];
+    const SimulatedRegion& r = sim->regions[i];
     std::cout << i << "  '" << ToStringBinary(r.start_key) << "'  " << r.keys << "  " << r.bytes
               << "\n";
   }

@@ -186,7 +186,7 @@ Result<Simulation> Simulate(const std::vector<std::string>& split_keys,
     auto it = std::upper_bound(
         split_keys.begin(), split_keys.end(), key,
         [](const std::string& k, const std::string& s) { return CompareBytes(k, s) < 0; });
-    RegionLoad& r = sim.regions[static_cast<size_t>(it - split_keys.begin())];
+    SimulatedRegion& r = sim.regions[static_cast<size_t>(it - split_keys.begin())];
     ++r.keys;
     r.bytes += key.size() + value_size;
     ++sim.total_keys;
@@ -195,7 +195,7 @@ Result<Simulation> Simulate(const std::vector<std::string>& split_keys,
   sim.mean_bytes = static_cast<double>(sim.total_bytes) / static_cast<double>(n);
   const double mean_keys = static_cast<double>(sim.total_keys) / static_cast<double>(n);
   double var_bytes = 0, var_keys = 0;
-  for (const RegionLoad& r : sim.regions) {
+  for (const SimulatedRegion& r : sim.regions) {
     if (r.keys == 0) ++sim.empty_regions;
     sim.max_bytes = std::max(sim.max_bytes, r.bytes);
     const double db = static_cast<double>(r.bytes) - sim.mean_bytes;

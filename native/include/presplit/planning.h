@@ -71,7 +71,9 @@ struct SimulateOptions {
   int region_servers = 1;
 };
 
-struct RegionLoad {
+// One region of a simulated plan. (Not key_fold.h's RegionLoad: two classes of one name in one
+// namespace break the one-definition rule, and at -O0 the vectors' code of one served both.)
+struct SimulatedRegion {
   std::string start_key;  // raw bytes; empty for the first region
   std::string end_key;    // raw bytes; empty for the last region
   uint64_t keys = 0;
@@ -85,7 +87,7 @@ struct SplitForecast {
 };
 
 struct Simulation {
-  std::vector<RegionLoad> regions;
+  std::vector<SimulatedRegion> regions;
   uint64_t total_keys = 0;
   uint64_t total_bytes = 0;
   size_t empty_regions = 0;  // regions without any sample key
