@@ -541,12 +541,14 @@ TEST_F(MigratorTest, VerificationPassesWhileWritesArriveAndComparesTheirRowsAgai
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   // Writes land while the digests run and are shipped only later: their partitions differ at
   // first, their rows match once the peer shipped past (the last regions are digested after).
-  bool written = false;
+  // call_once: the other worker's digest waits until the writes are in (a flag set before them
+  // let it digest the last region without them, and verification then had nothing to compare).
+  std::once_flag written;
   bridge_.before_source_digest = [&](const std::string&) {
-    if (written) return;
-    written = true;
-    bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 9});
-    bridge_.Write(kSource, "90001234");
+    std::call_once(written, [&] {
+      bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 9});
+      bridge_.Write(kSource, "90001234");
+    });
   };
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
@@ -628,11 +630,11 @@ TEST_F(MigratorTest, ACorruptedTargetFailsVerificationNamesTheRowAndNothingSwitc
 
 TEST_F(MigratorTest, AStalledCaptureKeepsTheMigrationWaitingNotSwitching) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
-  bool written = false;
+  // call_once: the other worker's digest waits until the write is in (see above).
+  std::once_flag written;
   bridge_.before_source_digest = [&](const std::string&) {
-    if (written) return;
-    written = true;
-    bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 9});
+    std::call_once(written,
+                   [&] { bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 9}); });
   };
   bridge_.stall = true;
   Migrator migrator(zk_, admin_, bridge_, options_);
