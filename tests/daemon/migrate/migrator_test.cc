@@ -633,8 +633,9 @@ TEST_F(MigratorTest, AStalledCaptureKeepsTheMigrationWaitingNotSwitching) {
   // call_once: the other worker's digest waits until the write is in (see above).
   std::once_flag written;
   bridge_.before_source_digest = [&](const std::string&) {
-    std::call_once(written,
-                   [&] { bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 9}); });
+    std::call_once(written, [&] {
+      bridge_.Write(kSource, "90000009", FakeMigrationBridge::Row{2, 9});
+    });
   };
   bridge_.stall = true;
   Migrator migrator(zk_, admin_, bridge_, options_);
