@@ -148,6 +148,20 @@ def shared_class_archive(cp, sdk):
             "-Xlog:cds+dynamic=off"], cp
 
 
+def kerberized(cmd, conf_dir, krb5_conf):
+    """A test program's java command (java_command) as a client of a Kerberized cluster: the
+    cluster's conf directory on the classpath (its hbase-site.xml, core-site.xml), the KDC's
+    krb5.conf (Java does not read KRB5_CONFIG).
+
+    The conf directory goes last: no jar of the HBase classpath holds a *-site.xml, so it is still
+    the one Hadoop's Configuration finds, and the classpath still starts as the shared class
+    archive's did (a directory first would make every start load its 3,000 classes again)."""
+    cp = cmd.index("-cp")
+    cmd[cp + 1] = cmd[cp + 1] + ":" + conf_dir
+    cmd[cp:cp] = ["-Djava.security.krb5.conf=" + krb5_conf, *HBASE_CLIENT_JVM]
+    return cmd
+
+
 def probe(*args, check=True):
     """Runs HBaseProbe (plain HBase client) and returns the completed process."""
     return run([*java_command(PROBE, short_lived=True), "--zk", ZK_QUORUM, *args], check=check,
@@ -312,8 +326,14 @@ def cluster_env():
 
 
 def wait_for(predicate, timeout, what):
-    """Polls predicate every half second until it returns something true, and returns that;
-    AssertionError after timeout s.
+    """Polls predicate until it returns something true, and returns that; AssertionError after
+    timeout s.
+
+    Between two calls it pauses half a second, or as long as the call took if that was longer:
+    many predicates start a Java program (an HBase probe: 1.5-3 s of CPU), and calling one
+    every half second would keep a core busy for the whole wait on a machine whose two cores
+    the other lane of the suite needs too. Pacing by the call's own cost keeps a wait's share
+    at about half a core and delays the answer by at most one call.
 
     `what` says what was awaited: a string, or a callable returning one, called at the timeout so
     the message shows the state then (a daemon's log tail, a migration's status), not the state
@@ -321,10 +341,11 @@ def wait_for(predicate, timeout, what):
     timeout before unittest's report still leaves it in the output."""
     deadline = time.time() + timeout
     while time.time() < deadline:
+        called = time.monotonic()
         value = predicate()
         if value:
             return value  # what was awaited, for a caller that reads it
-        time.sleep(0.5)
+        time.sleep(max(0.5, min(time.monotonic() - called, deadline - time.time())))
     try:
         described = what() if callable(what) else what
     except Exception as e:  # the description must not hide the timeout

@@ -61,12 +61,7 @@ os.environ["KRB5_CONFIG"] = KRB5
 
 
 def kerberized(cmd):
-    """A test program's java command as a client of the Kerberized cluster: its hbase-site.xml
-    first on the classpath, its KDC's krb5.conf (Java does not read KRB5_CONFIG)."""
-    cp = cmd.index("-cp")
-    cmd[cp + 1] = CONF_DIR + ":" + cmd[cp + 1]
-    cmd[cp:cp] = ["-Djava.security.krb5.conf=" + KRB5, *h.HBASE_CLIENT_JVM]
-    return cmd
+    return h.kerberized(cmd, CONF_DIR, KRB5)
 
 
 def kprobe(identity, *args, check=True):
