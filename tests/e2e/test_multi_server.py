@@ -89,10 +89,14 @@ def read_rates(table, min_reads=20000, timeout=60):
     """Reads per second of the table on each server (by RPC port), measured until the table's
     read counters advanced by `min_reads` (or `timeout` s passed: then over that time). A region
     that opened on its server meanwhile (moved there) counts its reads since it opened."""
+    called = time.monotonic()
     first = {r["name"]: r for r in region_loads(table)}
     started = time.time()
     while True:
-        time.sleep(0.5)  # the poll's interval; the measurement ends on the counters
+        # The poll's interval, at least as long as a probe's call (h.wait_for says why); the
+        # measurement ends on the counters.
+        time.sleep(max(0.5, time.monotonic() - called))
+        called = time.monotonic()
         second = region_loads(table)
         elapsed = time.time() - started
         rates = collections.Counter()
