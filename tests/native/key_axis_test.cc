@@ -22,7 +22,7 @@ KeyLayout Salted(int buckets) {
   return MakeLayout(spec).value();
 }
 
-std::string Salt(const KeyLayout& layout, int bucket) {
+std::string AxisSalt(const KeyLayout& layout, int bucket) {
   return SaltPrefix(layout.encoding, layout.buckets, bucket, layout.salt_width).value();
 }
 
@@ -31,8 +31,8 @@ AxisEpoch HotRangeEpoch(int buckets) {
   AxisEpoch epoch;
   epoch.layout = Salted(buckets);
   for (int b = 0; b < buckets; ++b) {
-    const std::string salt = Salt(epoch.layout, b);
-    const std::string next = b + 1 < buckets ? Salt(epoch.layout, b + 1) : "";
+    const std::string salt = AxisSalt(epoch.layout, b);
+    const std::string next = b + 1 < buckets ? AxisSalt(epoch.layout, b + 1) : "";
     epoch.regions.push_back({b == 0 ? "" : salt, salt + "h", 0});
     epoch.regions.push_back({salt + "h", salt + "i", 0});
     epoch.regions.push_back({salt + "i", next, 0});
@@ -133,7 +133,7 @@ TEST(KeyAxis, RowsAreWhatTheSharesSay) {
     AxisEpoch epoch = HotRangeEpoch(8);
     // A region a few keys wide in bucket 2: [salt "i", salt "i\0\0\0\0\0\0\1").
     for (RegionLoad& region : epoch.regions) {
-      if (region.start_key == Salt(epoch.layout, 2) + "i") {
+      if (region.start_key == AxisSalt(epoch.layout, 2) + "i") {
         const std::string narrow = region.start_key + std::string(6, '\0') + "\x01";
         epoch.regions.insert(epoch.regions.begin() + (&region - epoch.regions.data()) + 1,
                              {narrow, region.end_key, 0});
@@ -144,7 +144,7 @@ TEST(KeyAxis, RowsAreWhatTheSharesSay) {
     if (e > 0) {
       // Later epochs split bucket 0's first region at "a".."g": the earlier regions then cover
       // several whole rows (added by density).
-      const std::string salt = Salt(epoch.layout, 0);
+      const std::string salt = AxisSalt(epoch.layout, 0);
       std::vector<RegionLoad> split;
       std::string start;
       for (char c = 'a'; c <= 'g'; ++c) {
@@ -247,7 +247,7 @@ TEST(KeyAxis, AMigrationKeepsTheLogicalAxisAndMovesThePhysicalOne) {
   EXPECT_EQ(stripes(0, before), 4);
   EXPECT_EQ(stripes(1, after), 8);
   bool names_new_bucket = false;
-  const std::string newest = Salt(epochs[1].layout, 7) + "h";
+  const std::string newest = AxisSalt(epochs[1].layout, 7) + "h";
   for (const AxisRow& row : physical->rows) names_new_bucket |= row.start_key == newest;
   EXPECT_TRUE(names_new_bucket);
   EXPECT_NEAR(Sum(Share(*physical, 0, before)), 408, 1e-9);

@@ -7,7 +7,7 @@
 namespace presplit {
 namespace {
 
-constexpr int64_t kMiB = 1LL << 20;
+constexpr int64_t kPolicyMiB = 1LL << 20;
 constexpr int64_t kGiB = 1LL << 30;
 
 SizePolicyParams NoJitter(SizePolicyKind kind) {
@@ -37,10 +37,10 @@ TEST(SizePolicy, DefaultsAreHBases) {
   EXPECT_EQ(p.max_file_size, 10737418240LL);
   EXPECT_EQ(p.flush_size, 134217728LL);
   EXPECT_EQ(InitialSplitSize(p), 268435456LL);
-  p.initial_size = 512 * kMiB;
+  p.initial_size = 512 * kPolicyMiB;
   EXPECT_EQ(InitialSplitSize(p), 536870912LL);
   p.initial_size = 0;
-  p.flush_size = 256 * kMiB;
+  p.flush_size = 256 * kPolicyMiB;
   EXPECT_EQ(InitialSplitSize(p), 536870912LL);
   p.flush_size = -1;  // unset: HBase's default
   EXPECT_EQ(InitialSplitSize(p), 268435456LL);
@@ -61,8 +61,8 @@ TEST(SizePolicy, IncreasingToUpperBoundGoldenNumbers) {
   EXPECT_EQ(SplitSizeThreshold(p, 101), 10737418240LL);
   EXPECT_EQ(SplitSizeThreshold(p, -3), 10737418240LL);  // taken as 0
   p.max_file_size = 100 * kGiB;
-  EXPECT_EQ(SplitSizeThreshold(p, 5), 125 * 256 * kMiB);
-  EXPECT_EQ(SplitSizeThreshold(p, 7), 343 * 256 * kMiB);
+  EXPECT_EQ(SplitSizeThreshold(p, 5), 125 * 256 * kPolicyMiB);
+  EXPECT_EQ(SplitSizeThreshold(p, 7), 343 * 256 * kPolicyMiB);
   EXPECT_EQ(SplitSizeThreshold(p, 8), 100 * kGiB);
   p.initial_size = 1 * kGiB;
   EXPECT_EQ(SplitSizeThreshold(p, 2), 8 * kGiB);
@@ -156,7 +156,7 @@ TEST(SizePolicy, ShouldSplitPerStoreOrOverall) {
 
 TEST(SizePolicy, ShouldSplitUsesTheRegionCount) {
   SizePolicyParams p = NoJitter(SizePolicyKind::kStepping);
-  const int64_t store[] = {300 * kMiB};
+  const int64_t store[] = {300 * kPolicyMiB};
   EXPECT_TRUE(ShouldSplitBySize(p, 1, store, 1));   // > 256 MiB
   EXPECT_FALSE(ShouldSplitBySize(p, 2, store, 1));  // < 10 GiB
   p.kind = SizePolicyKind::kIncreasingToUpperBound;

@@ -17,7 +17,7 @@ using json = nlohmann::json;
 
 using test_documents::kReferenceDoc;
 
-json Reference() { return json::parse(kReferenceDoc); }
+json ConfigReference() { return json::parse(kReferenceDoc); }
 
 // Parses `doc` and expects an InvalidArgument naming `field` and containing `problem`.
 void ExpectFieldError(const json& doc, const std::string& field, const std::string& problem) {
@@ -137,31 +137,31 @@ TEST(TableConfig, ErrorsNeverCarryRawBytes) {
 }
 
 TEST(TableConfig, TopLevelFieldErrors) {
-  json d = Reference();
+  json d = ConfigReference();
   d["version"] = 2;
   ExpectFieldError(d, "version", "unsupported version 2 (this presplit understands 1)");
-  d = Reference();
+  d = ConfigReference();
   d["version"] = "1";
   ExpectFieldError(d, "version", "expected an integer, got a string");
-  d = Reference();
+  d = ConfigReference();
   d.erase("version");
   ExpectFieldError(d, "version", "missing required field");
-  d = Reference();
+  d = ConfigReference();
   d["tabel"] = "x";
   ExpectFieldError(d, "tabel", "unknown field");
-  d = Reference();
+  d = ConfigReference();
   d.erase("table");
   ExpectFieldError(d, "table", "missing required field");
-  d = Reference();
+  d = ConfigReference();
   d["table"] = 5;
   ExpectFieldError(d, "table", "expected a string, got an integer");
-  d = Reference();
+  d = ConfigReference();
   d["description"] = json::array();
   ExpectFieldError(d, "description", "expected a string, got an array");
-  d = Reference();
+  d = ConfigReference();
   d["layout"] = "salted";
   ExpectFieldError(d, "layout", "expected an object, got a string");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["pepper"] = json::object();
   ExpectFieldError(d, "layout.pepper", "unknown field");
 }
@@ -180,89 +180,89 @@ TEST(TableConfig, TableNameErrors) {
            {"", "must not be empty"},
            {std::string(256, 'a'), "longer than 255"},
        }) {
-    json d = Reference();
+    json d = ConfigReference();
     d["table"] = name;
     ExpectFieldError(d, "table", problem);
   }
 }
 
 TEST(TableConfig, SaltAndGroupErrors) {
-  json d = Reference();
+  json d = ConfigReference();
   d["layout"]["salt"]["buckets"] = 11;
   d["split"].erase("regions");
   ExpectFieldError(d, "layout.salt.width", "a 1-character decimal salt cannot hold 11 buckets");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["encoding"] = "byte";
   d["layout"]["salt"]["buckets"] = 300;
   d["layout"]["salt"].erase("width");
   ExpectFieldError(d, "layout.salt.buckets", "must be between 1 and 256 for byte encoding");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["buckets"] = 0;
   ExpectFieldError(d, "layout.salt.buckets", "must be between 1 and 10000 (got 0)");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"].erase("buckets");
   ExpectFieldError(d, "layout.salt.buckets", "missing required field");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["encoding"] = "base64";
   ExpectFieldError(d, "layout.salt.encoding", "unknown salt encoding 'base64'");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["hash"] = "md5";
   ExpectFieldError(d, "layout.salt.hash",
                    "unknown hash 'md5' (expected one of murmur3, phoenix, java-hashcode)");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["from"] = "row";
   ExpectFieldError(d, "layout.salt.from", "unknown salt source 'row'");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["widht"] = 1;
   ExpectFieldError(d, "layout.salt.widht", "unknown field");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["salt"]["width"] = 1.5;
   ExpectFieldError(d, "layout.salt.width", "expected an integer");
-  d = Reference();
+  d = ConfigReference();
   d["layout"].erase("group");
   ExpectFieldError(d, "layout.salt.from", "needs 'layout.group'");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["group"] = json::object();
   ExpectFieldError(d, "layout.group", "needs exactly one of 'length' or 'delimiter'");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["group"]["delimiter"] = "|";
   ExpectFieldError(d, "layout.group", "needs exactly one of 'length' or 'delimiter'");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["group"] = {{"length", 0}};
   ExpectFieldError(d, "layout.group.length", "must be between 1 and 32767 (got 0)");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["group"] = {{"delimiter", ""}};
   ExpectFieldError(d, "layout.group.delimiter", "must not be empty");
-  d = Reference();
+  d = ConfigReference();
   d["layout"]["group"] = {{"delimiter", "\\x0g"}};
   ExpectFieldError(d, "layout.group.delimiter", "malformed escape");
 }
 
 TEST(TableConfig, SplitErrors) {
-  json d = Reference();
+  json d = ConfigReference();
   d["split"]["regoins"] = 10;
   // The message says what is allowed there: the misspelt key is fixed without the manual.
   ExpectFieldError(d, "split.regoins", "unknown field (expected one of algorithm, regions, ");
-  d = Reference();
+  d = ConfigReference();
   d.erase("split");
   ExpectFieldError(d, "split", "missing required field");
-  d = Reference();
+  d = ConfigReference();
   d["split"].erase("algorithm");
   ExpectFieldError(d, "split.algorithm", "missing required field");
-  d = Reference();
+  d = ConfigReference();
   d["split"]["algorithm"] = "random";
   ExpectFieldError(d, "split.algorithm", "unknown split algorithm 'random'");
-  d = Reference();
+  d = ConfigReference();
   d["split"]["regions"] = 12;
   ExpectFieldError(d, "split.regions", "must equal layout.salt.buckets (10)");
-  d = Reference();
+  d = ConfigReference();
   d["layout"].erase("salt");
   ExpectFieldError(d, "split.algorithm", "'salt-buckets' needs 'layout.salt'");
-  d = Reference();
+  d = ConfigReference();
   d["split"]["first_row"] = "0";
   ExpectFieldError(d, "split.first_row", "not allowed with algorithm 'salt-buckets'");
 
-  d = Reference();
+  d = ConfigReference();
   d["split"] = {{"algorithm", "hex-string"}, {"regions", 0}};
   ExpectFieldError(d, "split.regions", "must be between 1 and 10000 (got 0)");
   d["split"]["regions"] = 10001;
@@ -320,41 +320,41 @@ TEST(TableConfig, SplitErrors) {
 }
 
 TEST(TableConfig, FamilyErrors) {
-  json d = Reference();
+  json d = ConfigReference();
   d["families"][0]["compression"] = "SNAPPYX";
   ExpectFieldError(d, "families[0].compression",
                    "unknown compression 'SNAPPYX' (expected one of NONE, GZ, LZO, SNAPPY, LZ4, "
                    "BZIP2, ZSTD, LZMA)");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["data_block_encoding"] = "PREFIX_TREE";
   ExpectFieldError(d, "families[0].data_block_encoding",
                    "unknown data block encoding 'PREFIX_TREE' (expected one of NONE, PREFIX, "
                    "DIFF, FAST_DIFF, ROW_INDEX_V1)");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["bloom_filter"] = "ROWS";
   ExpectFieldError(d, "families[0].bloom_filter", "unknown bloom filter 'ROWS'");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["max_versions"] = 0;
   ExpectFieldError(d, "families[0].max_versions", "must be between 1 and");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["ttl_seconds"] = 0;
   ExpectFieldError(d, "families[0].ttl_seconds", "must be between 1 and 2147483647 (got 0)");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["ttl_seconds"] = 2147483648LL;
   ExpectFieldError(d, "families[0].ttl_seconds", "(got 2147483648)");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["block_size"] = 512;
   ExpectFieldError(d, "families[0].block_size", "must be between 1024 and 16777216 (got 512)");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["block_size"] = 16777217;
   ExpectFieldError(d, "families[0].block_size", "(got 16777217)");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["in_memory"] = "yes";
   ExpectFieldError(d, "families[0].in_memory", "expected a boolean, got a string");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0]["colour"] = "red";
   ExpectFieldError(d, "families[0].colour", "unknown field");
-  d = Reference();
+  d = ConfigReference();
   d["families"][0].erase("name");
   ExpectFieldError(d, "families[0].name", "missing required field");
   for (const auto& [name, problem] : std::vector<std::pair<std::string, std::string>>{
@@ -366,30 +366,30 @@ TEST(TableConfig, FamilyErrors) {
            {"a\tb", "forbidden character"},
            {"recovered.edits", "reserved"},
        }) {
-    d = Reference();
+    d = ConfigReference();
     d["families"][0]["name"] = name;
     ExpectFieldError(d, "families[0].name", problem);
   }
-  d = Reference();
+  d = ConfigReference();
   d["families"].push_back({{"name", "g"}});
   d["families"].push_back({{"name", "f"}});
   ExpectFieldError(d, "families[2].name", "duplicate column family 'f' (also families[0])");
-  d = Reference();
+  d = ConfigReference();
   d["families"] = json::array();
   ExpectFieldError(d, "families", "at least one column family is needed");
-  d = Reference();
+  d = ConfigReference();
   d.erase("families");
   ExpectFieldError(d, "families", "missing required field");
-  d = Reference();
+  d = ConfigReference();
   d["families"] = {{"name", "f"}};
   ExpectFieldError(d, "families", "expected an array, got an object");
-  d = Reference();
+  d = ConfigReference();
   d["families"] = json::array({"f"});
   ExpectFieldError(d, "families[0]", "expected an object, got a string");
 }
 
 TEST(TableConfig, EnumsAreCaseInsensitive) {
-  json d = Reference();
+  json d = ConfigReference();
   d["families"][0]["compression"] = "snappy";
   d["families"][0]["data_block_encoding"] = "fast_diff";
   d["families"][0]["bloom_filter"] = "rowcol";
@@ -421,7 +421,7 @@ TEST(TableConfig, TruncatedDocumentsAreRejectedWithoutThrowing) {
 }
 
 TEST(TableConfig, LoadSplitDefaultsAndBounds) {
-  json d = Reference();
+  json d = ConfigReference();
   EXPECT_FALSE(ParseTableConfig(d.dump())->load_split.has_value());
 
   d["load_split"] = json::object();
@@ -449,7 +449,7 @@ TEST(TableConfig, LoadSplitDefaultsAndBounds) {
   EXPECT_EQ(c->load_split->cooldown_s, 30);
   EXPECT_EQ(c->load_split->unsplittable_s, 60);
 
-  d = Reference();
+  d = ConfigReference();
   d["load_split"] = {{"max_regions", 9}};
   ExpectFieldError(d, "load_split.max_regions", "must be between 10 and 10000 (got 9)");
   d["load_split"] = {{"mean_multiple", 1}};
@@ -467,7 +467,7 @@ TEST(TableConfig, LoadSplitDefaultsAndBounds) {
 }
 
 TEST(TableConfig, LoadSplitMoveDaughters) {
-  json d = Reference();
+  json d = ConfigReference();
   d["load_split"] = json::object();
   EXPECT_FALSE(ParseTableConfig(d.dump())->load_split->move_daughters.has_value())
       << "off unless asked for";
@@ -499,7 +499,7 @@ TEST(TableConfig, LoadSplitMoveDaughters) {
 }
 
 TEST(TableConfig, MigrationDefaultsAndBounds) {
-  json d = Reference();
+  json d = ConfigReference();
   EXPECT_FALSE(ParseTableConfig(d.dump())->migration.has_value());
 
   d["migration"] = json::object();
@@ -523,13 +523,13 @@ TEST(TableConfig, MigrationDefaultsAndBounds) {
   EXPECT_EQ(c->migration->grace_period_s, 0);
   EXPECT_TRUE(c->migration->drop_old);
   EXPECT_EQ(c->migration->engine, "mapreduce");
-  d = Reference();
+  d = ConfigReference();
   d["migration"] = {{"allowed", true}, {"engine", "hfile"}};
   auto hfile = ParseTableConfig(d.dump());
   ASSERT_TRUE(hfile.ok()) << hfile.status().message();
   EXPECT_EQ(hfile->migration->engine, "hfile");
 
-  d = Reference();
+  d = ConfigReference();
   d["migration"] = {{"workers", 0}};
   ExpectFieldError(d, "migration.workers", "must be between 1 and 64 (got 0)");
   d["migration"] = {{"max_cells_per_s", -1}};

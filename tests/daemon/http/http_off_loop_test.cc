@@ -23,9 +23,9 @@ using boost::asio::ip::tcp;
 using namespace std::chrono_literals;
 
 // An endpoint on its own loop thread, its handlers registered by `setup` before it listens.
-class Server {
+class OffLoopServer {
  public:
-  explicit Server(const std::function<void(HttpEndpoint&)>& setup)
+  explicit OffLoopServer(const std::function<void(HttpEndpoint&)>& setup)
       : http_(std::make_unique<HttpEndpoint>(io_)) {
     http_->Handle("/healthz", []() -> HttpResponse { return {200, "text/plain", "ok\n"}; });
     setup(*http_);
@@ -33,7 +33,7 @@ class Server {
     port_ = http_->port();
     loop_ = std::thread([this] { io_.run(); });
   }
-  ~Server() {
+  ~OffLoopServer() {
     io_.stop();
     loop_.join();
   }
@@ -94,7 +94,7 @@ struct Client {
   std::thread thread;
   std::string response;
   bool released = false;
-  Client(HeldHandler& h, Server& server, const std::string& target) : held(h) {
+  Client(HeldHandler& h, OffLoopServer& server, const std::string& target) : held(h) {
     thread = std::thread([this, &server, target] { response = server.Get(target); });
   }
   void Release() {
@@ -112,7 +112,8 @@ struct Client {
 
 TEST(HttpOffLoop, TheLoopAnswersWhileAnOffLoopHandlerWorks) {
   HeldHandler held;
-  Server server([&](HttpEndpoint& http) { http.HandleOffLoop("/keyviz.json", held.Handler()); });
+  OffLoopServer server(
+      [&](HttpEndpoint& http) { http.HandleOffLoop("/keyviz.json", held.Handler()); });
   Client client(held, server, "/keyviz.json?table=ns%3At");
   ASSERT_EQ(held.started.get_future().wait_for(10s), std::future_status::ready);
   // The handler holds its thread: /healthz is answered on the loop all the same, many times.
@@ -126,7 +127,7 @@ TEST(HttpOffLoop, TheLoopAnswersWhileAnOffLoopHandlerWorks) {
 
 TEST(HttpOffLoop, AThrowingOffLoopHandlerIsA500AndTheEndpointGoesOn) {
   std::atomic<int> calls{0};
-  Server server([&](HttpEndpoint& http) {
+  OffLoopServer server([&](HttpEndpoint& http) {
     http.HandleOffLoop("/boom", [&](const HttpRequest&) -> HttpResponse {
       if (++calls == 1) throw std::runtime_error("render failed");
       return {200, "text/plain", "fine\n"};
@@ -147,7 +148,7 @@ TEST(HttpOffLoop, AThrowingOffLoopHandlerIsA500AndTheEndpointGoesOn) {
 TEST(HttpOffLoop, AnEndpointDestroyedMidRequestWaitsForItsHandler) {
   HeldHandler held;
   std::atomic<bool> returned{false};
-  auto server = std::make_unique<Server>([&](HttpEndpoint& http) {
+  auto server = std::make_unique<OffLoopServer>([&](HttpEndpoint& http) {
     http.HandleOffLoop("/keyviz.json", [&](const HttpRequest& request) -> HttpResponse {
       HttpResponse response = held.Handler()(request);
       returned = true;

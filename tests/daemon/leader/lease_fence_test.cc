@@ -10,14 +10,14 @@ namespace {
 using testing::FakeZk;
 using testing::FakeZkSession;
 
-constexpr const char* kElection = "/presplit/leader";
+constexpr const char* kFenceElection = "/presplit/leader";
 constexpr const char* kNode = "/presplit/status/ns:t";
 
 // One presplitd's session and election, and a component's fence over them.
 struct Leader {
   explicit Leader(FakeZk& zk)
       : session(zk),
-        election(session, LeaderElectionOptions{kElection, "a:1"}),
+        election(session, LeaderElectionOptions{kFenceElection, "a:1"}),
         fence(election, session) {}
   FakeZkSession session;
   LeaderElection election;
@@ -57,7 +57,7 @@ TEST_F(LeaseFenceTest, WritesRunOnTheSessionTheCheckConfirmed) {
   EXPECT_EQ(zk_.nodes.at(kNode).data, "after");
   EXPECT_TRUE(zk_.nodes.count("/presplit/migrations"));
   for (const auto& [session, path] : a_.session.write_log) {
-    if (path.rfind(kElection, 0) != 0) {
+    if (path.rfind(kFenceElection, 0) != 0) {
       EXPECT_EQ(session, a_.fence.checked_session()) << path;
     }
   }
@@ -66,7 +66,7 @@ TEST_F(LeaseFenceTest, WritesRunOnTheSessionTheCheckConfirmed) {
 TEST_F(LeaseFenceTest, ACheckThatSaysNoStopsTheWritesThatFollow) {
   ASSERT_TRUE(a_.fence.Check());
   FakeZkSession b(zk_);
-  LeaderElection b_election(b, LeaderElectionOptions{kElection, "b:2"});
+  LeaderElection b_election(b, LeaderElectionOptions{kFenceElection, "b:2"});
   ASSERT_TRUE(b_election.Refresh().ok());
   a_.election.Resign();  // b is next in line
   EXPECT_FALSE(a_.fence.Check());

@@ -22,14 +22,14 @@ using testing::FakeZkSession;
 constexpr const char* kDoc = R"({"version": 1, "table": "ns:t",
   "split": {"algorithm": "hex-string", "regions": 4}, "families": [{"name": "f"}]})";
 constexpr const char* kStatus = "/presplit/status/ns:t";
-constexpr const char* kElection = "/presplit/leader";
+constexpr const char* kStaleElection = "/presplit/leader";
 
 // One presplitd: its own ZooKeeper session, election, lease fence and reconciler, wired as the
 // runner does.
 struct Daemon {
   Daemon(FakeZk& zk, FakeAdmin& admin, const std::string& id)
       : session(zk),
-        election(session, LeaderElectionOptions{kElection, id}),
+        election(session, LeaderElectionOptions{kStaleElection, id}),
         lease(election, session),
         reconciler(lease.zk(), admin,
                    ReconcilerOptions{"/presplit", id, [this] { return lease.Check(); }}) {}
@@ -173,10 +173,11 @@ TEST_F(StaleLeaderTest, ASessionExpiryBetweenTwoLeaseChecksEndsTheLeadershipBefo
   // ... and the first write on it is its new candidate node, queued behind b.
   const std::vector<std::string> on_new = a_.WritesOn(new_session);
   ASSERT_FALSE(on_new.empty());
-  EXPECT_EQ(on_new.front(), std::string(kElection) + "/n_");
+  EXPECT_EQ(on_new.front(), std::string(kStaleElection) + "/n_");
   EXPECT_FALSE(a_.election.IsLeader());
-  EXPECT_EQ(zk_.nodes.at(std::string(kElection) + "/" + a_.election.NodeName()).ephemeral_owner,
-            new_session);
+  EXPECT_EQ(
+      zk_.nodes.at(std::string(kStaleElection) + "/" + a_.election.NodeName()).ephemeral_owner,
+      new_session);
   // Standing by, it writes nothing else; b takes over and creates the table once.
   EXPECT_FALSE(a_.reconciler.ReconcileAll().ok());
   EXPECT_EQ(a_.WritesOn(new_session).size(), on_new.size());
@@ -207,7 +208,7 @@ TEST_F(StaleLeaderTest, AWriteDecidedOnAnExpiredSessionIsRefusedEvenWhenTheDaemo
   // "creating" never landed: the status was created once, as "ready", by a write whose own lease
   // check (right before the create of the table) was made on the new session.
   EXPECT_EQ(a_.WritesOn(new_session),
-            (std::vector<std::string>{std::string(kElection) + "/n_", kStatus}));
+            (std::vector<std::string>{std::string(kStaleElection) + "/n_", kStatus}));
   EXPECT_EQ(zk_.nodes.at(kStatus).version, 0);
   EXPECT_EQ(StatusDoc()["phase"], "ready");
   EXPECT_EQ(admin_.creates, 1);

@@ -103,7 +103,7 @@ class FakeCluster : public RegionLoadSource {
   int64_t time_ms = 1'000'000;
 };
 
-LoadSplitSettings Settings(bool move_daughters, bool move_dry_run = false) {
+LoadSplitSettings MoverSettings(bool move_daughters, bool move_dry_run = false) {
   LoadSplitSettings settings;
   settings.enabled = true;
   settings.dry_run = false;
@@ -117,8 +117,8 @@ LoadSplitSettings Settings(bool move_daughters, bool move_dry_run = false) {
   return settings;
 }
 
-struct Fixture {
-  explicit Fixture(const LoadSplitSettings& settings, LoadWatcherOptions options = {}) {
+struct MoverFixture {
+  explicit MoverFixture(const LoadSplitSettings& settings, LoadWatcherOptions options = {}) {
     options.may_act = [this] { return leader; };
     watcher = std::make_unique<LoadWatcher>(cluster, options, [this] { return cluster.time_ms; });
     WatchedTable table;
@@ -164,7 +164,7 @@ TEST(DaughterMover, MovesTheHotterDaughterToTheLeastLoadedServerAfterTheWindow) 
   auto previous = spdlog::default_logger();
   spdlog::set_default_logger(std::make_shared<spdlog::logger>(
       "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(logged)));
-  Fixture f(Settings(/*move_daughters=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true));
   const int64_t split_ms = f.SplitTheHotRegion();
   // Within the window the balancer may still spread them: nothing moves.
   while (f.cluster.time_ms + 3000 < split_ms + 30'000) {
@@ -232,7 +232,7 @@ TEST(DaughterMover, MovesTheHotterDaughterToTheLeastLoadedServerAfterTheWindow) 
 }
 
 TEST(DaughterMover, NoMoveWhenTheBalancerSpreadTheDaughters) {
-  Fixture f(Settings(/*move_daughters=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true));
   f.SplitTheHotRegion();
   f.Poll(3);
   f.cluster.Move("r2b", kRs1);  // the balancer, within the window
@@ -243,7 +243,7 @@ TEST(DaughterMover, NoMoveWhenTheBalancerSpreadTheDaughters) {
 }
 
 TEST(DaughterMover, NoMoveWhenTheDocumentDoesNotAskForIt) {
-  Fixture f(Settings(/*move_daughters=*/false));
+  MoverFixture f(MoverSettings(/*move_daughters=*/false));
   f.SplitTheHotRegion();
   f.Poll(30);
   EXPECT_TRUE(f.cluster.move_requests.empty());
@@ -252,7 +252,7 @@ TEST(DaughterMover, NoMoveWhenTheDocumentDoesNotAskForIt) {
 }
 
 TEST(DaughterMover, NoMoveWhenItWouldNotLowerTheBusierServer) {
-  Fixture f(Settings(/*move_daughters=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true));
   f.SplitTheHotRegion();
   // rs1 and rs3 busier than the daughters' server: a move would only make another server the
   // busiest.
@@ -264,7 +264,7 @@ TEST(DaughterMover, NoMoveWhenItWouldNotLowerTheBusierServer) {
 }
 
 TEST(DaughterMover, ADryRunRecordsTheMoveOnceAndMovesNothing) {
-  Fixture f(Settings(/*move_daughters=*/true, /*move_dry_run=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true, /*move_dry_run=*/true));
   f.SplitTheHotRegion();
   f.Poll(30);
   EXPECT_TRUE(f.cluster.move_requests.empty());
@@ -285,7 +285,7 @@ TEST(DaughterMover, ADryRunRecordsTheMoveOnceAndMovesNothing) {
 }
 
 TEST(DaughterMover, ARefusedMoveIsOneLineInTheStatusAndNotRetried) {
-  Fixture f(Settings(/*move_daughters=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true));
   f.cluster.move_status = Status::PermissionDenied(
       "move region r2a to rs3,16020,3: HBase denied moving a region of table default:t: "
       "Insufficient permissions (user=presplit/h@R, scope=default:t, action=ADMIN); presplitd's "
@@ -308,7 +308,7 @@ TEST(DaughterMover, ARefusedMoveIsOneLineInTheStatusAndNotRetried) {
 }
 
 TEST(DaughterMover, ALeaseLostBeforeTheMoveMovesNothing) {
-  Fixture f(Settings(/*move_daughters=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true));
   f.SplitTheHotRegion();
   f.Poll(3);
   f.leader = false;
@@ -320,7 +320,7 @@ TEST(DaughterMover, ALeaseLostBeforeTheMoveMovesNothing) {
 }
 
 TEST(DaughterMover, AStandbyNeverMoves) {
-  Fixture f(Settings(/*move_daughters=*/true));
+  MoverFixture f(MoverSettings(/*move_daughters=*/true));
   f.SplitTheHotRegion();
   for (int i = 0; i < 30; ++i) {
     f.cluster.Advance();
@@ -337,7 +337,7 @@ TEST(DaughterMover, TheClusterRateCapsMoves) {
   limits.max_splits = 1;
   limits.window_ms = 60'000;
   DaughterMover mover(limits);
-  LoadSplitSettings settings = Settings(/*move_daughters=*/true);
+  LoadSplitSettings settings = MoverSettings(/*move_daughters=*/true);
   settings.move_after_ms = 0;
   settings.region_cooldown_ms = 600'000;
   const std::map<std::string, const LoadSplitSettings*> settings_of = {{kTable, &settings}};

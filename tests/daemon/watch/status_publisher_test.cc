@@ -30,8 +30,8 @@ SplitDecision Decision(int64_t time_ms, const std::string& reason) {
   return d;
 }
 
-struct Fixture {
-  Fixture() {
+struct PublisherFixture {
+  PublisherFixture() {
     EXPECT_TRUE(zk.Upsert("/presplit", "").ok());
     EXPECT_TRUE(zk.Upsert("/presplit/status", "").ok());
     EXPECT_TRUE(
@@ -51,7 +51,7 @@ struct Fixture {
 };
 
 TEST(StatusPublisher, AddsTheDecisionsAndKeepsTheRestOfTheStatus) {
-  Fixture f;
+  PublisherFixture f;
   f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
   EXPECT_EQ(f.publisher.Publish(f.snapshot, 1000).written, 1);
   json status = f.Status();
@@ -66,7 +66,7 @@ TEST(StatusPublisher, AddsTheDecisionsAndKeepsTheRestOfTheStatus) {
 }
 
 TEST(StatusPublisher, WritesOnlyWhenTheDecisionsChangeOrASizeSampleIsDue) {
-  Fixture f;
+  PublisherFixture f;
   f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
   ASSERT_EQ(f.publisher.Publish(f.snapshot, 1000).written, 1);
   const int writes = f.zk.writes;
@@ -84,7 +84,7 @@ TEST(StatusPublisher, WritesOnlyWhenTheDecisionsChangeOrASizeSampleIsDue) {
 }
 
 TEST(StatusPublisher, AConflictingWriteIsMergedNeverOverwritten) {
-  Fixture f;
+  PublisherFixture f;
   f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
   // The reconciler rewrites the status between the publisher's read and its write.
   bool raced = false;
@@ -102,7 +102,7 @@ TEST(StatusPublisher, AConflictingWriteIsMergedNeverOverwritten) {
 }
 
 TEST(StatusPublisher, AppendsToTheDecisionsOfAnEarlierLeaderUpToTheLimit) {
-  Fixture f;
+  PublisherFixture f;
   json earlier = f.Status();
   earlier["load"]["decisions"] = json::array();
   for (int i = 0; i < 3; ++i) {
@@ -124,7 +124,7 @@ TEST(StatusPublisher, AppendsToTheDecisionsOfAnEarlierLeaderUpToTheLimit) {
 }
 
 TEST(StatusPublisher, NothingWithoutAStatusOrWithoutTheLease) {
-  Fixture f;
+  PublisherFixture f;
   f.zk.nodes.erase(kStatus);
   f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
   EXPECT_EQ(f.publisher.Publish(f.snapshot, 1000).written, 0);
@@ -141,7 +141,7 @@ TEST(StatusPublisher, NothingWithoutAStatusOrWithoutTheLease) {
 }
 
 TEST(StatusPublisher, AStatusThatIsNotJsonIsLeftAlone) {
-  Fixture f;
+  PublisherFixture f;
   ASSERT_TRUE(f.zk.Set(kStatus, "not json", -1).ok());
   f.snapshot.decisions["default:t"].push_back(Decision(1000, "dry_run"));
   EXPECT_EQ(f.publisher.Publish(f.snapshot, 1000).failed, 1);
@@ -155,7 +155,7 @@ TEST(StatusPublisher, AStatusNestedTooDeepIsLeftAloneAndTheReasonLogged) {
   auto previous = spdlog::default_logger();
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(logged);
   spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
-  Fixture f;
+  PublisherFixture f;
   std::string deep = R"({"table": "default:t", "phase": "ready", "load": )";
   for (int i = 0; i < 200000; ++i) deep += R"({"":)";
   deep += "[]" + std::string(200000, '}') + "}";
@@ -172,7 +172,7 @@ TEST(StatusPublisher, AStatusNestedTooDeepIsLeftAloneAndTheReasonLogged) {
 }
 
 TEST(StatusPublisher, SaysWhichPhysicalTableIsWatchedAndWhySplitsAreHeld) {
-  Fixture f;
+  PublisherFixture f;
   // A migration copies into default:t__g2: the source serves, the target is held.
   TableLoad target = f.snapshot.tables[0];
   target.physical_table = "default:t__g2";
