@@ -12,8 +12,19 @@
 #include <set>
 
 #include "daemon/migrate/migrator.h"
+#include "presplit/bytes.h"
 
 namespace presplit::daemon::migrate {
+namespace {
+
+// A row for a message: printable, its first 64 bytes (a row key may be 32 KiB long).
+std::string ShownRow(const std::string& row) {
+  constexpr size_t kShown = 64;
+  if (row.size() <= kShown) return ToStringBinary(row);
+  return ToStringBinary(row.substr(0, kShown)) + "... (" + std::to_string(row.size()) + " bytes)";
+}
+
+}  // namespace
 
 Status Migrator::EnsureCapture(MigrationPlan& plan, bool reverse) {
   std::string& peer = reverse ? plan.capture.reverse_peer : plan.capture.peer;
@@ -54,23 +65,28 @@ Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
   }
   id = last_id.load();
   PRESPLIT_ASSIGN_OR_RETURN(ProbeRound round, bridge_.Probe(table, id));
-  const std::set<std::string> wanted(round.rows.begin(), round.rows.end());
+  const std::set<std::string> wanted(round.acks.begin(), round.acks.end());
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + options_.ack_timeout;
   size_t acked = 0;
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(CaptureAcks acks, bridge_.ReadAcks(ack_table, round.id));
-    std::set<std::string> got(acks.probe_rows.begin(), acks.probe_rows.end());
+    std::set<std::string> got(acks.probe_acks.begin(), acks.probe_acks.end());
     acked = 0;
     for (const auto& row : wanted) acked += got.count(row);
     if (acked == wanted.size()) break;
     if (Interrupted()) return Status::Unavailable(Stopping() ? "stopping" : "the lease is lost");
     if (std::chrono::steady_clock::now() >= deadline) {
+      std::string first_missing;
+      for (size_t i = 0; i < round.acks.size() && first_missing.empty(); ++i) {
+        if (!got.count(round.acks[i])) first_missing = ShownRow(round.rows[i]);
+      }
       return Status::Unavailable(
           "the capture peer shipping " + table + " into " + ack_table + " acknowledged " +
           std::to_string(acked) + " of " + std::to_string(wanted.size()) + " probes within " +
           std::to_string(options_.ack_timeout.count() / 1000) +
-          " s (is the peer running? hbase shell: list_peers, status 'replication'; the "
+          " s (first missing: the region at '" + first_missing +
+          "'; is the peer running? hbase shell: list_peers, status 'replication'; the "
           "RegionServers' logs say why a batch was refused)");
     }
     Sleep(options_.ack_poll);

@@ -193,6 +193,22 @@ Result<std::vector<std::string>> Base64List(const json& o, const char* key, cons
   return out;
 }
 
+Result<std::vector<std::string>> StringList(const json& o, const char* key, const char* what) {
+  if (!o.contains(key) || !o[key].is_array()) {
+    return Status::Internal(std::string("MigrationBridge.") + what + ": field '" + key +
+                            "' missing");
+  }
+  std::vector<std::string> out;
+  for (const json& entry : o[key]) {
+    if (!entry.is_string()) {
+      return Status::Internal(std::string("MigrationBridge.") + what + ": '" + key +
+                              "' holds a non-string");
+    }
+    out.push_back(entry.get<std::string>());
+  }
+  return out;
+}
+
 Result<PartitionDigests> PartitionDigestsOf(const json& o, int partitions, const char* what) {
   PartitionDigests out;
   PRESPLIT_ASSIGN_OR_RETURN(out.total, DigestOf(o, what));
@@ -219,6 +235,11 @@ Result<ProbeRound> ParseProbeRound(const std::string& text) {
   ProbeRound out;
   PRESPLIT_ASSIGN_OR_RETURN(out.id, Count(o, "probe_id", "probe"));
   PRESPLIT_ASSIGN_OR_RETURN(out.rows, Base64List(o, "rows", "probe"));
+  PRESPLIT_ASSIGN_OR_RETURN(out.acks, StringList(o, "acks", "probe"));
+  if (out.acks.size() != out.rows.size()) {
+    return Status::Internal("MigrationBridge.probe: " + std::to_string(out.rows.size()) +
+                            " rows but " + std::to_string(out.acks.size()) + " acks");
+  }
   return out;
 }
 
@@ -226,7 +247,7 @@ Result<CaptureAcks> ParseCaptureAcks(const std::string& text) {
   constexpr const char* kWhat = "captureAcks";
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
   CaptureAcks out;
-  PRESPLIT_ASSIGN_OR_RETURN(out.probe_rows, Base64List(o, "probe_rows", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(out.probe_acks, StringList(o, "probe_acks", kWhat));
   if (o.contains("closed") && o["closed"].is_object()) {
     for (const auto& [region, ts] : o["closed"].items()) {
       if (ts.is_number_integer()) out.closed[region] = ts.get<int64_t>();

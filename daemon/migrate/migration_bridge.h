@@ -66,12 +66,15 @@ struct CapturePeerState {
 // One probe written into every region of a table (see CaptureSignals in presplit-hbase.jar).
 struct ProbeRound {
   int64_t id = 0;
-  std::vector<std::string> rows;  // one row per region probed
+  std::vector<std::string> rows;  // one row per region probed (any length)
+  // What acknowledges the probe of rows[i], as CaptureAcks.probe_acks lists it: opaque, of a
+  // fixed size whatever the row's length, computed by the jar for both sides (CaptureSignals).
+  std::vector<std::string> acks;
 };
 
 // What the capture endpoints acknowledged into a table's ack row.
 struct CaptureAcks {
-  std::vector<std::string> probe_rows;    // rows of the asked probe that were shipped
+  std::vector<std::string> probe_acks;    // ProbeRound.acks of the asked probe that were shipped
   std::map<std::string, int64_t> closed;  // encoded region -> latest close shipped (WAL ms)
   std::vector<std::string> bulk_loads;    // "<region>@<ts>": bulk loads the WAL cannot carry
   std::vector<std::string> unfit;         // printable rows that do not fit the layout

@@ -60,6 +60,11 @@ class FakeMigrationBridge : public MigrationBridge {
     return static_cast<int>(std::hash<std::string>{}(key) % static_cast<size_t>(partitions));
   }
 
+  // What acknowledges a probe of `row` (the jar's is a SHA-256; any fixed-size token will do).
+  static std::string ProbeAckOf(const std::string& row) {
+    return "ack:" + std::to_string(std::hash<std::string>{}(row));
+  }
+
   // ---- what writers do (refused by a read-only table)
   bool Write(const std::string& table, const std::string& key) {
     return Write(table, key, Row{3, 0});
@@ -149,6 +154,7 @@ class FakeMigrationBridge : public MigrationBridge {
     for (const auto& region : RegionsLocked(table)) {
       const std::string row = region.start_key.empty() ? std::string(1, '\0') : region.start_key;
       round.rows.push_back(row);
+      round.acks.push_back(ProbeAckOf(row));
       for (auto& [id, peer] : peers) {
         if (peer.source == table) peer.pending.push_back(Edit{Edit::kProbe, row, {}, probe_id});
       }
@@ -160,7 +166,7 @@ class FakeMigrationBridge : public MigrationBridge {
     if (!stall) ShipLocked();
     CaptureAcks out;
     for (const auto& [id, row] : probe_acks[ack_table]) {
-      if (id == probe_id) out.probe_rows.push_back(row);
+      if (id == probe_id) out.probe_acks.push_back(ProbeAckOf(row));
     }
     out.closed = close_acks[ack_table];
     out.bulk_loads = bulk_load_notices;

@@ -652,6 +652,36 @@ TEST_F(MigratorTest, AStalledCaptureKeepsTheMigrationWaitingNotSwitching) {
   ExpectTargetEqualsSource();
 }
 
+// A probe's acknowledgement is what the jar says acknowledges it (a digest of fixed size), not
+// its row: regions whose start keys are 1 KiB and 64 KiB long catch up like any other; a peer
+// that acknowledges nothing is reported naming the first region it owes.
+TEST_F(MigratorTest, RegionsWithLongStartKeysCatchUpLikeAnyOther) {
+  {
+    std::lock_guard<std::recursive_mutex> lock(admin_.mu);
+    auto& regions = admin_.tables[kSource].regions;
+    ASSERT_EQ(regions.size(), 10u);
+    // NUL padding keeps every row of the test in the region it was in.
+    for (size_t i = 1; i < regions.size(); ++i) {
+      const std::string padded =
+          regions[i].start_key + std::string(i % 2 == 0 ? 1024 : 64 * 1024, '\0');
+      regions[i].start_key = padded;
+      regions[i - 1].end_key = padded;
+    }
+  }
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  bridge_.stall = true;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  const std::string error = Plan()["error"].get<std::string>();
+  EXPECT_NE(error.find("acknowledged 0 of 10 probes"), std::string::npos) << error;
+  EXPECT_NE(error.find("first missing: the region at '\\x00'"), std::string::npos) << error;
+  bridge_.stall = false;
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["generation"], 2);
+  EXPECT_GE(migrator.counters().probes, 1u);
+  ExpectTargetEqualsSource();
+}
+
 TEST_F(MigratorTest, RowsThatDoNotFitTheLayoutFailVerificationLoudly) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   bridge_.unfit_notices = {"'x'@1795000000000"};
@@ -1188,15 +1218,20 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
                    R"({"rows":1,"cells":1,"digest":"0000000000000001","partitions":[]})", 2)
                    .ok());
   EXPECT_FALSE(ParsePartitionDigestList("[]", 1, 2).ok());
-  auto probe = ParseProbeRound(R"({"probe_id":5,"rows":["AA==","MQ=="]})");
+  auto probe = ParseProbeRound(R"({"probe_id":5,"rows":["AA==","MQ=="],"acks":["0a","1b"]})");
   ASSERT_TRUE(probe.ok());
   EXPECT_EQ(probe->rows, (std::vector<std::string>{std::string(1, '\0'), "1"}));
+  EXPECT_EQ(probe->acks, (std::vector<std::string>{"0a", "1b"}));
+  EXPECT_FALSE(ParseProbeRound(R"({"probe_id":5,"rows":["AA=="]})").ok()) << "acks are required";
+  EXPECT_FALSE(ParseProbeRound(R"({"probe_id":5,"rows":["AA=="],"acks":[]})").ok())
+      << "one ack per row";
   auto acks = ParseCaptureAcks(
-      R"({"probe_rows":["MQ=="],"closed":{"r1":12},"bulk_loads":[{"region":"r1","ts":3}],"unfit":[]})");
+      R"({"probe_acks":["1b"],"closed":{"r1":12},"bulk_loads":[{"region":"r1","ts":3}],"unfit":[]})");
   ASSERT_TRUE(acks.ok());
+  EXPECT_EQ(acks->probe_acks, std::vector<std::string>{"1b"});
   EXPECT_EQ(acks->closed.at("r1"), 12);
   EXPECT_EQ(acks->bulk_loads, (std::vector<std::string>{"r1@3"}));
-  EXPECT_FALSE(ParseCaptureAcks(R"({"closed":{}})").ok()) << "probe_rows is required";
+  EXPECT_FALSE(ParseCaptureAcks(R"({"closed":{}})").ok()) << "probe_acks is required";
   auto diff = ParseRowDifferences(R"({"differing":3,"keys":["YQ=="],"truncated":true})");
   ASSERT_TRUE(diff.ok());
   EXPECT_EQ(diff->keys, std::vector<std::string>{"a"});

@@ -4,6 +4,7 @@ import io.presplit.hbase.admin.AccessDenial;
 import io.presplit.migrate.Cells;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.RegionMetrics;
 import org.apache.hadoop.hbase.ServerName;
@@ -199,7 +201,9 @@ public final class CapturePeers {
   /**
    * Writes one probe with this id into every region of the table (its first family).
    *
-   * @return {@code {"probe_id":N,"rows":["<base64>",...]}}: the probed rows, one per region
+   * @return {@code {"probe_id":N,"rows":["<base64>",...],"acks":["<hex>",...]}}: the probed
+   *     rows, one per region, and what acknowledges each ({@link CaptureSignals#probeAckHex},
+   *     as {@link #acks} lists them)
    */
   public static String probe(Connection c, TableName table, long probeId) throws IOException {
     if (probeId <= 0) {
@@ -229,32 +233,61 @@ public final class CapturePeers {
     try (Table t = c.getTable(table)) {
       t.delete(probes);
     }
+    return probeJson(probeId, rows);
+  }
+
+  static String probeJson(long probeId, List<byte[]> rows) {
     StringBuilder json = new StringBuilder("{\"probe_id\":").append(probeId).append(",\"rows\":[");
     for (int i = 0; i < rows.size(); i++) {
       json.append(i > 0 ? "," : "").append('"')
           .append(Base64.getEncoder().encodeToString(rows.get(i))).append('"');
+    }
+    json.append("],\"acks\":[");
+    for (int i = 0; i < rows.size(); i++) {
+      json.append(i > 0 ? "," : "").append('"').append(CaptureSignals.probeAckHex(rows.get(i)))
+          .append('"');
     }
     return json.append("]}").toString();
   }
 
   /**
    * A row inside [start, end) to probe a region with: its start key, or {@code \x00} for the
-   * first region; null when the region can hold no row at all.
+   * first region; null when the region can hold no row at all. A start key longer than a row
+   * may be (HBase takes split keys of any length, rows of at most {@code
+   * HConstants.MAX_ROW_LENGTH} bytes) is probed at the smallest row of that length after it.
    */
   static byte[] probeRow(byte[] start, byte[] end) {
-    byte[] row = start.length > 0 ? start : new byte[] {0};
-    if (end.length > 0 && Bytes.compareTo(row, end) >= 0) {
+    byte[] row = start.length == 0 ? new byte[] {0}
+        : start.length <= HConstants.MAX_ROW_LENGTH ? start : firstRowAfter(start);
+    if (row == null || (end.length > 0 && Bytes.compareTo(row, end) >= 0)) {
       return null;
     }
     return row;
   }
 
   /**
-   * What the endpoint acknowledged into {@code ackTable}: the rows of the probe with this id, the
+   * The smallest row of at most MAX_ROW_LENGTH bytes above a longer key: its first
+   * MAX_ROW_LENGTH bytes with the last byte below 0xff raised by one (and the 0xff bytes after it
+   * dropped); null when they are all 0xff (no such row).
+   */
+  private static byte[] firstRowAfter(byte[] key) {
+    for (int i = HConstants.MAX_ROW_LENGTH - 1; i >= 0; i--) {
+      if (key[i] != (byte) 0xff) {
+        byte[] row = Arrays.copyOf(key, i + 1);
+        row[i]++;
+        return row;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What the endpoint acknowledged into {@code ackTable}: the probes with this id (each as
+   * {@link CaptureSignals#probeAckHex}, what {@link #probe} said to wait for), the
    * regions of the source whose close it shipped (the latest close time each), the bulk loads
    * into the source it saw, and the source rows that did not fit the source's layout.
    *
-   * @return {@code {"probe_rows":["<base64>",...],"closed":{"<region>":ts,...},
+   * @return {@code {"probe_acks":["<hex>",...],"closed":{"<region>":ts,...},
    *     "bulk_loads":[{"region":"..","ts":N}],"unfit":[{"row":"<printable>","ts":N}]}}
    */
   public static String acks(Connection c, TableName ackTable, long probeId) throws IOException {
@@ -266,16 +299,20 @@ public final class CapturePeers {
         acks.addAll(CaptureSignals.parse(r.rawCells()));
       }
     }
+    return acksJson(acks, probeId);
+  }
+
+  static String acksJson(List<CaptureSignals.Ack> acks, long probeId) {
     StringBuilder probes = new StringBuilder();
     Map<String, Long> closed = new TreeMap<>();
     StringBuilder bulkLoads = new StringBuilder();
     StringBuilder unfit = new StringBuilder();
     for (CaptureSignals.Ack ack : acks) {
       switch (ack.kind()) {
-        case PROBE -> {
+        case PROBE, PROBE_DIGEST -> {
           if (ack.timestamp() == probeId) {
             probes.append(probes.length() > 0 ? "," : "").append('"')
-                .append(Base64.getEncoder().encodeToString(ack.payload())).append('"');
+                .append(CaptureSignals.probeAckHex(ack)).append('"');
           }
         }
         case CLOSED -> closed.merge(Bytes.toString(ack.payload()), ack.timestamp(), Math::max);
@@ -288,7 +325,7 @@ public final class CapturePeers {
         default -> { }
       }
     }
-    StringBuilder json = new StringBuilder("{\"probe_rows\":[").append(probes)
+    StringBuilder json = new StringBuilder("{\"probe_acks\":[").append(probes)
         .append("],\"closed\":{");
     boolean first = true;
     for (Map.Entry<String, Long> e : closed.entrySet()) {

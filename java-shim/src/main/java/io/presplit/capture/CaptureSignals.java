@@ -1,8 +1,11 @@
 package io.presplit.capture;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -23,12 +26,20 @@ import org.apache.hadoop.hbase.client.Delete;
  *
  * <p><b>Acknowledgements</b> are version delete markers the endpoint writes into the target's
  * reserved row {@link #ACK_ROW}, column {@code <ack family>:\0presplit:ack:<kind>:<payload>},
- * the timestamp saying which event: a probe (payload: the probed source row; timestamp: the
- * probe's id), a region of the source closed (its encoded name; the close's WAL time), a bulk
+ * the timestamp saying which event: a probe (payload: the SHA-256 of the probed source row, so
+ * that a row of any length fits the same 32 bytes; timestamp: the probe's id), a region of the
+ * source closed (its encoded name; the close's WAL time), a bulk
  * load into the source, which the WAL does not carry and the peer cannot ship (the region; the
  * WAL time), a source row that does not fit the source's layout and was not shipped (the row; the
- * WAL time). presplitd reads them with a raw scan of that one row. Markers are invisible to
- * readers and go at the target's next major compaction.
+ * WAL time; only its first {@value #MAX_ACK_ROW_BYTES} bytes, it is shown, not compared).
+ * presplitd reads them with a raw scan of that one row. Markers are invisible to readers and go
+ * at the target's next major compaction.
+ *
+ * <p>A probe's acknowledgement is compared with the probe by {@link #probeAck}, the one
+ * definition both sides use: the endpoint when it acknowledges, presplitd (through this jar) when
+ * it lists what to wait for. Endpoints of before the digest acknowledged with the row itself, cut
+ * at {@value #MAX_ACK_ROW_BYTES} bytes ({@link Kind#PROBE}); those acknowledgements are still
+ * read, and match whenever the row was short enough to be kept whole.
  */
 public final class CaptureSignals {
   /** The column qualifier of a probe in the source. */
@@ -39,12 +50,15 @@ public final class CaptureSignals {
 
   private static final byte[] ACK_PREFIX = utf8("\u0000presplit:ack:");
 
-  /** At most this many bytes of a row are kept in an "unfit" acknowledgement. */
+  /** At most this many bytes of a payload are kept (an "unfit" row's shown part). */
   static final int MAX_ACK_ROW_BYTES = 256;
 
   /** What an acknowledgement says. */
   public enum Kind {
+    /** A probe acknowledged by an endpoint of before {@link #probeAck}: the row, cut. */
     PROBE("probe"),
+    /** A probe: the payload is {@link #probeAck} of the probed row. */
+    PROBE_DIGEST("probe-sha256"),
     CLOSED("closed"),
     BULK_LOAD("bulkload"),
     UNFIT("unfit");
@@ -79,7 +93,51 @@ public final class CaptureSignals {
         && CellUtil.matchingQualifier(cell, PROBE_QUALIFIER);
   }
 
-  /** The acknowledgement marker the endpoint writes into the target. */
+  /**
+   * What acknowledges a probe of {@code row}: the SHA-256 of the row, 32 bytes whatever the row's
+   * length (a row key may be up to 32767 bytes; an acknowledgement is a column qualifier, one per
+   * region and probe round in one row of the target).
+   */
+  public static byte[] probeAck(byte[] row) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(row);
+    } catch (NoSuchAlgorithmException e) { // every Java platform has SHA-256
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** {@link #probeAck} as lower-case hex: how presplitd compares probes and acknowledgements. */
+  public static String probeAckHex(byte[] row) {
+    return HexFormat.of().formatHex(probeAck(row));
+  }
+
+  /**
+   * The acknowledgement of the probe in a WAL cell: {@link Kind#PROBE_DIGEST} of its row, with the
+   * probe's id as timestamp.
+   */
+  public static Delete ackProbe(byte[] ackFamily, Cell probe) {
+    return ack(ackFamily, Kind.PROBE_DIGEST, probeAck(CellUtil.cloneRow(probe)),
+        probe.getTimestamp());
+  }
+
+  /**
+   * How an acknowledgement of a probe matches the probe's {@link #probeAckHex}; null when it is
+   * not a probe's. An old endpoint's {@link Kind#PROBE} carries the row (cut at
+   * {@value #MAX_ACK_ROW_BYTES} bytes): its digest matches when the row was kept whole.
+   */
+  public static String probeAckHex(Ack ack) {
+    return switch (ack.kind()) {
+      case PROBE_DIGEST -> HexFormat.of().formatHex(ack.payload());
+      case PROBE -> probeAckHex(ack.payload());
+      default -> null;
+    };
+  }
+
+  /**
+   * The acknowledgement marker the endpoint writes into the target. A payload beyond
+   * {@value #MAX_ACK_ROW_BYTES} bytes is cut there: only an "unfit" row can be that long, and it
+   * is shown, never compared.
+   */
   public static Delete ack(byte[] ackFamily, Kind kind, byte[] payload, long timestamp) {
     byte[] kept = payload.length > MAX_ACK_ROW_BYTES
         ? Arrays.copyOf(payload, MAX_ACK_ROW_BYTES) : payload;

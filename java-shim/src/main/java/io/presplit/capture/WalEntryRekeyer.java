@@ -131,8 +131,9 @@ final class WalEntryRekeyer {
           continue;
         }
         if (CaptureSignals.isProbe(cell)) {
-          mutations.add(ack(CaptureSignals.Kind.PROBE, CellUtil.cloneRow(cell),
-              cell.getTimestamp()));
+          Delete ack = CaptureSignals.ackProbe(spec.ackFamily, cell);
+          ack.setClusterIds(clusterIds);
+          mutations.add(ack);
           acks++;
           continue;
         }
