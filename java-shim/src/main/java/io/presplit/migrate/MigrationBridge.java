@@ -233,7 +233,7 @@ public final class MigrationBridge {
     }
     boolean hfiles = hfileStagingSpec != null && !hfileStagingSpec.isEmpty();
     StagingSpec stagingSpec = hfiles ? StagingSpec.parse(hfileStagingSpec) : null;
-    RateLimiter limiter = new RateLimiter(maxCellsPerSecond);
+    RateLimiter limiter = new RateLimiter(maxCellsPerSecond, source);
     Scan scan = rangeScan(fromRow, endRow, Math.min(maxRows + 1, SCAN_CACHING));
     CellDigest digest = new CellDigest();
     byte[] nextRow = null;
@@ -895,4 +895,44 @@ public final class MigrationBridge {
   }
 
 
+  // ---------------------------------------------------------------------------------------------
+  // The adaptive throttle (daemon/migrate/throttler.h)
+
+  /**
+   * One health sample of the RegionServers holding these tables ({@link ClusterHealth#sample}).
+   *
+   * @param tables comma-separated table names (the migration's source and target)
+   * @param probes small gets per table (decimal)
+   */
+  public static String clusterHealth(String tables, String probes) throws IOException {
+    return ClusterHealth.sample(connection(), tableNames(tables), Integer.parseInt(probes));
+  }
+
+  /**
+   * Sets the rate of these tables' shared {@link ThrottleGate} (cells per second, decimal; 0 =
+   * open; negative: removed, and the topology {@link #clusterHealth} cached forgotten).
+   *
+   * @return {@code {"taken":N}}: the cells read or written through the gate since the last call
+   */
+  public static String setThrottle(String tables, String cellsPerSecond) {
+    TableName[] names = tableNames(tables);
+    long rate = Long.parseLong(cellsPerSecond);
+    long taken = ThrottleGate.set(names, rate);
+    if (rate < 0) {
+      ClusterHealth.forget(names);
+    }
+    return "{\"taken\":" + taken + "}";
+  }
+
+  private static TableName[] tableNames(String csv) {
+    if (csv == null || csv.isEmpty()) {
+      throw new IllegalArgumentException("no tables named");
+    }
+    String[] parts = csv.split(",");
+    TableName[] names = new TableName[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      names[i] = tableName(parts[i], "table");
+    }
+    return names;
+  }
 }

@@ -114,6 +114,7 @@ final class Verification {
         byte[] row = r.getRow();
         checkWidth(table, row, width);
         out.add(row, width, r);
+        ThrottleGate.acquire(table, r.size());
       }
     }
     return out.json();
@@ -180,6 +181,7 @@ final class Verification {
           }
           byte[] row = r.getRow();
           checkWidth(source, row, oldWidth);
+          ThrottleGate.acquire(source, r.size());
           int p = CellDigest.partitionOf(row, oldWidth, row.length - oldWidth, partitions);
           if (region.partitions().contains(p)) {
             sourceRows.put(logical(row, oldWidth), rowHash(row, oldWidth, r));
@@ -347,6 +349,7 @@ final class Verification {
         r = scanner.next();
         if (r != null && !r.isEmpty()) {
           checkWidth(target, r.getRow(), width);
+          ThrottleGate.acquire(target, r.size());
           batch.add(r);
         }
         if (batch.size() == MigrationBridge.BATCH_ROWS || (r == null && !batch.isEmpty())) {

@@ -1,0 +1,222 @@
+package io.presplit.migrate;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.hbase.ClusterMetrics;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerMetrics;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.Size;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+
+/**
+ * One health sample of the RegionServers that hold a migration's tables, for the daemon's
+ * adaptive throttle (daemon/migrate/throttler.h): per server the general call queue (length and
+ * its p99 wait), blocked updates, the compaction queue, GC time and memstore size against its
+ * global limit, read from the server's JMX servlet on its info port; plus the latency of a few
+ * small gets against the tables (the probes).
+ *
+ * <p>Which servers hold the tables, and their info ports and heaps, come from the region
+ * locations and the HMaster's ClusterMetrics, refreshed every {@value #TOPOLOGY_TTL_MS} ms (not on
+ * every sample: a meta scan and a master call each second would be load of their own). A server
+ * whose JMX cannot be read (down, an info port behind SPNEGO or TLS the daemon has no
+ * credentials for) is reported with its error and no values: no signal, not "healthy".
+ *
+ * <p>Counters (blocked requests, blocked time, GC time) are reported as the servers' running
+ * totals: the daemon turns them into per-interval values.
+ */
+final class ClusterHealth {
+  static final long TOPOLOGY_TTL_MS = 30_000;
+  static final int HTTP_TIMEOUT_MS = 1_000;
+  static final int PROBE_TIMEOUT_MS = 2_000;
+
+  static final String IPC_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=IPC";
+  static final String SERVER_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
+  static final String JVM_BEAN = "Hadoop:service=HBase,name=JvmMetrics";
+
+  private record Topology(long readAtMs, Map<ServerName, ServerInfo> servers,
+      List<byte[]> probeRows) {}
+
+  private record ServerInfo(int infoPort, long maxHeapBytes) {}
+
+  private static final Map<String, Topology> TOPOLOGIES = new ConcurrentHashMap<>();
+
+  private ClusterHealth() {
+  }
+
+  /**
+   * @param tables the migration's tables (source and target)
+   * @param probes small gets per table, on the start rows of its first regions (0: none)
+   * @return {@code {"servers":[{"server":"host:port", "call_queue_length":N,
+   *     "queue_call_time_p99_ms":N, "blocked_requests":N, "updates_blocked_ms":N,
+   *     "compaction_queue_length":N, "gc_time_ms":N, "memstore_bytes":N,
+   *     "memstore_limit_bytes":N, "error":"..."}...], "probes_ms":[N...], "probe_errors":N}};
+   *     a value that could not be read is missing
+   */
+  static String sample(Connection c, TableName[] tables, int probes) throws IOException {
+    String key = String.join(",", Arrays.stream(tables).map(TableName::toString)
+        .toArray(String[]::new)) + "/" + probes;
+    Topology topology = TOPOLOGIES.get(key);
+    long now = System.currentTimeMillis();
+    if (topology == null || now - topology.readAtMs() > TOPOLOGY_TTL_MS) {
+      topology = readTopology(c, tables, probes);
+      TOPOLOGIES.put(key, topology);
+    }
+    boolean tls = c.getConfiguration().getBoolean("hbase.ssl.enabled", false);
+    double memstoreFraction =
+        c.getConfiguration().getDouble("hbase.regionserver.global.memstore.size", 0.4);
+    JsonArray servers = new JsonArray();
+    for (Map.Entry<ServerName, ServerInfo> e : topology.servers().entrySet()) {
+      servers.add(serverHealth(e.getKey(), e.getValue(), tls, memstoreFraction));
+    }
+    JsonArray probesMs = new JsonArray();
+    int probeErrors = 0;
+    for (int i = 0; i < topology.probeRows().size(); i++) {
+      TableName table = tables[i % tables.length];
+      long start = System.nanoTime();
+      try (Table t = c.getTableBuilder(table, null).setOperationTimeout(PROBE_TIMEOUT_MS)
+          .setRpcTimeout(PROBE_TIMEOUT_MS).build()) {
+        t.get(new Get(topology.probeRows().get(i)).setCacheBlocks(true));
+      } catch (IOException ex) {
+        probeErrors++;
+      }
+      probesMs.add((System.nanoTime() - start) / 1e6);
+    }
+    JsonObject out = new JsonObject();
+    out.add("servers", servers);
+    out.add("probes_ms", probesMs);
+    out.addProperty("probe_errors", probeErrors);
+    return out.toString();
+  }
+
+  /** Forgets what was read of these tables' servers (the migration's phase ended). */
+  static void forget(TableName[] tables) {
+    String prefix = String.join(",", Arrays.stream(tables).map(TableName::toString)
+        .toArray(String[]::new)) + "/";
+    TOPOLOGIES.keySet().removeIf(k -> k.startsWith(prefix));
+  }
+
+  private static Topology readTopology(Connection c, TableName[] tables, int probes)
+      throws IOException {
+    Map<ServerName, ServerInfo> servers = new LinkedHashMap<>();
+    List<byte[]> probeRows = new ArrayList<>();
+    ClusterMetrics metrics;
+    try (Admin admin = c.getAdmin()) {
+      metrics = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS));
+    }
+    List<List<byte[]>> startsByTable = new ArrayList<>();
+    for (TableName table : tables) {
+      List<byte[]> starts = new ArrayList<>();
+      try (RegionLocator locator = c.getRegionLocator(table)) {
+        for (HRegionLocation location : locator.getAllRegionLocations()) {
+          ServerName server = location.getServerName();
+          if (server != null && !servers.containsKey(server)) {
+            ServerMetrics sm = metrics.getLiveServerMetrics().get(server);
+            servers.put(server, new ServerInfo(sm == null ? -1 : sm.getInfoServerPort(),
+                sm == null ? -1 : (long) sm.getMaxHeapSize().get(Size.Unit.BYTE)));
+          }
+          byte[] start = location.getRegion().getStartKey();
+          starts.add(start.length == 0 ? new byte[] {0} : start);
+        }
+      }
+      startsByTable.add(starts);
+    }
+    // Probes alternate between the tables (sample() reads table i % tables.length), spread over
+    // their regions.
+    for (int i = 0; i < probes * tables.length; i++) {
+      List<byte[]> starts = startsByTable.get(i % tables.length);
+      if (!starts.isEmpty()) {
+        probeRows.add(starts.get((i / tables.length) * Math.max(1, starts.size() / probes)
+            % starts.size()));
+      } else {
+        probeRows.add(new byte[] {0});
+      }
+    }
+    return new Topology(System.currentTimeMillis(), servers, probeRows);
+  }
+
+  private static JsonObject serverHealth(ServerName server, ServerInfo info, boolean tls,
+      double memstoreFraction) {
+    JsonObject out = new JsonObject();
+    out.addProperty("server", server.getAddress().toString());
+    if (info.infoPort() <= 0) {
+      out.addProperty("error", "no info port known (not a live server, or its UI is off)");
+      return out;
+    }
+    String base = (tls ? "https://" : "http://") + server.getHostname() + ":" + info.infoPort()
+        + "/jmx?qry=";
+    try {
+      JsonObject ipc = bean(base, IPC_BEAN);
+      copy(ipc, "numCallsInGeneralQueue", out, "call_queue_length");
+      copy(ipc, "queueCallTime_99th_percentile", out, "queue_call_time_p99_ms");
+      JsonObject rs = bean(base, SERVER_BEAN);
+      copy(rs, "blockedRequestCount", out, "blocked_requests");
+      copy(rs, "updatesBlockedTime", out, "updates_blocked_ms");
+      copy(rs, "compactionQueueLength", out, "compaction_queue_length");
+      copy(rs, "memStoreSize", out, "memstore_bytes");
+      if (info.maxHeapBytes() > 0) {
+        out.addProperty("memstore_limit_bytes", (long) (info.maxHeapBytes() * memstoreFraction));
+      }
+      copy(bean(base, JVM_BEAN), "GcTimeMillis", out, "gc_time_ms");
+    } catch (IOException | RuntimeException e) {
+      out.addProperty("error", "JMX of " + server.getHostname() + ":" + info.infoPort() + ": "
+          + e.getMessage());
+    }
+    return out;
+  }
+
+  private static void copy(JsonObject bean, String attribute, JsonObject out, String key) {
+    if (bean != null && bean.has(attribute) && bean.get(attribute).isJsonPrimitive()) {
+      out.addProperty(key, bean.get(attribute).getAsDouble());
+    }
+  }
+
+  /** The bean of that name from a JMX servlet, or null when the server does not publish it. */
+  static JsonObject bean(String base, String name) throws IOException {
+    HttpURLConnection http = (HttpURLConnection) new URL(base + name).openConnection();
+    http.setConnectTimeout(HTTP_TIMEOUT_MS);
+    http.setReadTimeout(HTTP_TIMEOUT_MS);
+    try {
+      int code = http.getResponseCode();
+      if (code != 200) {
+        throw new IOException("HTTP " + code + " for " + name);
+      }
+      String body;
+      try (InputStream in = http.getInputStream()) {
+        body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      return firstBean(body);
+    } finally {
+      http.disconnect();
+    }
+  }
+
+  /** The first bean of a JMX servlet's answer ({"beans":[{...}]}), null when there is none. */
+  static JsonObject firstBean(String body) {
+    JsonElement root = JsonParser.parseString(body);
+    if (!root.isJsonObject() || !root.getAsJsonObject().has("beans")) {
+      throw new IllegalArgumentException("not a JMX servlet answer");
+    }
+    JsonArray beans = root.getAsJsonObject().getAsJsonArray("beans");
+    return beans.size() == 0 ? null : beans.get(0).getAsJsonObject();
+  }
+}
