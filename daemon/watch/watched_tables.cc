@@ -1,10 +1,15 @@
 #include "daemon/watch/watched_tables.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
 #include "daemon/migrate/migration_request.h"
+#include "presplit/json_bounds.h"
 
 namespace presplit::daemon::watch {
 namespace {
@@ -37,6 +42,31 @@ std::optional<KeyLayout> LayoutOfStatus(const json& layout) {
   auto made = LayoutFromConfig(config->layout);
   if (!made.ok()) return std::nullopt;
   return *made;
+}
+
+// Why a status znode is left unread: out of json_bounds.h's limits (a status nested too deep
+// would overflow the stack of the copies below; standbys read it too), or not a JSON object.
+// "" when it is a JSON object within the limits.
+std::string WhyStatusUnreadable(const std::string& text, json& parsed) {
+  if (Status bounded = CheckJsonBounds(text); !bounded.ok()) return bounded.message();
+  parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_object() ? "" : "it is not a JSON object";
+}
+
+// Said once per status revision: the documents are re-read every few seconds to a minute.
+void LogUnreadableStatus(const std::string& name, int64_t mzxid, const std::string& why) {
+  static std::mutex mu;
+  static std::map<std::string, int64_t> logged;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto [it, inserted] = logged.emplace(name, mzxid);
+    if (!inserted && it->second == mzxid) return;
+    it->second = mzxid;
+  }
+  spdlog::error(
+      "load watcher: table {}: its status cannot be read ({}): the table is not watched or split "
+      "by load until the status is rewritten (the reconciler's next full pass does)",
+      name, why);
 }
 
 }  // namespace
@@ -131,7 +161,16 @@ Result<std::vector<WatchedTable>> ReadWatchedTables(ZkClient& zk, const std::str
     auto config = ParseTableConfig(node->data);
     if (!config.ok()) continue;
     auto recorded = zk.Get(JoinZkPath(status_path, name), /*watch=*/false);
-    const json status = recorded.ok() ? json::parse(recorded->data, nullptr, false) : json();
+    json status;
+    if (recorded.ok()) {
+      // A status that cannot be read is not taken for none: after a switch the document's own
+      // name is the old, fenced generation, which must not be polled and split in its place.
+      const std::string why = WhyStatusUnreadable(recorded->data, status);
+      if (!why.empty()) {
+        LogUnreadableStatus(name, recorded->mzxid, why);
+        continue;
+      }
+    }
     for (auto& table : WatchedTablesOf(*config, status)) {
       (table.migration_target ? targets : serving).push_back(std::move(table));
     }

@@ -62,7 +62,9 @@ std::vector<WatchedTable> WatchedTablesOf(const TableConfig& config, const nlohm
 // `status_path`; a physical table named twice is watched once (for the first document naming
 // it as its serving table). A document that does not parse is the reconciler's to report; it is
 // left out here. An error only when the documents cannot be listed; a document that vanishes
-// meanwhile is skipped, and a status that cannot be read counts as none.
+// meanwhile is skipped, and a status that cannot be fetched counts as none. A status out of
+// json_bounds.h's limits (standbys read statuses too) or not a JSON object is never parsed nor
+// taken for none: its document is left out (not watched, not split), logged once per revision.
 Result<std::vector<WatchedTable>> ReadWatchedTables(ZkClient& zk, const std::string& tables_path,
                                                     const std::string& status_path);
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "../fakes.h"
+#include "presplit/json_bounds.h"
+#include "tests/daemon/migrate/migration_fixture.h"
 
 namespace presplit::daemon::watch {
 namespace {
@@ -179,7 +181,8 @@ TEST(WatchedTables, FromTheSwitchOnTheTargetIsThePhysicalTableAndSplitAsAnyOther
   // An aborted or rolled-back migration leaves its (dropped) target alone.
   for (const char* phase : {"aborted", "rolled_back"}) {
     const json ended = json::parse(std::string(R"({"physical_table": "ns:t", "generation": 1,
-      "migration": {"phase": ")") + phase + R"(", "target": "ns:t__g2"}})");
+      "migration": {"phase": ")") + phase +
+                                   R"(", "target": "ns:t__g2"}})");
     const auto watched = WatchedTablesOf(Salted(), ended);
     ASSERT_EQ(watched.size(), 1u) << phase;
     EXPECT_EQ(watched[0].physical_table, "ns:t") << phase;
@@ -213,6 +216,42 @@ TEST(WatchedTables, ReadsEachDocumentsStatusAndWatchesEachPhysicalTableOnce) {
   ASSERT_NE(Find(*tables, "ns:t__g2"), nullptr);
   EXPECT_TRUE(Find(*tables, "ns:t__g2")->migration_target);
   EXPECT_EQ(Find(*tables, "ns:t__g2")->table, "ns:t");
+}
+
+// A status out of json_bounds.h's limits is never parsed (one nested too deep would overflow the
+// stack; standbys read statuses too): its document is left out of this read, logged, and nothing
+// is written; the other documents are watched as usual.
+TEST(WatchedTables, AStatusOutOfBoundsIsRefusedAndChangesNothing) {
+  const std::string deep = R"({"physical_table": "ns:t__g2", "generation": 2, "x": )" +
+                           std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']') + "}";
+  const std::string large = R"({"physical_table": "ns:t__g2", "generation": 2, "pad": ")" +
+                            std::string(kMaxJsonBytes, 'x') + R"("})";
+  int64_t revision = 100;
+  for (const std::string& status : {deep, large, std::string("[1, 2]")}) {
+    migrate::LogCapture log;
+    testing::FakeZk zk;
+    zk.nodes["/p/tables"] = ZkNode{};
+    zk.nodes["/p/tables/ns:t"] = ZkNode{kSalted, 0, 1};
+    zk.nodes["/p/tables/ns:plain"] = ZkNode{kPlain, 0, 2};
+    zk.nodes["/p/status/ns:t"] = ZkNode{status, 0, ++revision};
+    const auto before = zk.nodes;
+    auto tables = ReadWatchedTables(zk, "/p/tables", "/p/status");
+    ASSERT_TRUE(tables.ok()) << tables.status().message();
+    ASSERT_EQ(tables->size(), 1u) << status.substr(0, 40);
+    EXPECT_EQ((*tables)[0].physical_table, "ns:plain");
+    EXPECT_EQ(Find(*tables, "ns:t"), nullptr)
+        << "not taken for a missing status: ns:t may be a fenced generation";
+    EXPECT_TRUE(zk.write_log.empty());
+    EXPECT_EQ(zk.nodes.size(), before.size());
+    EXPECT_EQ(zk.nodes["/p/status/ns:t"].data, status);
+    const std::string why = status == deep    ? "JSON nested deeper than 64 levels"
+                            : status == large ? "larger than the limit of 1048576 bytes"
+                                              : "it is not a JSON object";
+    EXPECT_EQ(log.Count("load watcher: table ns:t: its status cannot be read ("), 1) << log.Text();
+    EXPECT_EQ(log.Count(why), 1) << log.Text();
+    ASSERT_TRUE(ReadWatchedTables(zk, "/p/tables", "/p/status").ok());
+    EXPECT_EQ(log.Count("its status cannot be read"), 1) << "once per status revision";
+  }
 }
 
 }  // namespace
