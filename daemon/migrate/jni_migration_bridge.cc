@@ -196,6 +196,39 @@ Status JniMigrationBridge::SetKeepDeletedCells(const std::string& table, bool ke
   return CallStrings("setKeepDeletedCells", {table, keep ? "true" : "false"}).status();
 }
 
+Result<GenerationCreated> JniMigrationBridge::CreateGeneration(const TableSpec& spec,
+                                                               const std::string& source,
+                                                               const std::string& replication,
+                                                               const std::string& plan_id) {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const auto& key : spec.split_keys) keys.push_back(Base64Encode(key));
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string out, CallStrings("createGeneration", {TableSpecToBridgeJson(spec), keys.dump(),
+                                                        source, replication, plan_id}));
+  return ParseGenerationCreated(out);
+}
+
+Result<TableSettingsCopied> JniMigrationBridge::CopyTableSettings(const std::string& source,
+                                                                  const std::string& target,
+                                                                  const std::string& replication) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out,
+                            CallStrings("copyTableSettings", {source, target, replication}));
+  return ParseTableSettingsCopied(out);
+}
+
+Result<GenerationCheck> JniMigrationBridge::CheckGeneration(const std::string& table,
+                                                            const std::string& source,
+                                                            const std::string& plan_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out,
+                            CallStrings("checkGeneration", {table, source, plan_id}));
+  return ParseGenerationCheck(out);
+}
+
+Status JniMigrationBridge::RestoreKeepDeletedCells(const std::string& target,
+                                                   const std::string& source) {
+  return CallStrings("restoreKeepDeletedCells", {target, source}).status();
+}
+
 Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only) {
   return CallStrings("setReadOnly", {table, read_only ? "true" : "false"}).status();
 }

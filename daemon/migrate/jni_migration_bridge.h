@@ -40,6 +40,16 @@ class JniMigrationBridge final : public MigrationBridge {
   Status ReopenRegions(const std::string& table,
                        const std::vector<std::string>& encoded_regions) override;
 
+  Result<GenerationCreated> CreateGeneration(const TableSpec& spec, const std::string& source,
+                                             const std::string& replication,
+                                             const std::string& plan_id) override;
+  Result<TableSettingsCopied> CopyTableSettings(const std::string& source,
+                                                const std::string& target,
+                                                const std::string& replication) override;
+  Result<GenerationCheck> CheckGeneration(const std::string& table, const std::string& source,
+                                          const std::string& plan_id) override;
+  Status RestoreKeepDeletedCells(const std::string& target, const std::string& source) override;
+
   Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string& layout,
                                             const std::string& from_row,
                                             const std::string& end_row, int partitions) override;

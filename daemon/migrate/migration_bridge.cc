@@ -396,3 +396,56 @@ Result<SnapshotAccess> ParseSnapshotAccess(const std::string& text) {
 }
 
 }  // namespace presplit::daemon::migrate
+
+namespace presplit::daemon::migrate {
+
+Result<GenerationCreated> ParseGenerationCreated(const std::string& text) {
+  constexpr const char* kWhat = "createGeneration";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  GenerationCreated out;
+  if (o.contains("refused") && o["refused"].is_string()) {
+    out.refused = o["refused"].get<std::string>();
+    if (out.refused.empty())
+      return Status::Internal("MigrationBridge.createGeneration: empty refusal");
+    return out;
+  }
+  if (!o.contains("created") || !o["created"].is_boolean()) {
+    return Status::Internal("MigrationBridge.createGeneration: field 'created' is required");
+  }
+  out.created = o["created"].get<bool>();
+  PRESPLIT_ASSIGN_OR_RETURN(int64_t grants, Count(o, "grants", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(int64_t quotas, Count(o, "quotas", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(out.peers_followed, StringList(o, "peers_followed", kWhat));
+  out.grants = static_cast<int>(grants);
+  out.quotas = static_cast<int>(quotas);
+  if (o.contains("replication_scope") && o["replication_scope"].is_string()) {
+    out.replication_scope = o["replication_scope"].get<std::string>();
+  }
+  return out;
+}
+
+Result<TableSettingsCopied> ParseTableSettingsCopied(const std::string& text) {
+  constexpr const char* kWhat = "copyTableSettings";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  TableSettingsCopied out;
+  PRESPLIT_ASSIGN_OR_RETURN(int64_t grants, Count(o, "grants", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(int64_t quotas, Count(o, "quotas", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(out.peers_followed, StringList(o, "peers_followed", kWhat));
+  out.grants = static_cast<int>(grants);
+  out.quotas = static_cast<int>(quotas);
+  return out;
+}
+
+Result<GenerationCheck> ParseGenerationCheck(const std::string& text) {
+  constexpr const char* kWhat = "checkGeneration";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  if (!o.contains("exists") || !o["exists"].is_boolean() || !o.contains("why_not") ||
+      !o["why_not"].is_string()) {
+    return Status::Internal(
+        "MigrationBridge.checkGeneration: fields 'exists' and 'why_not' are "
+        "required");
+  }
+  return GenerationCheck{o["exists"].get<bool>(), o["why_not"].get<std::string>()};
+}
+
+}  // namespace presplit::daemon::migrate

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/hbase/hbase_admin.h"
 #include "daemon/migrate/migration_plan.h"
 #include "presplit/status.h"
 
@@ -153,6 +154,32 @@ struct SnapshotAccess {
   std::string reason;
 };
 
+// What MigrationBridge::CreateGeneration did: the new generation created now (false: found,
+// created by this plan before), or `refused` (nothing created) with the reason; the grants and
+// quotas copied from the old generation, the replication peers it joined ("follow"), and what
+// became of REPLICATION_SCOPE ("kept", "cleared", "none": no family had one).
+struct GenerationCreated {
+  bool created = false;
+  std::string refused;
+  int grants = 0;
+  int quotas = 0;
+  std::vector<std::string> peers_followed;
+  std::string replication_scope;
+};
+
+// What MigrationBridge::CopyTableSettings copied again.
+struct TableSettingsCopied {
+  int grants = 0;
+  int quotas = 0;
+  std::vector<std::string> peers_followed;
+};
+
+// Whether a table is a generation this plan created (MigrationBridge::CheckGeneration).
+struct GenerationCheck {
+  bool exists = false;
+  std::string why_not;  // "" when it carries this plan's marker
+};
+
 class MigrationBridge {
  public:
   virtual ~MigrationBridge() = default;
@@ -188,6 +215,31 @@ class MigrationBridge {
   // tried; the error names the ones that failed.
   virtual Status ReopenRegions(const std::string& table,
                                const std::vector<std::string>& encoded_regions) = 0;
+
+  // ---- the new generation: the same table in a new layout
+  // Creates spec.table (the document's families, presplit's attributes, its split keys) as the
+  // next generation of `source`: the source's table attributes and family settings are kept
+  // (only the layout is the document's), KEEP_DELETED_CELLS on while the copy runs, the marker
+  // of `plan_id` set; then the source's grants and quotas are copied and, with `replication`
+  // "follow", the peers naming the source are told to ship the new generation too. Refuses,
+  // creating nothing, a cluster with visibility labels, a source another replication peer ships
+  // while `replication` is "refuse", and an existing table of that name this plan did not make.
+  virtual Result<GenerationCreated> CreateGeneration(const TableSpec& spec,
+                                                     const std::string& source,
+                                                     const std::string& replication,
+                                                     const std::string& plan_id) = 0;
+  // The source's grants and quotas (and, "follow", the peers naming it) copied to the target
+  // again: right before the switch, for what an operator changed during the copy.
+  virtual Result<TableSettingsCopied> CopyTableSettings(const std::string& source,
+                                                        const std::string& target,
+                                                        const std::string& replication) = 0;
+  // Whether `table` carries the marker of plan `plan_id` migrating `source`.
+  virtual Result<GenerationCheck> CheckGeneration(const std::string& table,
+                                                  const std::string& source,
+                                                  const std::string& plan_id) = 0;
+  // Every family of `target` gets the KEEP_DELETED_CELLS of the same family of `source` (the
+  // end of the copy).
+  virtual Status RestoreKeepDeletedCells(const std::string& target, const std::string& source) = 0;
 
   // ---- verification
   // Digests of the live cells of a table's rows [from_row, end_row), per partition.
@@ -273,6 +325,9 @@ Result<BulkOutput> ParseBulkOutput(const std::string& json);
 Result<BulkLoaded> ParseBulkLoaded(const std::string& json);
 Result<BulkSubmitted> ParseBulkSubmitted(const std::string& json);
 Result<SnapshotAccess> ParseSnapshotAccess(const std::string& json);
+Result<GenerationCreated> ParseGenerationCreated(const std::string& json);
+Result<TableSettingsCopied> ParseTableSettingsCopied(const std::string& json);
+Result<GenerationCheck> ParseGenerationCheck(const std::string& json);
 
 // "<16 lower-case hex digits>" <-> the digest.
 std::string DigestHex(uint64_t digest);

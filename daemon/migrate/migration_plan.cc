@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "daemon/migrate/migration_bridge.h"
 #include "presplit/json_bounds.h"
@@ -42,6 +43,16 @@ Result<Phase> ParsePhase(const std::string& name) {
   return Status::InvalidArgument("unknown migration phase '" + name + "'");
 }
 
+std::string NewPlanId() {
+  std::random_device device;
+  std::mt19937_64 generator((static_cast<uint64_t>(device()) << 32) ^ device());
+  char out[33];
+  std::snprintf(out, sizeof(out), "%016llx%016llx",
+                static_cast<unsigned long long>(generator()),
+                static_cast<unsigned long long>(generator()));
+  return out;
+}
+
 std::string GenerationTableName(const std::string& table, int64_t generation) {
   if (generation <= 1) return table;
   return table + "__g" + std::to_string(generation);
@@ -73,6 +84,7 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"drop_old", p.drop_old},
       {"config_version", p.config_version},
       {"document", p.document},
+      {"plan_id", p.plan_id},
       {"phase", PhaseName(p.phase)},
       {"paused", p.paused},
       {"copy_started_ms", p.copy_started_ms},
@@ -160,6 +172,7 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
   p.drop_old = Field<bool>(o, "drop_old", false);
   p.config_version = Field<int64_t>(o, "config_version", 0);
   p.document = StringOrEmpty(o, "document");
+  p.plan_id = StringOrEmpty(o, "plan_id");
   PRESPLIT_ASSIGN_OR_RETURN(p.phase, ParsePhase(StringOrEmpty(o, "phase")));
   p.paused = Field<bool>(o, "paused", false);
   p.copy_started_ms = Field<int64_t>(o, "copy_started_ms", 0);

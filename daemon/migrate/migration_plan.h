@@ -13,6 +13,7 @@
 //    "source_regions": [{"start": "<base64>", "end": "<base64>"}, ...],
 //    "engine": "put", "workers": 4, "max_cells_per_s": 0, "grace_period_s": 3600,
 //    "drop_old": false, "config_version": 3, "document": "<canonical table document>",
+//    "plan_id": "<32 hex digits: the marker the target carries>",
 //    "phase": "copying", "paused": false,
 //    "copy_started_ms": 0, "switched_at_ms": 0, "grace_until_ms": 0, "rolled_back_at_ms": 0,
 //    "error": null, "verification": null | {...},
@@ -131,6 +132,9 @@ struct MigrationPlan {
   bool drop_old = false;
   int64_t config_version = 0;
   std::string document;  // canonical table document the target is created from
+  // Random, made when the plan is written; the target carries it (with the source's name) in
+  // its descriptor, and nothing is done to a target without it (see CheckGeneration).
+  std::string plan_id;
 
   Phase phase = Phase::kPlanned;
   bool paused = false;
@@ -165,6 +169,9 @@ struct RegionCheckpoint {
 
 std::string CheckpointToJson(const RegionCheckpoint& checkpoint);
 Result<RegionCheckpoint> ParseCheckpoint(const std::string& json);
+
+// 128 random bits as 32 hex digits: a new plan's id (MigrationPlan::plan_id).
+std::string NewPlanId();
 
 // The target physical table of generation `generation`: "ns:t__g<N>" (generation 1 is the
 // table's own name).

@@ -48,6 +48,7 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
   plan.drop_old = start.config.drop_old;
   plan.config_version = start.config_version;
   plan.document = start.document;
+  plan.plan_id = NewPlanId();
   plan.phase = Phase::kPlanned;
   plan.created_at = plan.updated_at = UtcNow();
   plan.daemon = start.daemon_id;
@@ -322,11 +323,14 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
       return Step::kWaiting;
     }
     Status checked = CheckAgainstStatus(node->plan);
+    if (checked.ok()) checked = CheckTablesAgree(node->plan);
     if (!checked.ok() && checked.code() != StatusCode::kInvalidArgument) {
-      // The status could not be read (ZooKeeper unavailable, a lost connection): not a verdict
-      // on the plan, so neither a refusal counted nor one written; the next run reads again.
-      spdlog::warn("migration {}: cannot check the plan against the table's status: {}", table,
-                   checked.ToString());
+      // The status or the target could not be read (ZooKeeper or HBase unavailable): not a
+      // verdict on the plan, so neither a refusal counted nor one written; the next run reads
+      // again.
+      spdlog::warn("migration {}: cannot check the plan against the table's status and tables: "
+                   "{}",
+                   table, checked.ToString());
       return Step::kWaiting;
     }
     if (!checked.ok()) {
@@ -403,6 +407,27 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
     if (step != Step::kAdvanced) return step;
   }
   return Step::kWaiting;
+}
+
+Status Migrator::CheckTablesAgree(const MigrationPlan& plan) {
+  if (plan.phase == Phase::kPlanned) return Status::Ok();  // CreateGeneration checks the target
+  auto refuse = [](const std::string& why) {
+    return Status::InvalidArgument("the plan is not one this daemon would have written: " + why);
+  };
+  if (plan.plan_id.empty()) {
+    return refuse("it has no plan_id past phase planned (a plan written by an older presplitd, "
+                  "or by hand): its target cannot be told from another table");
+  }
+  auto generation = bridge_.CheckGeneration(plan.target, plan.source, plan.plan_id);
+  if (!generation.ok()) return generation.status().WithContext("looking at " + plan.target);
+  if (!generation->exists) {
+    // An abort or a rollback that dropped the target and was stopped before the plan went.
+    if (plan.phase < Phase::kSwitching || plan.phase == Phase::kRollingBack) return Status::Ok();
+    return refuse("its target " + plan.target + " does not exist in phase " +
+                  PhaseName(plan.phase));
+  }
+  if (!generation->why_not.empty()) return refuse(generation->why_not);
+  return Status::Ok();
 }
 
 Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingRequest& pending) {

@@ -360,6 +360,14 @@ class Migrator {
   // ---- phase_create.cc
   Step CreateTarget(PlanNode& node);
   Step ResolveEngine(PlanNode& node);
+  // The document's migration.replication ("refuse" when the document does not parse).
+  static std::string ReplicationOf(const MigrationPlan& plan);
+  // Whether the tables agree with a plan beyond its first phase: its target exists and carries
+  // the marker of this plan migrating this source (set by CreateGeneration), or, before the
+  // switch and while rolling back, is gone (an abort or a rollback dropped it). InvalidArgument
+  // (the plan is refused, nothing done with it) when not; another error when HBase could not
+  // tell.
+  Status CheckTablesAgree(const MigrationPlan& plan);
 
   // ---- phase_copy.cc
   Step Copy(PlanNode& node);
@@ -425,7 +433,9 @@ class Migrator {
   Step RollingBack(PlanNode& node);
 
   // ---- phase_abort.cc
-  Step Abort(PlanNode& node);
+  // `why` (set when the daemon aborts by itself) stays in the plan's last error and the status's
+  // `migration.error`; an operator's abort leaves no error.
+  Step Abort(PlanNode& node, const std::string& why = "");
 
   ZkClient& zk_;
   GuardedAdmin admin_;

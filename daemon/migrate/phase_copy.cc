@@ -240,9 +240,10 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
 Migrator::Step Migrator::FinishCopy(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   // From here on nothing writes an old cell into the target: the capture peer only applies
-  // edits in the order the source's RegionServers wrote them, so deleted cells need not be kept.
+  // edits in the order the source's RegionServers wrote them, so deleted cells need not be kept
+  // for the copy's sake; each family gets the source's own KEEP_DELETED_CELLS back.
   if (!MayAct()) return Step::kStopped;
-  Status kept = bridge_.SetKeepDeletedCells(plan.target, false);
+  Status kept = bridge_.RestoreKeepDeletedCells(plan.target, plan.source);
   if (!kept.ok()) {
     return Fail(node, "restoring KEEP_DELETED_CELLS of " + plan.target + " after the copy: " +
                           kept.message());

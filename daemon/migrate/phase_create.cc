@@ -1,6 +1,11 @@
 // Phase "planned": the target is created pre-split for the new layout, and the forward capture
 // peer is added, before the copy reads a single row: the copy then covers what was written before
-// the peer existed, the peer everything after.
+// the peer existed, the peer everything after. The target is the same table as the source in a
+// new layout: the source's table attributes, family settings, grants and quotas, the document's
+// layout, and a marker naming this plan (MigrationBridge::CreateGeneration). A migration
+// presplit cannot carry out without losing something (visibility labels; a table another
+// replication peer ships while the document's migration.replication is "refuse") is refused
+// here, before anything is created: the status says "aborted" with the reason.
 #include <spdlog/spdlog.h>
 
 #include "daemon/migrate/migrator.h"
@@ -8,9 +13,24 @@
 #include "presplit/table_derived.h"
 
 namespace presplit::daemon::migrate {
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
 
 Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   MigrationPlan& plan = node.plan;
+  if (plan.plan_id.empty()) {
+    // A plan written by a presplitd before plans had ids: nothing is created yet, so it gets one
+    // now, saved before the target carries it.
+    plan.plan_id = NewPlanId();
+    if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+  }
   if (Step resolved = ResolveEngine(node); resolved != Step::kAdvanced) return resolved;
   auto config = ParseTableConfig(plan.document);
   if (!config.ok()) return Fail(node, "the plan's document: " + config.status().message());
@@ -22,15 +42,29 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   spec.attributes = TableAttributes(*config);
   spec.split_keys = std::move(keys).value();
   if (!MayAct()) return Step::kStopped;
-  Status created = admin_.CreateTable(spec);
-  if (!created.ok() && created.code() != StatusCode::kAlreadyExists) {
-    return Fail(node, "creating the target " + plan.target + ": " + created.message());
+  // The same table in the new layout: the source's settings, grants and quotas, the document's
+  // layout, this plan's marker; KEEP_DELETED_CELLS on from the start (see below).
+  auto created = bridge_.CreateGeneration(spec, plan.source, ReplicationOf(plan), plan.plan_id);
+  if (!created.ok()) {
+    return Fail(node, "creating the target " + plan.target + ": " + created.status().message());
   }
-  spdlog::info("migration {}: target {} {} with {} regions", plan.table, plan.target,
-               created.ok() ? "created" : "already there (resumed)", spec.split_keys.size() + 1);
+  if (!created->refused.empty()) {
+    // Nothing was created: the migration ends here, saying why, and is not started again for
+    // this document version (the status says "aborted" with the reason).
+    return Abort(node, "not started: " + created->refused);
+  }
+  spdlog::info(
+      "migration {}: target {} {} with {} regions, the settings of {} (grants copied: {}, "
+      "quotas copied: {}, REPLICATION_SCOPE {}{}{})",
+      plan.table, plan.target, created->created ? "created" : "already there (resumed)",
+      spec.split_keys.size() + 1, plan.source, created->grants, created->quotas,
+      created->replication_scope.empty() ? "none" : created->replication_scope,
+      created->peers_followed.empty() ? "" : "; replication peers now shipping it too: ",
+      JoinNames(created->peers_followed));
   // The peer may ship a delete marker before the copy writes the cell it masks; the target keeps
   // deleted cells and markers until the copy is complete, so no compaction drops that marker
-  // first (FinishCopy turns it off again).
+  // first (FinishCopy gives the families the source's setting back). CreateGeneration made it so
+  // already; asked again for a target an older presplitd created.
   if (!MayAct()) return Step::kStopped;
   Status kept = bridge_.SetKeepDeletedCells(plan.target, true);
   if (!kept.ok()) {
@@ -45,6 +79,11 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   plan.error.clear();
   plan.copy_started_ms = NowMs();
   return Save(node);
+}
+
+std::string Migrator::ReplicationOf(const MigrationPlan& plan) {
+  auto config = ParseTableConfig(plan.document);
+  return config.ok() && config->migration ? config->migration->replication : "refuse";
 }
 
 Migrator::Step Migrator::ResolveEngine(PlanNode& node) {

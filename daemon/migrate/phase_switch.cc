@@ -1,7 +1,7 @@
 // Phases "switching" and "catching_up": the reverse capture peer (new generation -> old) is
 // added first, so that every write made to the new generation from the switch on is also in the
-// old one (a rollback loses nothing); then ONE status write moves readers and writers to the
-// target. The catch-up is done when the forward peer has shipped every write made to the old
+// old one (a rollback loses nothing); the old generation's grants and quotas are copied again;
+// then ONE status write moves readers and writers to the target. The catch-up is done when the forward peer has shipped every write made to the old
 // generation up to a probe written after the switch. Writers that have not seen the switch yet
 // keep writing to the old generation: the forward peer keeps shipping them through the grace
 // period (phase_retire.cc).
@@ -21,6 +21,14 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
     }
     // Recorded before the switch: whoever resumes knows the reverse peer exists.
     if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+  }
+  // Whatever an operator granted or limited on the old generation since it was copied follows it
+  // (idempotent: a grant merges, a quota is set to the same value).
+  if (!MayAct()) return Step::kStopped;
+  auto settings = bridge_.CopyTableSettings(plan.source, plan.target, ReplicationOf(plan));
+  if (!settings.ok()) {
+    return Fail(node, "copying the grants and quotas of " + plan.source + " to " + plan.target +
+                          " before the switch: " + settings.status().message());
   }
   bool request_pending = false;
   Status written =

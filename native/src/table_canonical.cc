@@ -140,6 +140,8 @@ std::string TableConfigToJson(const TableConfig& config) {
       migration["grace_period_s"] = m.grace_period_s;
       migration["drop_old"] = m.drop_old;
       migration["engine"] = m.engine;
+      // Only when not the default: the canonical form of a document without it does not change.
+      if (m.replication != "refuse") migration["replication"] = m.replication;
       doc["migration"] = std::move(migration);
     }
     // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).

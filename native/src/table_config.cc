@@ -679,10 +679,12 @@ Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_region
 }
 
 constexpr std::array<std::string_view, 4> kMigrationEngines = {"put", "hfile", "mapreduce", "auto"};
+constexpr std::array<std::string_view, 3> kMigrationReplication = {"refuse", "follow", "stop"};
 
 Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
   PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(
-      {"allowed", "workers", "max_cells_per_s", "grace_period_s", "drop_old", "engine"}));
+      {"allowed", "workers", "max_cells_per_s", "grace_period_s", "drop_old", "engine",
+       "replication"}));
   MigrationConfig migration;
   PRESPLIT_ASSIGN_OR_RETURN(auto allowed, r.GetBool("allowed"));
   if (allowed) migration.allowed = *allowed;
@@ -698,6 +700,12 @@ Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
   if (engine) {
     PRESPLIT_ASSIGN_OR_RETURN(migration.engine, OneOf(r.PathOf("engine"), "migration engine",
                                                       *engine, kMigrationEngines, Lower));
+  }
+  PRESPLIT_ASSIGN_OR_RETURN(auto replication, r.GetString("replication", false));
+  if (replication) {
+    PRESPLIT_ASSIGN_OR_RETURN(migration.replication,
+                              OneOf(r.PathOf("replication"), "migration replication", *replication,
+                                    kMigrationReplication, Lower));
   }
   return migration;
 }

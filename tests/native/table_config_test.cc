@@ -7,6 +7,7 @@
 
 #include "presplit/bytes.h"
 #include "presplit/json_bounds.h"
+#include "presplit/table_canonical.h"
 #include "presplit/table_derived.h"
 #include "table_documents.h"
 
@@ -546,6 +547,34 @@ TEST(TableConfig, MigrationDefaultsAndBounds) {
   ExpectFieldError(d, "migration.allow", "unknown field");
   d["migration"] = true;
   ExpectFieldError(d, "migration", "expected an object");
+}
+
+TEST(TableConfig, MigrationReplication) {
+  json d = ConfigReference();
+  d["migration"] = {{"allowed", true}};
+  auto c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->migration->replication, "refuse") << "another cluster's copy is never dropped "
+                                                    "silently: the default refuses";
+  EXPECT_EQ(TableConfigToJson(*c).find("replication"), std::string::npos)
+      << "a document without the field keeps its canonical form";
+  for (const char* value : {"follow", "STOP", "Refuse"}) {
+    d["migration"] = {{"allowed", true}, {"replication", value}};
+    c = ParseTableConfig(d.dump());
+    ASSERT_TRUE(c.ok()) << value << ": " << c.status().message();
+    std::string lower = value;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    EXPECT_EQ(c->migration->replication, lower);
+    auto again = ParseTableConfig(TableConfigToJson(*c));
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_EQ(again->migration->replication, lower) << "the canonical form keeps it";
+  }
+  d["migration"] = {{"replication", "mirror"}};
+  ExpectFieldError(
+      d, "migration.replication",
+      "unknown migration replication 'mirror' (expected one of refuse, follow, stop)");
+  d["migration"] = {{"replication", 1}};
+  ExpectFieldError(d, "migration.replication", "expected a string");
 }
 
 }  // namespace

@@ -93,7 +93,12 @@
 //    (0..31536000, default 3600) between the switch and disabling the old generation; drop_old
 //    (default false) drops the old generation after the grace period once a final check finds
 //    nothing missing; engine "put" (puts through the HBase client) | "hfile" (presplitd writes
-//    HFiles and bulk-loads them) | "mapreduce" (a bulk-load job) | "auto" (default).
+//    HFiles and bulk-loads them) | "mapreduce" (a bulk-load job) | "auto" (default);
+//    replication "refuse" (default) | "follow" | "stop": what the new generation does about
+//    replication peers (other than presplit's own) that ship the old one to another cluster
+//    (refuse: the migration does not start while one does; follow: the new generation keeps
+//    REPLICATION_SCOPE and joins every peer that names the old one; stop: it is created with
+//    REPLICATION_SCOPE 0, so that replication of the table ends at the switch).
 //  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
 //  letter case and stored in lower case.
 #pragma once
@@ -196,6 +201,9 @@ struct MigrationConfig {
   // "put" | "hfile" | "mapreduce" | "auto" (the default: presplitd picks by the source table's
   // size, mapreduce from its migration_mapreduce_threshold_bytes on)
   std::string engine = "auto";
+  // "refuse" | "follow" | "stop": see the rules above. Only written into the canonical form when
+  // it is not "refuse", so documents written before it keep their canonical form.
+  std::string replication = "refuse";
 };
 
 struct TableConfig {

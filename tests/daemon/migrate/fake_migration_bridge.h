@@ -178,6 +178,67 @@ class FakeMigrationBridge : public MigrationBridge {
     keep_deleted_history.push_back(table + (keep ? "=TRUE" : "=FALSE"));
     return Status::Ok();
   }
+  Result<GenerationCreated> CreateGeneration(const TableSpec& spec, const std::string& source,
+                                             const std::string& replication,
+                                             const std::string& plan_id) override {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      generation_creates++;
+      generation_replication.push_back(replication);
+      if (!generation_refusal.empty()) return GenerationCreated{false, generation_refusal};
+    }
+    if (admin == nullptr) return Status::Internal("the fake bridge has no admin");
+    auto check = CheckGeneration(spec.table, source, plan_id);
+    if (check.ok() && check->exists && !check->why_not.empty()) {
+      return GenerationCreated{false, "a table named " + spec.table + " exists: " + check->why_not};
+    }
+    TableSpec marked = spec;
+    marked.attributes[kMarkerSource] = source;
+    marked.attributes[kMarkerPlan] = plan_id;
+    Status created = admin->CreateTable(marked);
+    if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
+    GenerationCreated out;
+    out.created = created.ok();
+    out.replication_scope = "none";
+    return out;
+  }
+  Result<TableSettingsCopied> CopyTableSettings(const std::string& source,
+                                                const std::string& target,
+                                                const std::string& replication) override {
+    (void)source, (void)target;
+    std::lock_guard<std::mutex> lock(mu);
+    settings_copies++;
+    generation_replication.push_back(replication);
+    return TableSettingsCopied{};
+  }
+  Result<GenerationCheck> CheckGeneration(const std::string& table, const std::string& source,
+                                          const std::string& plan_id) override {
+    if (admin == nullptr) return Status::Internal("the fake bridge has no admin");
+    std::lock_guard<std::recursive_mutex> lock(admin->mu);
+    auto it = admin->tables.find(table);
+    if (it == admin->tables.end()) return GenerationCheck{false, table + " does not exist"};
+    const auto& attributes = it->second.attributes;
+    auto marked_source = attributes.find(kMarkerSource);
+    auto marked_plan = attributes.find(kMarkerPlan);
+    if (marked_source == attributes.end() || marked_plan == attributes.end()) {
+      return GenerationCheck{true, table + " carries no presplit migration marker"};
+    }
+    if (marked_source->second != source || marked_plan->second != plan_id) {
+      return GenerationCheck{true, table + " was created by presplit for the migration of " +
+                                       marked_source->second + " (plan " + marked_plan->second +
+                                       ")"};
+    }
+    return GenerationCheck{true, ""};
+  }
+  Status RestoreKeepDeletedCells(const std::string& target, const std::string& source) override {
+    std::lock_guard<std::mutex> lock(mu);
+    restored_keep_deleted.push_back(target + "<-" + source);
+    keep_deleted_history.push_back(target + "=SOURCE'S");
+    return Status::Ok();
+  }
+  static constexpr const char* kMarkerSource = "presplit.migration.source";
+  static constexpr const char* kMarkerPlan = "presplit.migration.plan";
+
   Status SetReadOnly(const std::string& table, bool read_only_now) override {
     std::lock_guard<std::mutex> lock(mu);
     if (!read_only_now) {
@@ -402,7 +463,16 @@ class FakeMigrationBridge : public MigrationBridge {
   std::set<int> chunk_sizes;             // max_rows of every chunk
   std::vector<nlohmann::json> cleanups;  // CleanupBulkCopy's specs
   int copies_into_a_missing_target = 0;
-  const FakeAdmin* admin = nullptr;  // regions of the tables
+  std::vector<std::string> peers_removed;  // by RemoveCapture, in order
+  int list_capture_peers_calls = 0;
+  Status list_capture_peers_error = Status::Ok();
+  std::function<void()> on_list_capture_peers;
+  FakeAdmin* admin = nullptr;  // regions of the tables; CreateGeneration creates there
+  // CreateGeneration: refuses with this reason when set (nothing created).
+  std::string generation_refusal;
+  int generation_creates = 0, settings_copies = 0;
+  std::vector<std::string> generation_replication;  // the `replication` of every create/copy
+  std::vector<std::string> restored_keep_deleted;   // "target<-source" of every restore
   std::function<void(int calls)> after_chunk;
   std::function<void()> after_target_digest;
   std::function<void(const std::string& from_row)> before_source_digest;

@@ -209,7 +209,10 @@ TEST_F(MigratorTest, TheCaptureExistsBeforeTheCopyAndCarriesEveryWriteMadeMeanwh
   EXPECT_FALSE(zk_.nodes.count("/presplit/migrations/tinawang:check/regions/0"));
   // The target kept deleted cells during the copy only.
   EXPECT_EQ(bridge_.keep_deleted_history,
-            (std::vector<std::string>{"tinawang:check__g2=TRUE", "tinawang:check__g2=FALSE"}));
+            (std::vector<std::string>{"tinawang:check__g2=TRUE", "tinawang:check__g2=SOURCE'S"}));
+  EXPECT_EQ(bridge_.restored_keep_deleted,
+            (std::vector<std::string>{"tinawang:check__g2<-tinawang:check"}))
+      << "the families get the source's own setting back, not FALSE";
   // Both peers ran and are gone; the old generation was fenced (read-only), then disabled, kept.
   EXPECT_EQ(bridge_.peers_ever,
             (std::set<std::string>{CapturePeerOf(kTarget), ReversePeerOf(kTarget)}));
@@ -1067,6 +1070,64 @@ TEST_F(MigratorTest, AStandbyDrivesNothing) {
   EXPECT_TRUE(standby.Snapshot().empty());
 }
 
+TEST_F(MigratorTest, TheNewGenerationCarriesThisPlansMarkerAndTheSourcesSettingsAtTheSwitch) {
+  StartMigration();
+  const std::string plan_id = Plan()["plan_id"];
+  EXPECT_EQ(plan_id.size(), 32u) << "a plan gets a random id when it is written";
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Status()["migration"]["phase"], "done");
+  EXPECT_EQ(bridge_.generation_creates, 1);
+  const auto& attributes = admin_.tables.at(kTarget).attributes;
+  EXPECT_EQ(attributes.at(FakeMigrationBridge::kMarkerSource), kSource);
+  EXPECT_EQ(attributes.at(FakeMigrationBridge::kMarkerPlan), plan_id);
+  EXPECT_EQ(bridge_.settings_copies, 1) << "grants and quotas copied again before the switch";
+  EXPECT_EQ(bridge_.generation_replication, (std::vector<std::string>{"refuse", "refuse"}))
+      << "the document's migration.replication, refuse by default";
+}
+
+TEST_F(MigratorTest, ARefusedNewGenerationEndsTheMigrationSayingWhyAndCreatesNothing) {
+  bridge_.generation_refusal =
+      "tinawang:check is shipped to another cluster by the replication peer(s) dr";
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_EQ(admin_.creates, 1) << "only the source was ever created";
+  EXPECT_FALSE(admin_.tables.count(kTarget));
+  EXPECT_EQ(bridge_.copy_calls, 0);
+  ExpectSourceAndStatusUntouched();
+  const std::string error = Status()["migration"].value("error", "");
+  EXPECT_NE(error.find("not started: tinawang:check is shipped to another cluster"),
+            std::string::npos)
+      << error;
+  // Not started again for the same document version; a document that says what to do about the
+  // peer starts a new one, and the bridge is told.
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_TRUE(Plan().is_null());
+  bridge_.generation_refusal.clear();
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "replication": "follow"})");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  EXPECT_EQ(bridge_.generation_replication.back(), "follow");
+}
+
+TEST_F(MigratorTest, ATableOfTheTargetsNamePresplitDidNotCreateIsNeverUsedNorDropped) {
+  // Someone's own table, named like the next generation.
+  admin_.tables[kTarget] = admin_.tables.at(kSource);
+  admin_.tables[kTarget].table = kTarget;
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_TRUE(admin_.tables.count(kTarget)) << "left alone";
+  EXPECT_TRUE(admin_.deleted.empty());
+  EXPECT_EQ(bridge_.copy_calls, 0);
+  ExpectSourceAndStatusUntouched();
+  const std::string error = Status()["migration"].value("error", "");
+  EXPECT_NE(error.find("carries no presplit migration marker"), std::string::npos) << error;
+}
+
 // A plan written by hand (no access control, a bug): nothing outside the table's own
 // generations, the daemon's own snapshot, staging directory and peers is ever touched, and the
 // status says why.
@@ -1138,6 +1199,30 @@ TEST_F(ForgedPlanTest, AnotherSnapshotIsNeverDeleted) {
 TEST_F(ForgedPlanTest, AnotherPeerIsNeverRemoved) {
   Forge([](json& plan) { plan["capture"]["peer"] = "presplit_someone_elses"; });
   ExpectNothingDone("its capture peer 'presplit_someone_elses'");
+}
+
+TEST_F(ForgedPlanTest, APlanReplayedPastItsCreationOntoATargetItDidNotCreateDoesNothing) {
+  // The target exists and carries another migration's marker: a plan of that table's copied
+  // here, with this table's names, at the phase that makes the source read-only.
+  admin_.tables[kTarget] = admin_.tables.at(kSource);
+  admin_.tables[kTarget].table = kTarget;
+  admin_.tables[kTarget].attributes[FakeMigrationBridge::kMarkerSource] = kSource;
+  admin_.tables[kTarget].attributes[FakeMigrationBridge::kMarkerPlan] = "0123456789abcdef";
+  Forge([](json& plan) { plan["phase"] = "fencing"; }, "");
+  ExpectNothingDone(
+      "was created by presplit for the migration of tinawang:check (plan "
+      "0123456789abcdef)");
+  EXPECT_TRUE(admin_.tables.count(kTarget));
+}
+
+TEST_F(ForgedPlanTest, APlanWithoutIdPastItsCreationIsRefused) {
+  Forge(
+      [](json& plan) {
+        plan.erase("plan_id");
+        plan["phase"] = "grace";
+      },
+      "");
+  ExpectNothingDone("it has no plan_id past phase planned");
 }
 
 TEST_F(ForgedPlanTest, UnboundedWorkersAreRefused) {

@@ -54,7 +54,9 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.tool.BulkLoadHFilesTool;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
@@ -453,6 +455,171 @@ public final class MigrationBridge {
       TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(descriptor);
       boolean changed = false;
       for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+        if (family.getKeepDeletedCells() != wanted) {
+          builder.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(family)
+              .setKeepDeletedCells(wanted).build());
+          changed = true;
+        }
+      }
+      if (changed) {
+        modify(admin, builder.build());
+      }
+      return "{\"changed\":" + changed + "}";
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The new generation: the same table in a new layout (NextGeneration, GenerationSettings)
+
+  /**
+   * Creates the migration's new generation, pre-split at {@code splitKeysJson} (a JSON array of
+   * base64 keys), as {@link NextGeneration#of} describes it (the old generation's settings, the
+   * document's layout, the marker of plan {@code planId}), then copies the old generation's
+   * grants and quotas and, with {@code replication} "follow", joins the peers that name it.
+   * Refuses, creating nothing, what {@link GenerationSettings#refusal} refuses, and a table of
+   * the new generation's name that this plan did not create. A rerun after a crash finds the
+   * table it created and only copies the settings again.
+   *
+   * @return {@code {"created":true|false,"refused":null|"<why>","grants":N,"quotas":N,
+   *     "peers_followed":[...],"replication_scope":"kept"|"cleared"|"none"}}
+   */
+  public static String createGeneration(String specJson, String splitKeysJson, String source,
+      String replication, String planId) throws IOException {
+    TableDescriptor document = io.presplit.hbase.admin.TableSpec.parse(specJson).descriptor();
+    List<byte[]> splits = base64List(splitKeysJson);
+    TableName from = tableName(source, "source");
+    GenerationSettings.Replication mode = GenerationSettings.Replication.parse(replication);
+    if (planId == null || planId.isEmpty()) {
+      throw new IllegalArgumentException("plan id is missing");
+    }
+    JsonObject out = new JsonObject();
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor old = admin.getDescriptor(from);
+      boolean created = false;
+      if (admin.tableExists(document.getTableName())) {
+        String whyNot = NextGeneration.whyNotMarked(admin.getDescriptor(
+            document.getTableName()), source, planId);
+        if (!whyNot.isEmpty()) {
+          return refused(out, "a table named " + document.getTableName() + " exists: " + whyNot
+              + "; rename or drop it, or abort the migration");
+        }
+      } else {
+        String refusal = GenerationSettings.refusal(admin, old, mode);
+        if (!refusal.isEmpty()) {
+          return refused(out, refusal);
+        }
+        TableDescriptor target = NextGeneration.of(old, document,
+            mode != GenerationSettings.Replication.STOP, planId);
+        // The copy needs deleted cells kept (see setKeepDeletedCells): set from the start, which
+        // spares the new table a reopen; restoreKeepDeletedCells gives the source's back.
+        TableDescriptorBuilder keeping = TableDescriptorBuilder.newBuilder(target);
+        for (ColumnFamilyDescriptor family : target.getColumnFamilies()) {
+          keeping.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(family)
+              .setKeepDeletedCells(KeepDeletedCells.TRUE).build());
+        }
+        target = keeping.build();
+        try {
+          if (splits.isEmpty()) {
+            admin.createTable(target);
+          } else {
+            admin.createTable(target, splits.toArray(new byte[0][]));
+          }
+          created = true;
+        } catch (org.apache.hadoop.hbase.TableExistsException e) {
+          created = false;  // a concurrent create of ours: its marker is checked on the next run
+        } catch (IOException e) {
+          throw AccessDenial.map(AccessDenial.Operation.CREATE_TABLE, document.getTableName(), e);
+        }
+      }
+      GenerationSettings.Copied copied =
+          GenerationSettings.copy(admin, from, document.getTableName(), mode);
+      out.addProperty("created", created);
+      out.add("refused", null);
+      out.addProperty("grants", copied.grants());
+      out.addProperty("quotas", copied.quotas());
+      JsonArray followed = new JsonArray();
+      copied.peersFollowed().forEach(followed::add);
+      out.add("peers_followed", followed);
+      out.addProperty("replication_scope",
+          NextGeneration.replicatedFamilies(old).isEmpty() ? "none"
+              : mode == GenerationSettings.Replication.STOP ? "cleared" : "kept");
+      return out.toString();
+    }
+  }
+
+  private static String refused(JsonObject out, String why) {
+    out.addProperty("created", false);
+    out.addProperty("refused", why);
+    return out.toString();
+  }
+
+  /**
+   * Copies the grants and quotas of {@code source} to {@code target} again (and, with "follow",
+   * joins the peers that name the source): right before the switch, for whatever an operator
+   * changed on the old generation during the copy.
+   *
+   * @return {@code {"grants":N,"quotas":N,"peers_followed":[...]}}
+   */
+  public static String copyTableSettings(String source, String target, String replication)
+      throws IOException {
+    TableName from = tableName(source, "source");
+    TableName to = tableName(target, "target");
+    GenerationSettings.Replication mode = GenerationSettings.Replication.parse(replication);
+    try (Admin admin = connection().getAdmin()) {
+      GenerationSettings.Copied copied = GenerationSettings.copy(admin, from, to, mode);
+      JsonObject out = new JsonObject();
+      out.addProperty("grants", copied.grants());
+      out.addProperty("quotas", copied.quotas());
+      JsonArray followed = new JsonArray();
+      copied.peersFollowed().forEach(followed::add);
+      out.add("peers_followed", followed);
+      return out.toString();
+    }
+  }
+
+  /**
+   * Whether {@code table} carries the marker of plan {@code planId} of the migration of
+   * {@code source} ({@link NextGeneration#whyNotMarked}).
+   *
+   * @return {@code {"exists":true|false,"why_not":""|"<why>"}}
+   */
+  public static String checkGeneration(String table, String source, String planId)
+      throws IOException {
+    TableName name = tableName(table, "table");
+    tableName(source, "source");
+    JsonObject out = new JsonObject();
+    try (Admin admin = connection().getAdmin()) {
+      if (!admin.tableExists(name)) {
+        out.addProperty("exists", false);
+        out.addProperty("why_not", name + " does not exist");
+        return out.toString();
+      }
+      out.addProperty("exists", true);
+      out.addProperty("why_not",
+          NextGeneration.whyNotMarked(admin.getDescriptor(name), source, planId));
+      return out.toString();
+    }
+  }
+
+  /**
+   * Gives every family of {@code target} the KEEP_DELETED_CELLS of the same family of
+   * {@code source} (FALSE for a family the source lacks): the end of the copy, which kept
+   * deleted cells in the target, gives the table back the setting its owner chose.
+   *
+   * @return {@code {"changed":true|false}}
+   */
+  public static String restoreKeepDeletedCells(String target, String source) throws IOException {
+    TableName to = tableName(target, "target");
+    TableName from = tableName(source, "source");
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor old = admin.getDescriptor(from);
+      TableDescriptor descriptor = admin.getDescriptor(to);
+      TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(descriptor);
+      boolean changed = false;
+      for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+        ColumnFamilyDescriptor before = old.getColumnFamily(family.getName());
+        KeepDeletedCells wanted = before == null ? KeepDeletedCells.FALSE
+            : before.getKeepDeletedCells();
         if (family.getKeepDeletedCells() != wanted) {
           builder.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(family)
               .setKeepDeletedCells(wanted).build());

@@ -44,7 +44,9 @@ public final class AccessDenial {
     DELETE_TABLE("deleting table", "CREATE", Scope.TABLE),
     ADD_PEER("adding the change capture's replication peer for table", "ADMIN", Scope.GLOBAL),
     REMOVE_PEER("removing the change capture's replication peer", "ADMIN", Scope.GLOBAL),
-    DESCRIBE_PEER("reading the change capture's replication peer", "ADMIN", Scope.GLOBAL);
+    DESCRIBE_PEER("reading the change capture's replication peer", "ADMIN", Scope.GLOBAL),
+    COPY_GRANTS("copying the grants of table", "ADMIN", Scope.TABLE),
+    COPY_QUOTAS("copying the quotas of table", "ADMIN", Scope.GLOBAL);
 
     final String doing;
     final String action;
