@@ -20,7 +20,11 @@ switch.
   are in the old one afterwards; the SDK writes to the old one again; the two peers do not loop
   (their shipped-edit counts stay still while nobody writes).
 - test_5: a plan written by hand naming another table as its target, another snapshot and a
-  staging path changes nothing and the table's status says why.
+  staging path changes nothing and the table's status says why; so does a plan with the
+  expected names replayed at phase fencing onto a table presplit did not create (no marker).
+- test_6: the new generation keeps what an operator set outside the document (MIN_VERSIONS,
+  REPLICATION_SCOPE, a table value, a quota) and its DR peer: refused until the document says
+  migration.replication "follow", then joined to the peer.
 """
 import json
 import os
@@ -375,6 +379,68 @@ class MigrationTest(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(precious, "keep")))
         self.assertTrue(d.alive())
         self.assertIn("plan refused, nothing done with it", d.log_text())
+
+        # A plan with the names the daemon expects, replayed at the phase that makes the source
+        # read-only, onto a table whose next generation's name is taken by a table presplit did
+        # not create for it: refused, the source stays writable.
+        generation = table + "__g2"
+        helper(root, "create-plain", generation)
+        replayed = dict(plan, target=generation, engine="put", phase="fencing",
+                        plan_id="0123456789abcdef0123456789abcdef",
+                        new_layout={"salt": {"buckets": 16, "encoding": "decimal",
+                                             "from": "key"}})
+        del replayed["bulk"]
+        subprocess.run([*zk_raw, h.ZK_QUORUM, "set", f"{root}/migrations/{table}"],
+                       input=json.dumps(replayed).encode(), check=True, timeout=120)
+        h.wait_for(lambda: "carries no presplit migration marker" in (
+            h.status(root, table).get("migration") or {}).get("refused", ""), 60,
+            "the status to say the replayed plan was refused")
+        self.assertFalse(helper(root, "settings", table)["read_only"], "the source is writable")
+        self.assertFalse(helper(root, "settings", generation)["read_only"])
+        self.assertEqual(h.status(root, table)["generation"], 1)
+
+    def test_6_the_new_generation_keeps_the_tables_settings_and_its_dr_replication(self):
+        root, table, _ = self.names("mis")
+        d = self.daemon(root, 19511).start()
+        put_doc(root, document(table, 4))
+        h.wait_status(root, table, ["ready"])
+        helper(root, "load", table, "300", str(VERSIONS))
+        dr_peer = "dr_" + uuid.uuid4().hex[:8]
+        helper(root, "operator-settings", table, dr_peer)
+        self.addCleanup(lambda: helper(root, "remove-peer", dr_peer))
+
+        # The table is shipped to a DR cluster: without a word in the document, not migrated.
+        put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 0}))
+        h.wait_for(lambda: migration_phase(root, table) == "aborted", 120,
+                   "the migration to be refused")
+        error = migration_status(root, table)["error"]
+        self.assertIn(f"replication peer(s) {dr_peer}", error)
+        self.assertIn("migration.replication", error)
+        self.assertIn("false", h.probe("exists", table + "__g2").stdout.lower(),
+                      "nothing was created")
+
+        # "follow": the new generation keeps the scope and joins the DR peer.
+        put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 0,
+                                          "replication": "follow"}))
+        h.wait_for(lambda: h.status(root, table).get("generation") == 2
+                   and migration_phase(root, table) == "done", 300, "the migration's end")
+        target = table + "__g2"
+        settings = helper(root, "settings", target)
+        self.assertEqual(settings["min_versions"], 2, settings)
+        self.assertEqual(settings["scope"], 1)
+        self.assertEqual(settings["max_versions"], VERSIONS)
+        self.assertEqual(settings["keep_deleted_cells"], "FALSE",
+                         "the source's own setting after the copy")
+        self.assertEqual(settings["app_team"], "payments")
+        self.assertEqual(settings["quotas"], 1, "the table's throttle")
+        self.assertEqual(settings["peers_naming_it"], [dr_peer])
+        self.assertEqual(settings["marker_source"], table)
+        self.assertEqual(len(settings["marker_plan"]), 32)
+        evidence = helper(root, "verify", table, "300", str(VERSIONS), "0")
+        self.assertEqual(evidence["rows"], 300)
+        self.assertEqual(evidence["generation"], 2)
+        self.assertIn("grants copied: 0, quotas copied: 1, REPLICATION_SCOPE kept; "
+                      f"replication peers now shipping it too: {dr_peer}", d.log_text())
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
@@ -31,6 +35,13 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.quotas.QuotaFilter;
+import org.apache.hadoop.hbase.quotas.QuotaSettingsFactory;
+import org.apache.hadoop.hbase.quotas.ThrottleType;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
+import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.hadoop.hbase.util.Bytes;
 
 public class MigrationE2E {
@@ -60,6 +71,25 @@ public class MigrationE2E {
         break;
       case "delete-first-row":
         deleteFirstRow(a.get(1));
+        break;
+      case "operator-settings":
+        operatorSettings(a.get(1), a.get(2));
+        break;
+      case "settings":
+        settings(a.get(1));
+        break;
+      case "remove-peer":
+        try (Connection c = hbase(); Admin admin = c.getAdmin()) {
+          admin.removeReplicationPeer(a.get(1));
+        }
+        System.out.println("{\"removed\":true}");
+        break;
+      case "create-plain":
+        try (Connection c = hbase(); Admin admin = c.getAdmin()) {
+          admin.createTable(TableDescriptorBuilder.newBuilder(TableName.valueOf(a.get(1)))
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F)).build());
+        }
+        System.out.println("{\"created\":true}");
         break;
       default:
         throw new IllegalArgumentException("unknown command " + a.get(0));
@@ -203,5 +233,57 @@ public class MigrationE2E {
       table.delete(new Delete(row));
       System.out.println("{\"deleted\":\"" + Bytes.toStringBinary(row) + "\"}");
     }
+  }
+
+  // What an operator sets on a table in the shell, outside its document: family f keeps two
+  // versions at least and is replicated (REPLICATION_SCOPE 1) by a disabled peer `peer` to a DR
+  // cluster that is never reached; a table value of the application's; a request throttle.
+  static void operatorSettings(String physical, String peer) throws Exception {
+    TableName name = TableName.valueOf(physical);
+    try (Connection c = hbase(); Admin admin = c.getAdmin()) {
+      TableDescriptor d = admin.getDescriptor(name);
+      ColumnFamilyDescriptor f = d.getColumnFamily(F);
+      admin.modifyTable(TableDescriptorBuilder.newBuilder(d).setValue("app.team", "payments")
+          .modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(f).setMinVersions(2)
+              .setScope(HConstants.REPLICATION_SCOPE_GLOBAL).build())
+          .build());
+      admin.setQuota(QuotaSettingsFactory.throttleTable(name, ThrottleType.REQUEST_NUMBER,
+          100000, java.util.concurrent.TimeUnit.SECONDS));
+      java.util.Map<TableName, List<String>> tables = new java.util.HashMap<>();
+      tables.put(name, null);
+      admin.addReplicationPeer(peer, ReplicationPeerConfig.newBuilder()
+          .setClusterKey("127.0.0.1:1:/hbase-dr-nowhere").setReplicateAllUserTables(false)
+          .setTableCFsMap(tables).build(), false);
+    }
+    System.out.println("{\"set\":true}");
+  }
+
+  // The table's settings as the plain HBase client sees them.
+  static void settings(String physical) throws Exception {
+    TableName name = TableName.valueOf(physical);
+    try (Connection c = hbase(); Admin admin = c.getAdmin()) {
+      TableDescriptor d = admin.getDescriptor(name);
+      ColumnFamilyDescriptor f = d.getColumnFamily(F);
+      int quotas = admin.getQuota(new QuotaFilter().setTableFilter(
+          java.util.regex.Pattern.quote(name.getNameWithNamespaceInclAsString()))).size();
+      List<String> peers = new ArrayList<>();
+      for (ReplicationPeerDescription p : admin.listReplicationPeers()) {
+        java.util.Map<TableName, List<String>> m = p.getPeerConfig().getTableCFsMap();
+        if (m != null && m.containsKey(name)) {
+          peers.add("\"" + p.getPeerId() + "\"");
+        }
+      }
+      System.out.println("{\"min_versions\":" + f.getMinVersions() + ",\"scope\":" + f.getScope()
+          + ",\"keep_deleted_cells\":\"" + f.getKeepDeletedCells() + "\",\"max_versions\":"
+          + f.getMaxVersions() + ",\"app_team\":" + quoted(d.getValue("app.team"))
+          + ",\"marker_source\":" + quoted(d.getValue("presplit.migration.source"))
+          + ",\"marker_plan\":" + quoted(d.getValue("presplit.migration.plan"))
+          + ",\"read_only\":" + d.isReadOnly() + ",\"quotas\":" + quotas
+          + ",\"peers_naming_it\":[" + String.join(",", peers) + "]}");
+    }
+  }
+
+  static String quoted(String value) {
+    return value == null ? "null" : "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 }
