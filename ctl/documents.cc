@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "ctl/common.h"
+#include "ctl/document_removal.h"
 #include "daemon/zk/zk_client.h"
 #include "presplit/json_bounds.h"
 #include "presplit/table_config.h"
@@ -94,7 +95,7 @@ int CmdRm(const Args& args) {
   auto zk = Connect(args);
   if (!zk.ok()) return Fail(zk.status().message());
   const std::string table = ResolveTableName(**zk, args, args.positional[0]);
-  Status s = (*zk)->Delete(JoinZkPath(TablesPath(args), table));
+  Status s = RemoveDocument(**zk, args.root, table);
   if (s.code() == StatusCode::kNotFound) return Fail("no document for " + table);
   if (!s.ok()) return Fail(s.message());
   std::cout << "removed the document of " << table << "; the HBase table is left as it is\n";
@@ -302,7 +303,8 @@ std::vector<CommandSpec> DocumentCommands() {
       {"rm",
        {},
        {},
-       "  rm TABLE              remove a document (the HBase table and its data are left alone)\n",
+       "  rm TABLE              remove a document (the HBase table and its data are left alone);\n"
+       "                        refused while a re-salt migration of the table is under way\n",
        &CmdRm},
       {"status",
        {"wait", "timeout", "format"},

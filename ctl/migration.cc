@@ -19,10 +19,7 @@ namespace {
 using nlohmann::json;
 
 // Phases after which the status names the new generation: an abort would lose writes.
-bool Switched(const std::string& phase) {
-  return phase == "catching_up" || phase == "grace" || phase == "fencing" || phase == "done" ||
-         phase == "rolling_back";
-}
+bool Switched(const std::string& phase) { return daemon::migrate::IsSwitchedPhaseName(phase); }
 
 std::string UtcNow() {
   std::time_t now = std::time(nullptr);

@@ -357,6 +357,15 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
       std::lock_guard<std::mutex> lock(refusals_mu_);
       refusals_logged_.erase(table);
     }
+    // Before requests and pauses: a plan whose document is gone is ended (OnDocumentGone), never
+    // left paused or waiting with its capture peer holding the source's WALs.
+    if (DocumentGone(table)) {
+      Step gone = OnDocumentGone(*node);
+      if (gone != Step::kAdvanced) return gone;
+    } else {
+      std::lock_guard<std::mutex> lock(refusals_mu_);
+      document_gone_logged_.erase(table);
+    }
     auto request = store_.ReadRequest(table);
     if (!request.ok()) {
       spdlog::warn("migration {}: ignoring the pending request: {}", table,

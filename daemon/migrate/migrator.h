@@ -436,6 +436,15 @@ class Migrator {
   // `why` (set when the daemon aborts by itself) stays in the plan's last error and the status's
   // `migration.error`; an operator's abort leaves no error.
   Step Abort(PlanNode& node, const std::string& why = "");
+  // Whether the table's document (<root>/tables/<table>) is gone; false when it is there or
+  // cannot be read now (only a NotFound is taken for gone).
+  bool DocumentGone(const std::string& table);
+  // The document of a table under migration was removed (straight in ZooKeeper: presplitctl rm
+  // refuses while a plan exists). Not switched yet: aborted (nothing would ever serve the
+  // target, and its capture peer would hold the source's WALs forever). Switched: the target
+  // serves the table's data, so the migration goes on to its end, logged once. kAdvanced: go on
+  // with the plan as usual.
+  Step OnDocumentGone(PlanNode& node);
 
   ZkClient& zk_;
   GuardedAdmin admin_;
@@ -459,6 +468,9 @@ class Migrator {
   // The plan versions whose refusal was logged already (a refused plan is looked at every run).
   std::mutex refusals_mu_;
   std::map<std::string, std::string> refusals_logged_;
+  // The switched migrations whose missing document was logged already (OnDocumentGone); under
+  // refusals_mu_.
+  std::set<std::string> document_gone_logged_;
   MigratorCounters counters_;
   // HfileChunksReadSnapshot's answers, by target table.
   mutable std::mutex hfile_inputs_mu_;

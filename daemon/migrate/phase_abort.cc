@@ -4,6 +4,11 @@
 // presplit did not create for this plan is left alone). The source was never touched. The status
 // says "aborted" before the plan goes, so the reconciler does not start the same migration again
 // for this document version.
+//
+// A table's document removed while its migration runs: presplitctl rm refuses then, but a portal
+// writing ZooKeeper directly is not stopped. The reconciler keeps the status while a plan exists
+// (the plan check and the abort's last status write need it), and the leader ends the migration
+// here: aborted before the switch, finished as usual after it.
 #include <spdlog/spdlog.h>
 
 #include "daemon/migrate/migrator.h"
@@ -53,6 +58,52 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   snapshot_.erase(plan.table);
   return Step::kWaiting;
+}
+
+bool Migrator::DocumentGone(const std::string& table) {
+  std::lock_guard<std::mutex> lock(zk_mu_);
+  auto document = zk_.Get(JoinZkPath(JoinZkPath(options_.zk_root, "tables"), table),
+                          /*watch=*/false);
+  return !document.ok() && document.status().code() == StatusCode::kNotFound;
+}
+
+Migrator::Step Migrator::OnDocumentGone(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  // As for an operator's abort, the status decides whether readers use the target: a switch
+  // whose status write succeeded and whose plan write did not leaves the plan at `switching`.
+  bool switched = IsSwitched(plan.phase);
+  if (!switched) {
+    auto names_target = StatusNamesTarget(plan);
+    if (!names_target.ok()) {
+      spdlog::warn(
+          "migration {}: its document is gone; reading the status to decide what to do: "
+          "{} (tried again on the next run)",
+          plan.table, names_target.status().ToString());
+      return Step::kWaiting;
+    }
+    switched = *names_target;
+  }
+  if (switched) {
+    bool first;
+    {
+      std::lock_guard<std::mutex> lock(refusals_mu_);
+      first = document_gone_logged_.insert(plan.table).second;
+    }
+    if (first) {
+      spdlog::warn(
+          "migration {}: its document <root>/tables/{} was removed after the switch (phase {}): "
+          "{} serves the table's data now, so the migration goes on to its end; the HBase "
+          "tables stay, as for any removed document",
+          plan.table, plan.table, PhaseName(plan.phase), plan.target);
+    }
+    return Step::kAdvanced;
+  }
+  const std::string why = "its document <root>/tables/" + plan.table +
+                          " was removed before the switch (phase " + PhaseName(plan.phase) +
+                          "): aborted by the daemon";
+  spdlog::warn("migration {}: {}; {} is dropped and its capture peers removed", plan.table, why,
+               plan.target);
+  return Abort(node, why);
 }
 
 }  // namespace presplit::daemon::migrate

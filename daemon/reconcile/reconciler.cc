@@ -124,11 +124,20 @@ Status Reconciler::ReconcileAll(PassKind kind) {
       continue;
     }
     if (!MayAct()) return stopped;
-    spdlog::info("table {}: document removed; the table and its data are left in place",
-                 Printable(it->first));
+    // A migration under way keeps the status: its plan is checked against it, and its end (the
+    // leader aborts one whose document is gone before the switch) is written into it. A full
+    // pass removes it once the plan is gone.
+    auto migrating = migrate::MigrationUnderWay(zk_, options_.zk_root, it->first);
+    spdlog::info("table {}: document removed; the table and its data are left in place{}",
+                 Printable(it->first),
+                 migrating.ok() && *migrating
+                     ? "; its re-salt migration is ended by the leader, its status stays until then"
+                     : "");
     auto recorded = zk_.Get(StatusPath(it->first), /*watch=*/false);
     Status s = recorded.ok() ? Status::Ok() : recorded.status();
-    if (recorded.ok() && GenerationOf(ParseStatus(recorded->data)) <= 1) {
+    if (!migrating.ok()) s = migrating.status();
+    if (recorded.ok() && migrating.ok() && !*migrating &&
+        GenerationOf(ParseStatus(recorded->data)) <= 1) {
       // Only a status of the version read: one a migration writes meanwhile stays.
       s = zk_.Delete(StatusPath(it->first), recorded->version);
     }
@@ -227,6 +236,10 @@ void Reconciler::RemoveOrphanStatuses(const std::set<std::string>& documents) {
     auto node = zk_.Get(StatusPath(name), /*watch=*/false);
     if (!node.ok()) continue;
     if (GenerationOf(ParseStatus(node->data)) > 1) continue;  // a migration's to clean up
+    // Kept while a migration of the table is under way (its plan check and end need it); an
+    // unreadable plan counts as one.
+    auto migrating = migrate::MigrationUnderWay(zk_, options_.zk_root, name);
+    if (!migrating.ok() || *migrating) continue;
     Status s = zk_.Delete(StatusPath(name), node->version);
     if (s.ok()) {
       counters_.statuses_removed++;

@@ -85,9 +85,11 @@ class Reconciler {
   // altered ("drift") behind the daemon's back is reported. The first pass of a Reconciler is
   // always full. A full pass also removes the statuses that have no document (documents removed
   // while the daemon was down). A table whose document disappeared keeps its data; only its
-  // status document is removed. A status whose generation is above 1 (written by a re-salt
-  // migration's switch) names the physical table that serves the document: that table is
-  // compared with the document (never created or dropped under the logical name).
+  // status document is removed, once no re-salt migration of it is under way (the leader's
+  // Migrator ends such a migration: aborted before its switch, finished after). A status whose
+  // generation is above 1 (written by a re-salt migration's switch) names the physical table that
+  // serves the document: that table is compared with the document (never created or dropped
+  // under the logical name).
   // A document whose salt layout differs from the physical table's and that allows a migration
   // ("migration": {"allowed": true}) starts one (daemon/migrate: the plan under
   // <root>/migrations); the status stays "drift" (writers keep the table's layout) until the
@@ -154,7 +156,8 @@ class Reconciler {
   Status WriteStatus(const std::string& table, const ZkNode& node, const Outcome& outcome);
   // The lease hook's answer; a "no" is remembered in lease_lost_ for the rest of the pass.
   bool MayAct();
-  // Removes the statuses that have no document, except those a migration owns (generation > 1).
+  // Removes the statuses that have no document, except those a migration owns (generation > 1,
+  // or a plan under <root>/migrations).
   void RemoveOrphanStatuses(const std::set<std::string>& documents);
   // The "layout" of the table's current status when it describes this physical table, else "".
   std::string RecordedLayout(const std::string& znode_name, const std::string& table);

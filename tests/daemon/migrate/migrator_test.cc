@@ -993,6 +993,71 @@ TEST_F(MigratorTest, AbortAfterTheSwitchIsRefusedPointingAtRollback) {
   EXPECT_FALSE(admin_.disabled.count(kSource)) << "still in its grace period";
 }
 
+// A document removed behind presplitctl's back (presplitctl rm refuses under a migration) while
+// its migration has not switched: the reconciler keeps the status while the plan exists, and the
+// leader aborts the migration (peers removed, target dropped, the status saying why); then a
+// full pass removes the status, and nothing starts again.
+TEST_F(MigratorTest, ADocumentRemovedBeforeTheSwitchAbortsTheMigration) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 1})");
+  // Paused in the middle of the copy: even a paused migration is ended.
+  bridge_.after_chunk = [&](int calls) {
+    if (calls == 4) RequestBehindTheMigratorsBack("pause");
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  bridge_.after_chunk = nullptr;
+  ASSERT_EQ(Plan()["phase"], "copying");
+  ASSERT_EQ(Plan()["paused"], true);
+  ASSERT_FALSE(bridge_.peers.empty());
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  ASSERT_TRUE(Status().is_object()) << "kept while the plan exists";
+  EXPECT_EQ(Status()["migration"]["phase"], "copying");
+
+  LogCapture log;
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_TRUE(admin_.deleted.count(kTarget));
+  EXPECT_EQ(migrator.counters().aborted, 1u);
+  EXPECT_EQ(migrator.counters().switches, 0u);
+  ExpectSourceAndStatusUntouched();
+  const std::string error = Status()["migration"]["error"].get<std::string>();
+  EXPECT_NE(error.find("was removed before the switch (phase copying)"), std::string::npos)
+      << error;
+  EXPECT_EQ(log.Count("tinawang:check was removed before the switch"), 2) << log.Text();
+
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  EXPECT_TRUE(Status().is_null()) << "no document, no migration: the status goes";
+  EXPECT_TRUE(Plan().is_null());
+}
+
+// Removed after the switch: the new generation serves the table's data, so the migration ends
+// as usual (grace period, fence, done), said once in the log.
+TEST_F(MigratorTest, ADocumentRemovedAfterTheSwitchLetsTheMigrationFinish) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  ASSERT_TRUE(zk_.Delete("/presplit/tables/tinawang:check", -1).ok());
+  ASSERT_TRUE(reconciler_.ReconcileAll(PassKind::kFull).ok());
+  ASSERT_EQ(Status()["generation"], 2);
+
+  LogCapture log;
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "grace");
+  EXPECT_EQ(log.Count("was removed after the switch (phase grace)"), 1) << log.Text();
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_EQ(migrator.counters().aborted, 0u);
+  EXPECT_EQ(migrator.counters().completed, 1u);
+  EXPECT_FALSE(admin_.deleted.count(kTarget));
+  EXPECT_EQ(Status()["generation"], 2);
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  ExpectTargetEqualsSource();
+}
+
 TEST_F(MigratorTest, DropOldDropsOnlyWhenNothingIsMissing) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "drop_old": true})");
   Migrator migrator(zk_, admin_, bridge_, options_);
