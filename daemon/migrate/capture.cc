@@ -9,6 +9,7 @@
 //     shipped everything the table will ever hold.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 
 #include "daemon/migrate/migrator.h"
@@ -33,10 +34,11 @@ Status Migrator::EnsureCapture(MigrationPlan& plan, bool reverse) {
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
   // Both peers carry the mark of the migration (its target): neither ships the other's writes.
   CaptureSpec spec =
-      reverse ? CaptureSpec{peer,       plan.target, plan.source, plan.new_layout, plan.old_layout,
-                            plan.target}
-              : CaptureSpec{peer,       plan.source, plan.target, plan.old_layout, plan.new_layout,
-                            plan.target};
+      reverse
+          ? CaptureSpec{peer,        plan.target,     plan.source, plan.new_layout, plan.old_layout,
+                        plan.target, options_.zk_root}
+          : CaptureSpec{peer,        plan.source,     plan.target, plan.old_layout, plan.new_layout,
+                        plan.target, options_.zk_root};
   PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
   if (started_ms == 0) started_ms = NowMs();
   spdlog::info("migration {}: {}capture peer {} {}: every write to {} is shipped to {}{}",
@@ -51,6 +53,105 @@ Status Migrator::RemoveCapture(const std::string& peer, const char* why) {
   PRESPLIT_ASSIGN_OR_RETURN(bool removed, bridge_.RemoveCapture(peer));
   if (removed) spdlog::info("capture peer {} removed ({})", peer, why);
   return Status::Ok();
+}
+
+void Migrator::SweepOrphanPeers() {
+  const auto now = std::chrono::steady_clock::now();
+  if (last_orphan_sweep_ != std::chrono::steady_clock::time_point{} &&
+      now - last_orphan_sweep_ < options_.orphan_sweep_interval) {
+    return;
+  }
+  last_orphan_sweep_ = now;
+  try {
+    SweepOrphanPeersNow();
+  } catch (const std::exception& e) {
+    counters_.exceptions_caught++;
+    spdlog::error("capture peers: sweeping orphan peers failed (tried again later): {}", e.what());
+  } catch (...) {
+    counters_.exceptions_caught++;
+    spdlog::error("capture peers: sweeping orphan peers failed (tried again later)");
+  }
+}
+
+void Migrator::SweepOrphanPeersNow() {
+  if (!MayAct()) return;
+  // The peers first, the plans after (see the header).
+  auto peers = bridge_.ListCapturePeers();
+  if (!peers.ok()) {
+    spdlog::warn("capture peers: cannot list them to look for orphans (tried again later): {}",
+                 peers.status().ToString());
+    return;
+  }
+  if (peers->empty()) {
+    counters_.orphan_peers_left = 0;
+    return;
+  }
+  auto tables = store_.List();
+  if (!tables.ok()) {
+    spdlog::warn("capture peers: cannot list the migration plans to look for orphan peers: {}",
+                 tables.status().ToString());
+    return;
+  }
+  std::set<std::string> named;  // every peer a plan under this root has or will have
+  for (const auto& table : *tables) {
+    auto node = store_.Read(table);
+    if (!node.ok() && node.status().code() == StatusCode::kNotFound) continue;  // it just ended
+    if (!node.ok()) {
+      // A plan that cannot be read may name any peer: remove none until it can.
+      if (sweep_blockers_logged_.insert(table).second) {
+        spdlog::warn(
+            "capture peers: orphan peers are not removed while the plan of {} cannot be read: {}",
+            table, node.status().ToString());
+      }
+      return;
+    }
+    sweep_blockers_logged_.erase(table);
+    const MigrationPlan& plan = node->plan;
+    for (const std::string& peer : {plan.capture.peer, plan.capture.reverse_peer,
+                                    CapturePeerOf(plan.target), ReversePeerOf(plan.target)}) {
+      if (!peer.empty()) named.insert(peer);
+    }
+  }
+  uint64_t left = 0;
+  for (const CapturePeerOwner& peer : *peers) {
+    if (named.count(peer.peer_id)) continue;
+    if (peer.owner.empty()) {
+      left++;
+      if (unowned_peers_logged_.insert(peer.peer_id).second) {
+        spdlog::warn(
+            "capture peer {} belongs to no migration plan under {} but carries no owner (added by "
+            "an older presplitd, or by another presplit deployment on this cluster): it keeps "
+            "HBase from deleting the WALs of the table it ships. If no migration of any presplit "
+            "deployment uses it, remove it: hbase shell: remove_peer '{}'",
+            peer.peer_id, options_.zk_root, peer.peer_id);
+      }
+      continue;
+    }
+    if (peer.owner != options_.zk_root) continue;  // another deployment's
+    if (!MayAct()) return;
+    auto removed = bridge_.RemoveCapture(peer.peer_id);
+    if (!removed.ok()) {
+      left++;
+      spdlog::warn(
+          "capture peer {}: no migration plan under {} names it, but removing it "
+          "failed (tried again later): {}",
+          peer.peer_id, options_.zk_root, removed.status().ToString());
+      continue;
+    }
+    if (*removed) {
+      counters_.orphan_peers_removed++;
+      spdlog::warn(
+          "capture peer {} removed: no migration plan under {} names it (its migration ended "
+          "without removing it: a daemon stopped between two steps, a plan removed by hand); it "
+          "kept HBase from deleting the WALs of the table it shipped",
+          peer.peer_id, options_.zk_root);
+    }
+  }
+  std::erase_if(unowned_peers_logged_, [&](const std::string& id) {
+    return std::none_of(peers->begin(), peers->end(),
+                        [&](const CapturePeerOwner& p) { return p.peer_id == id; });
+  });
+  counters_.orphan_peers_left = left;
 }
 
 Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,

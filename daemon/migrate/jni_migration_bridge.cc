@@ -165,8 +165,9 @@ Result<PresenceCheck> JniMigrationBridge::CheckPresent(const CopyRange& range) {
 Result<bool> JniMigrationBridge::EnsureCapture(const CaptureSpec& spec) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
-      CallStrings("ensureCapture", {spec.peer_id, spec.source_table, spec.target_table,
-                                    spec.source_layout, spec.target_layout, spec.migration}));
+      CallStrings("ensureCapture",
+                  {spec.peer_id, spec.source_table, spec.target_table, spec.source_layout,
+                   spec.target_layout, spec.migration, spec.owner}));
   return ParseFlag(json, "added");
 }
 
@@ -238,6 +239,11 @@ Status JniMigrationBridge::ReopenRegions(const std::string& table,
   std::string names;
   for (const auto& region : encoded_regions) names += (names.empty() ? "" : ",") + region;
   return CallStrings("reopenRegions", {table, names}).status();
+}
+
+Result<std::vector<CapturePeerOwner>> JniMigrationBridge::ListCapturePeers() {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("listCapturePeers", {}));
+  return ParseCapturePeerOwners(json);
 }
 
 namespace {

@@ -39,6 +39,7 @@ class JniMigrationBridge final : public MigrationBridge {
   Status SetReadOnly(const std::string& table, bool read_only) override;
   Status ReopenRegions(const std::string& table,
                        const std::vector<std::string>& encoded_regions) override;
+  Result<std::vector<CapturePeerOwner>> ListCapturePeers() override;
 
   Result<GenerationCreated> CreateGeneration(const TableSpec& spec, const std::string& source,
                                              const std::string& replication,

@@ -243,6 +243,27 @@ Result<ProbeRound> ParseProbeRound(const std::string& text) {
   return out;
 }
 
+Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& text) {
+  constexpr const char* kWhat = "listCapturePeers";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  if (!o.contains("peers") || !o["peers"].is_array()) {
+    return Status::Internal("MigrationBridge.listCapturePeers: field 'peers' missing");
+  }
+  std::vector<CapturePeerOwner> out;
+  for (const json& peer : o["peers"]) {
+    if (!peer.is_object() || !peer.contains("id") || !peer["id"].is_string() ||
+        (peer.contains("owner") && !peer["owner"].is_string() && !peer["owner"].is_null())) {
+      return Status::Internal("MigrationBridge.listCapturePeers: a peer is not {id, owner}");
+    }
+    CapturePeerOwner entry{peer["id"].get<std::string>(), ""};
+    if (peer.contains("owner") && peer["owner"].is_string()) {
+      entry.owner = peer["owner"].get<std::string>();
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 Result<CaptureAcks> ParseCaptureAcks(const std::string& text) {
   constexpr const char* kWhat = "captureAcks";
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));

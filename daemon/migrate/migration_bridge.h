@@ -52,6 +52,18 @@ struct CaptureSpec {
   std::string source_layout;  // JSON
   std::string target_layout;  // JSON
   std::string migration;      // the migration's target table (new generation)
+  // The ZooKeeper root of the deployment adding the peer, recorded in the peer's configuration
+  // (presplit.capture.owner) when it is added: its leader removes the peer once no plan under
+  // that root names it, and never another deployment's peer. "" = no mark.
+  std::string owner;
+};
+
+// A replication peer whose id is a presplit capture peer's (presplit_...), and the ZooKeeper root
+// of the deployment that added it ("" when it carries none: added by an older version).
+struct CapturePeerOwner {
+  std::string peer_id;
+  std::string owner;
+  bool operator==(const CapturePeerOwner&) const = default;
 };
 
 struct CapturePeerState {
@@ -215,6 +227,8 @@ class MigrationBridge {
   // tried; the error names the ones that failed.
   virtual Status ReopenRegions(const std::string& table,
                                const std::vector<std::string>& encoded_regions) = 0;
+  // Every replication peer of the cluster whose id is a presplit capture peer's, with its owner.
+  virtual Result<std::vector<CapturePeerOwner>> ListCapturePeers() = 0;
 
   // ---- the new generation: the same table in a new layout
   // Creates spec.table (the document's families, presplit's attributes, its split keys) as the
@@ -313,6 +327,7 @@ Result<std::vector<CellDigest>> ParseCellDigests(const std::string& json, size_t
 Result<bool> ParseFlag(const std::string& json, const char* key);
 Result<CapturePeerState> ParseCapturePeerState(const std::string& json);
 Result<ProbeRound> ParseProbeRound(const std::string& json);
+Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& json);
 Result<CaptureAcks> ParseCaptureAcks(const std::string& json);
 Result<PartitionDigests> ParsePartitionDigests(const std::string& json, int partitions);
 Result<std::vector<PartitionDigests>> ParsePartitionDigestList(const std::string& json,

@@ -255,6 +255,7 @@ Status Migrator::Run(bool wait) {
     (void)verdict();
     return Status::FailedPrecondition("not the leader: no migration driven");
   }
+  SweepOrphanPeers();  // before any driver of this run can add a peer
   auto tables = store_.List();
   if (!tables.ok()) {
     (void)verdict();

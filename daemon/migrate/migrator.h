@@ -132,6 +132,9 @@ struct MigratorOptions {
   // How long a probe's acknowledgement waits, beyond ack_timeout, for the WALs of a RegionServer
   // that died to be shipped (HBase claims them once it has processed the crash).
   std::chrono::milliseconds recovery_timeout{900000};
+  // How often the leader looks for orphan capture peers (SweepOrphanPeers): its first run, then
+  // at most once per interval.
+  std::chrono::milliseconds orphan_sweep_interval{60000};
   // Verification: partitions per source region (digests compared), rows compared row by row at
   // most (beyond: the verification fails saying so), and re-reads of a differing row (each
   // after the peer shipped past the previous read) before it counts as a difference.
@@ -197,7 +200,11 @@ struct MigratorCounters {
   std::atomic<uint64_t> cells_copied{0};
   std::atomic<uint64_t> chunks_copied{0};
   std::atomic<uint64_t> regions_done{0};
-  std::atomic<uint64_t> probes{0};          // probe rounds acknowledged by a capture peer
+  std::atomic<uint64_t> probes{0};                // probe rounds acknowledged by a capture peer
+  std::atomic<uint64_t> orphan_peers_removed{0};  // capture peers no plan of this root named
+  // Gauge: the orphan capture peers the last sweep left in place (no owner mark, or their
+  // removal failed); each keeps HBase from deleting the source's WALs.
+  std::atomic<uint64_t> orphan_peers_left{0};
   std::atomic<uint64_t> rows_rechecked{0};  // rows compared row by row by verifications
   std::atomic<uint64_t> verification_failures{0};
   std::atomic<uint64_t> switches{0};
@@ -340,6 +347,15 @@ class Migrator {
   // What the peer shipping into `ack_table` could not ship (bulk loads, rows that do not fit
   // the layout), into the plan's capture record; logs what is new.
   void CollectNotices(MigrationPlan& plan, const std::string& ack_table);
+  // Removes the capture peers (presplit_*) that carry this daemon's root as owner and that no
+  // plan under that root names: a migration that ended without removing its peer (a daemon
+  // killed between steps, a plan removed by hand) leaves one, and it keeps HBase from deleting
+  // the source's WALs. The peers are listed BEFORE the plans: a plan is written before its peer
+  // is added, so a listed peer of a live migration is in a plan listed after it. A peer without
+  // an owner (an older version's) is only logged, once. At most once per
+  // orphan_sweep_interval; run by Run() before it starts the drivers, never throws.
+  void SweepOrphanPeers();
+  void SweepOrphanPeersNow();
   // The latest close of every region of `table` the peer shipped into `ack_table`.
   Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
   // Whether every region of `table` has been closed (and the close shipped into `ack_table` by
@@ -472,6 +488,11 @@ class Migrator {
   // refusals_mu_.
   std::set<std::string> document_gone_logged_;
   MigratorCounters counters_;
+  // SweepOrphanPeers' state (Run's thread only): its last sweep, and the unowned orphan peers
+  // and unreadable plans already logged.
+  std::chrono::steady_clock::time_point last_orphan_sweep_{};
+  std::set<std::string> unowned_peers_logged_;
+  std::set<std::string> sweep_blockers_logged_;
   // HfileChunksReadSnapshot's answers, by target table.
   mutable std::mutex hfile_inputs_mu_;
   mutable std::map<std::string, bool> hfile_reads_snapshot_;

@@ -901,6 +901,13 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               m.aborted, "counter");
       counter("presplit_migration_run_failures_total", "Migration runs that failed.",
               migrate_failures + m.errors, "counter");
+      counter("presplit_migration_orphan_peers_removed_total",
+              "Capture peers this deployment added that no migration plan named any more, removed.",
+              m.orphan_peers_removed, "counter");
+      counter("presplit_migration_orphan_peers",
+              "Capture peers no migration plan names that the last sweep left in place (no owner "
+              "mark, or their removal failed): each holds its source's WALs.",
+              m.orphan_peers_left, "gauge");
       const auto migrations = migrator.Snapshot();
       out << "# HELP presplit_migration_phase Phase of each migration this leader drives (0 "
              "planned, 1 copying, 2 verifying, 3 failed_verification, 4 switching, 5 catching_up, "

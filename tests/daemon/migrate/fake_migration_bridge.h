@@ -45,6 +45,7 @@ class FakeMigrationBridge : public MigrationBridge {
     std::string target;
     std::string mark;  // the migration: writes a peer applies carry it
     std::deque<Edit> pending;
+    std::string owner = "";  // the root of the deployment that added it ("": none)
   };
   struct Job {
     std::string state = "RUNNING";
@@ -125,12 +126,14 @@ class FakeMigrationBridge : public MigrationBridge {
       }
       return false;
     }
-    peers[spec.peer_id] = Peer{spec.source_table, spec.target_table, spec.migration, {}};
+    peers[spec.peer_id] =
+        Peer{spec.source_table, spec.target_table, spec.migration, {}, spec.owner};
     peers_ever.insert(spec.peer_id);
     return true;
   }
   Result<bool> RemoveCapture(const std::string& peer_id) override {
     std::lock_guard<std::mutex> lock(mu);
+    if (peers.count(peer_id)) peers_removed.push_back(peer_id);
     return peers.erase(peer_id) > 0;
   }
   Result<CapturePeerState> DescribeCapture(const std::string& peer_id) override {
@@ -255,6 +258,19 @@ class FakeMigrationBridge : public MigrationBridge {
       CloseLocked(table, region.name);
     }
     return Status::Ok();
+  }
+  // The peers named presplit_*, as HBase lists them; on_list_capture_peers runs first (outside
+  // the lock: it may add a peer and write a plan, as a migration starting at that moment would).
+  Result<std::vector<CapturePeerOwner>> ListCapturePeers() override {
+    if (on_list_capture_peers) on_list_capture_peers();
+    std::lock_guard<std::mutex> lock(mu);
+    list_capture_peers_calls++;
+    if (!list_capture_peers_error.ok()) return list_capture_peers_error;
+    std::vector<CapturePeerOwner> out;
+    for (const auto& [id, peer] : peers) {
+      if (id.rfind("presplit_", 0) == 0) out.push_back(CapturePeerOwner{id, peer.owner});
+    }
+    return out;
   }
   Status ReopenRegions(const std::string& table,
                        const std::vector<std::string>& encoded_regions) override {

@@ -685,6 +685,113 @@ TEST_F(MigratorTest, RegionsWithLongStartKeysCatchUpLikeAnyOther) {
   ExpectTargetEqualsSource();
 }
 
+// Capture peers that no plan names any more (a daemon killed between two steps, a plan removed
+// by hand) keep HBase from deleting the source's WALs: the leader removes the ones its own
+// deployment (its ZooKeeper root) added, leaves another deployment's alone, and only warns,
+// once, about a peer that carries no owner (added by an older version).
+TEST_F(MigratorTest, OrphanCapturePeersOfThisRootAreRemovedAndNoOthers) {
+  const std::string ours = "presplit_gone__g2_0a1b2c3d";
+  const std::string theirs = "presplit_gone__g2_0a1b2c3d_r";
+  const std::string unowned = "presplit_old__g2_4e5f6a7b";
+  bridge_.peers[ours] = {"gone", "gone__g2", "gone__g2", {}, "/presplit"};
+  bridge_.peers[theirs] = {"gone__g2", "gone", "gone__g2", {}, "/presplit-other"};
+  bridge_.peers[unowned] = {"old", "old__g2", "old__g2", {}, ""};
+  options_.orphan_sweep_interval = std::chrono::hours(1);
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.Prepare().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.peers_removed, std::vector<std::string>{ours});
+  EXPECT_TRUE(bridge_.peers.count(theirs)) << "another deployment's peer is left alone";
+  EXPECT_TRUE(bridge_.peers.count(unowned)) << "a peer without an owner is never removed";
+  EXPECT_EQ(migrator.counters().orphan_peers_removed, 1u);
+  EXPECT_EQ(migrator.counters().orphan_peers_left, 1u);
+  EXPECT_EQ(log.Count("capture peer " + ours + " removed: no migration plan under /presplit"), 1)
+      << log.Text();
+  EXPECT_EQ(log.Count("hbase shell: remove_peer '" + unowned + "'"), 1) << log.Text();
+
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.list_capture_peers_calls, 1) << "at most once per orphan_sweep_interval";
+
+  Migrator every_run(zk_, admin_, bridge_, [&] {
+    MigratorOptions o = options_;
+    o.orphan_sweep_interval = std::chrono::milliseconds(0);
+    return o;
+  }());
+  ASSERT_TRUE(every_run.RunOnceAndWait().ok());
+  ASSERT_TRUE(every_run.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.list_capture_peers_calls, 3);
+  EXPECT_EQ(log.Count("hbase shell: remove_peer '" + unowned + "'"), 2)
+      << "once per daemon, not once per sweep";
+  EXPECT_EQ(bridge_.peers_removed.size(), 1u);
+}
+
+// The race a sweep must not lose: a migration writes its plan, then adds its peer. The peers are
+// listed first, so a peer in the listing belongs to a plan that the plan listing after it holds.
+TEST_F(MigratorTest, APeerAddedWhileTheSweepListsIsKeptWithItsPlan) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  const std::string plan_path = "/presplit/migrations/tinawang:check";
+  const ZkNode plan = zk_.nodes.at(plan_path);
+  zk_.nodes.erase(plan_path);  // not written yet when the sweep starts
+  bridge_.on_list_capture_peers = [&] {
+    if (zk_.nodes.count(plan_path)) return;
+    zk_.nodes[plan_path] = plan;  // StartMigration, then CreateTarget's peer
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.peers[CapturePeerOf(kTarget)] = {kSource, kTarget, kTarget, {}, "/presplit"};
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.Prepare().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(migrator.counters().orphan_peers_removed, 0u);
+  EXPECT_EQ(Status()["generation"], 2);
+  ExpectTargetEqualsSource();
+}
+
+TEST_F(MigratorTest, ThePeersOfAMigrationCarryTheDaemonsRootAndAreNotOrphans) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  bridge_.stall = true;
+  options_.orphan_sweep_interval = std::chrono::milliseconds(0);
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    ASSERT_TRUE(bridge_.peers.count(CapturePeerOf(kTarget)));
+    EXPECT_EQ(bridge_.peers.at(CapturePeerOf(kTarget)).owner, "/presplit");
+  }
+  EXPECT_TRUE(bridge_.peers_removed.empty());
+  EXPECT_EQ(migrator.counters().orphan_peers_left, 0u);
+}
+
+// Nothing the sweep meets stops a run: a listing that fails, or a plan it cannot read (then it
+// removes nothing: that plan may name any peer).
+TEST_F(MigratorTest, TheSweepRemovesNothingWhenItCannotTellAndNeverFailsARun) {
+  const std::string orphan = "presplit_gone__g2_0a1b2c3d";
+  bridge_.peers[orphan] = {"gone", "gone__g2", "gone__g2", {}, "/presplit"};
+  bridge_.list_capture_peers_error = Status::Unavailable("HMaster unreachable");
+  options_.orphan_sweep_interval = std::chrono::milliseconds(0);
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.Prepare().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(bridge_.peers.count(orphan));
+  EXPECT_EQ(log.Count("cannot list them to look for orphans"), 1) << log.Text();
+
+  bridge_.list_capture_peers_error = Status::Ok();
+  ASSERT_TRUE(zk_.Upsert("/presplit/migrations/broken:table", "{not json").ok());
+  (void)migrator.RunOnceAndWait();
+  (void)migrator.RunOnceAndWait();
+  EXPECT_TRUE(bridge_.peers.count(orphan)) << "an unreadable plan may name it";
+  EXPECT_EQ(log.Count("orphan peers are not removed while the plan of broken:table cannot be read"),
+            1)
+      << log.Text();
+
+  zk_.nodes.erase("/presplit/migrations/broken:table");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_FALSE(bridge_.peers.count(orphan));
+  EXPECT_EQ(migrator.counters().exceptions_caught, 0u);
+}
+
 TEST_F(MigratorTest, RowsThatDoNotFitTheLayoutFailVerificationLoudly) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   bridge_.unfit_notices = {"'x'@1795000000000"};
@@ -1379,6 +1486,13 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
       R"({"probe_acks":["1b"],"closed":{"r1":12},"bulk_loads":[{"region":"r1","ts":3}],"unfit":[]})");
   ASSERT_TRUE(acks.ok());
   EXPECT_EQ(acks->probe_acks, std::vector<std::string>{"1b"});
+  auto owners = ParseCapturePeerOwners(
+      R"({"peers":[{"id":"presplit_a_g2_01","owner":"/presplit"},{"id":"presplit_b_g2_02","owner":null}]})");
+  ASSERT_TRUE(owners.ok()) << owners.status().ToString();
+  EXPECT_EQ(*owners, (std::vector<CapturePeerOwner>{{"presplit_a_g2_01", "/presplit"},
+                                                    {"presplit_b_g2_02", ""}}));
+  EXPECT_FALSE(ParseCapturePeerOwners(R"({"peers":[{"owner":"/presplit"}]})").ok());
+  EXPECT_FALSE(ParseCapturePeerOwners(R"({})").ok());
   EXPECT_EQ(acks->closed.at("r1"), 12);
   EXPECT_EQ(acks->bulk_loads, (std::vector<std::string>{"r1@3"}));
   EXPECT_FALSE(ParseCaptureAcks(R"({"closed":{}})").ok()) << "probe_acks is required";

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class CapturePeers {
   private static final Logger LOG = LoggerFactory.getLogger(CapturePeers.class);
   public static final String PEER_PREFIX = "presplit_";
-  private static final Pattern PEER_ID = Pattern.compile("presplit_[A-Za-z0-9_]{1,200}");
+  /** The id of every capture peer presplit adds, and of no other. */
+  public static final Pattern PEER_ID = Pattern.compile("presplit_[A-Za-z0-9_]{1,200}");
 
   private CapturePeers() {
   }
@@ -69,17 +70,27 @@ public final class CapturePeers {
    *     already); N: the regions whose flushed edits the peer skips
    */
   public static String ensure(Admin admin, String peerId, CaptureSpec spec) throws IOException {
+    return ensure(admin, peerId, spec, null);
+  }
+
+  /**
+   * {@link #ensure(Admin, String, CaptureSpec)}, a peer added now marked as owned by the
+   * deployment at ZooKeeper root {@code owner} ({@link CaptureSpec#OWNER_KEY}; null or empty: no
+   * mark). An existing peer is not compared on it.
+   */
+  public static String ensure(Admin admin, String peerId, CaptureSpec spec, String owner)
+      throws IOException {
     checkPeerId(peerId);
     try {
-      return ensureChecked(admin, peerId, spec);
+      return ensureChecked(admin, peerId, spec, owner);
     } catch (IOException e) {
       // Listing, adding and enabling peers take global ADMIN.
       throw AccessDenial.map(AccessDenial.Operation.ADD_PEER, spec.source, e);
     }
   }
 
-  private static String ensureChecked(Admin admin, String peerId, CaptureSpec spec)
-      throws IOException {
+  private static String ensureChecked(Admin admin, String peerId, CaptureSpec spec,
+      String owner) throws IOException {
     ReplicationPeerDescription existing = find(admin, peerId);
     if (existing != null) {
       String difference = differenceOf(existing.getPeerConfig(), spec);
@@ -98,6 +109,9 @@ public final class CapturePeers {
         .setReplicationEndpointImpl(RekeyingReplicationEndpoint.class.getName())
         .setReplicateAllUserTables(false).setTableCFsMap(tables)
         .putAllConfiguration(spec.toConfiguration());
+    if (owner != null && !owner.isEmpty()) {
+      config.putConfiguration(CaptureSpec.OWNER_KEY, owner);
+    }
     FlushedBefore flushed = flushedBefore(admin, spec.source);
     admin.addReplicationPeer(peerId,
         config.putConfiguration(CaptureSpec.FLUSHED_KEY, flushed.format()).build(), true);
@@ -165,6 +179,41 @@ public final class CapturePeers {
       throw AccessDenial.map(AccessDenial.Operation.REMOVE_PEER, peerId, e);
     }
     return "{\"removed\":true}";
+  }
+
+  /**
+   * Every replication peer whose id is a presplit capture peer's ({@link #PEER_ID}), with the
+   * ZooKeeper root of the deployment that added it ({@link CaptureSpec#OWNER_KEY}; null: added by
+   * a version that did not mark its peers).
+   *
+   * @return {@code {"peers":[{"id":"presplit_...","owner":"/root"|null},...]}}
+   */
+  public static String list(Admin admin) throws IOException {
+    List<ReplicationPeerDescription> peers;
+    try {
+      peers = admin.listReplicationPeers();
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_PEER, PEER_PREFIX + "*", e);
+    }
+    return listJson(peers);
+  }
+
+  static String listJson(List<ReplicationPeerDescription> peers) {
+    StringBuilder json = new StringBuilder("{\"peers\":[");
+    boolean first = true;
+    for (ReplicationPeerDescription peer : peers) {
+      if (!PEER_ID.matcher(peer.getPeerId()).matches()) {
+        continue;
+      }
+      Map<String, String> conf = peer.getPeerConfig() == null ? Map.of()
+          : peer.getPeerConfig().getConfiguration();
+      String owner = conf.get(CaptureSpec.OWNER_KEY);
+      json.append(first ? "" : ",").append("{\"id\":").append(Cells.jsonString(peer.getPeerId()))
+          .append(",\"owner\":").append(jsonOrNull(owner == null || owner.isEmpty() ? null
+              : owner)).append('}');
+      first = false;
+    }
+    return json.append("]}").toString();
   }
 
   /**

@@ -35,6 +35,13 @@ public final class CaptureSpec {
    * peer is added, so an existing peer is never compared on it.
    */
   public static final String FLUSHED_KEY = "presplit.capture.flushed";
+  /**
+   * Not part of the spec: the ZooKeeper root of the presplit deployment that added the peer, so
+   * that its presplitd removes the peer once no migration plan of its own names it, and never
+   * another deployment's (several may share one HBase cluster). A peer without it was added by
+   * an older version and is never removed automatically.
+   */
+  public static final String OWNER_KEY = "presplit.capture.owner";
 
   public final TableName source;
   public final TableName target;

@@ -406,6 +406,17 @@ public final class MigrationBridge {
   /** See {@link CapturePeers#ensure}; the mark is the migration's (its target table). */
   public static String ensureCapture(String peerId, String source, String target,
       String sourceLayoutJson, String targetLayoutJson, String migration) throws IOException {
+    return ensureCapture(peerId, source, target, sourceLayoutJson, targetLayoutJson, migration,
+        "");
+  }
+
+  /**
+   * {@link #ensureCapture(String, String, String, String, String, String)}, a peer added now
+   * marked as owned by the deployment at ZooKeeper root {@code owner} ("": unmarked).
+   */
+  public static String ensureCapture(String peerId, String source, String target,
+      String sourceLayoutJson, String targetLayoutJson, String migration, String owner)
+      throws IOException {
     TableName from = tableName(source, "capture source");
     TableName to = tableName(target, "capture target");
     Connection c = connection();
@@ -414,7 +425,7 @@ public final class MigrationBridge {
       ackFamily = admin.getDescriptor(to).getColumnFamilyNames().iterator().next();
       CaptureSpec spec = new CaptureSpec(from, to, sourceLayoutJson, targetLayoutJson,
           CaptureSpec.markOf(migration), ackFamily);
-      return CapturePeers.ensure(admin, peerId, spec);
+      return CapturePeers.ensure(admin, peerId, spec, owner);
     }
   }
 
@@ -440,6 +451,13 @@ public final class MigrationBridge {
     TableName name = tableName(ackTable, "ack table");
     long id = parseLong(probeId, "probe id");
     return CapturePeers.acks(connection(), name, id);
+  }
+
+  /** See {@link CapturePeers#list}: every presplit capture peer and the root that owns it. */
+  public static String listCapturePeers() throws IOException {
+    try (Admin admin = connection().getAdmin()) {
+      return CapturePeers.list(admin);
+    }
   }
 
   /**
