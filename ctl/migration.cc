@@ -70,7 +70,7 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     }
   }
   for (const char* key : {"regions_done", "regions_total", "rows", "cells", "rows_per_s", "eta_s",
-                          "warnings", "refused"}) {
+                          "warnings", "refused", "throttle"}) {
     if (progress.is_object() && progress.contains(key)) out[key] = progress[key];
   }
   if (as_json) {
@@ -106,6 +106,13 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
   std::snprintf(rate, sizeof(rate), "%.0f", out.value("rows_per_s", 0.0));
   std::cout << "rows/s:     " << rate << "\n";
   std::cout << "eta:        " << Duration(out.contains("eta_s") ? out["eta_s"] : json()) << "\n";
+  if (out.contains("throttle") && out["throttle"].is_object()) {
+    // The adaptive throttle of the copy or verification: its rate now and why.
+    const json& t = out["throttle"];
+    const int64_t rate = t.value("cells_per_s", int64_t{0});
+    std::cout << "throttle:   " << (rate > 0 ? std::to_string(rate) + " cells/s" : "unlimited")
+              << " (" << t.value("reason", "") << ")\n";
+  }
   if (out.contains("capture") && out["capture"].is_object()) {
     const json& c = out["capture"];
     std::cout << "capture:    " << c.value("peer", "") << " (old -> new)"

@@ -426,4 +426,30 @@ Status JniMigrationBridge::CleanupBulkCopy(const std::string& spec) {
   return CallBulk(BulkMethod::kCleanup, {spec}).status();
 }
 
+namespace {
+
+std::string JoinTables(const std::vector<std::string>& tables) {
+  std::string csv;
+  for (const auto& t : tables) csv += (csv.empty() ? "" : ",") + t;
+  return csv;
+}
+
+}  // namespace
+
+Result<std::string> JniMigrationBridge::ClusterHealth(const std::vector<std::string>& tables,
+                                                      int probes) {
+  return CallStrings("clusterHealth", {JoinTables(tables), std::to_string(probes)});
+}
+
+Result<int64_t> JniMigrationBridge::SetThrottle(const std::vector<std::string>& tables,
+                                                int64_t cells_per_s) {
+  auto json = CallStrings("setThrottle", {JoinTables(tables), std::to_string(cells_per_s)});
+  if (!json.ok()) return json.status();
+  auto parsed = nlohmann::json::parse(*json, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("taken") || !parsed["taken"].is_number_integer()) {
+    return Status::Internal("MigrationBridge.setThrottle returned " + *json);
+  }
+  return parsed["taken"].get<int64_t>();
+}
+
 }  // namespace presplit::daemon::migrate

@@ -75,6 +75,8 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<BulkLoaded> LoadBulkCopy(const std::string& spec) override;
   Status KillBulkCopy(const std::string& job_id, const std::string& spec) override;
   Status CleanupBulkCopy(const std::string& spec) override;
+  Result<std::string> ClusterHealth(const std::vector<std::string>& tables, int probes) override;
+  Result<int64_t> SetThrottle(const std::vector<std::string>& tables, int64_t cells_per_s) override;
 
  private:
   // Resolves the class and its methods once (global reference).

@@ -318,6 +318,22 @@ class MigrationBridge {
     (void)spec;
     return Status::FailedPrecondition("this migration bridge has no bulk copy");
   }
+
+  // ---- the adaptive throttle (throttler.h, throttle_sampler.h). Defaults: FailedPrecondition
+  // (a bridge without it: the migration runs at its ceiling).
+  // One health sample of the RegionServers holding `tables` and `probes` timed small gets per
+  // table: the JSON of ClusterHealth.sample in presplit-hbase.jar (parsed by ParseClusterHealth).
+  virtual Result<std::string> ClusterHealth(const std::vector<std::string>& tables, int probes) {
+    (void)tables, (void)probes;
+    return Status::FailedPrecondition("this migration bridge has no health samples");
+  }
+  // Sets the rate (cells/s; 0 = open; negative: removed) of the throttle gate every copy chunk
+  // and verification read of `tables` takes from; returns the cells taken through it since the
+  // last call.
+  virtual Result<int64_t> SetThrottle(const std::vector<std::string>& tables, int64_t cells_per_s) {
+    (void)tables, (void)cells_per_s;
+    return Status::FailedPrecondition("this migration bridge has no throttle gate");
+  }
 };
 
 // The JSON results of MigrationBridge's Java methods (the contract's shapes).

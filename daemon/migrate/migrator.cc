@@ -509,6 +509,20 @@ Migrator::Step Migrator::Save(PlanNode& node) {
   node.plan.updated_at = UtcNow();
   node.plan.daemon = options_.daemon_id;
   Status written = store_.CompareAndSet(node);
+  if (written.code() == StatusCode::kInvalidArgument) {
+    // Too large for its znode (PlanStore): nothing written, and the same step would only grow it
+    // again. Said in the status (whose `migration` object carries no per-region part) and the
+    // log; the migration waits where the last written plan left it.
+    counters_.errors++;
+    auto last = store_.Read(node.plan.table);  // what the status may show: the plan as written
+    spdlog::error("migration {}: {}; the migration waits in phase {}", node.plan.table,
+                  written.message(), PhaseName(last.ok() ? last->plan.phase : node.plan.phase));
+    if (last.ok()) {
+      last->plan.error = written.message();
+      (void)PublishProgress(last->plan);
+    }
+    return MayAct() ? Step::kWaiting : Step::kStopped;
+  }
   if (!written.ok()) {
     if (!MayAct()) return Step::kStopped;
     spdlog::warn("migration {}: {}", node.plan.table, written.message());

@@ -74,6 +74,8 @@
 #include "daemon/migrate/migration_bridge.h"
 #include "daemon/migrate/migration_plan.h"
 #include "daemon/migrate/plan_store.h"
+#include "daemon/migrate/throttle_sampler.h"
+#include "daemon/migrate/throttler.h"
 #include "daemon/zk/zk_client.h"
 #include "presplit/table_config.h"
 
@@ -175,6 +177,15 @@ struct MigratorOptions {
   // Migrations driven at the same time, each on a driver thread of its own (see "Drivers"); the
   // plans beyond wait for a driver to end. At least 1.
   int max_concurrent_migrations = 4;
+
+  // The adaptive throttle of the copy and the verification (throttler.h): its settings, how
+  // often it samples the RegionServers' health, and the probe reads per table per sample. The
+  // plan's max_cells_per_s is its ceiling.
+  ThrottleSettings throttle;
+  std::chrono::milliseconds throttle_interval{1000};
+  int throttle_probes = 2;
+  // Where the throttle's samples come from (unset: the bridge's ClusterHealth); tests pass fakes.
+  std::function<std::unique_ptr<HealthSource>(const MigrationPlan&)> health_source = nullptr;
 };
 
 // One migration as /status, /metrics and the status znode show it.
@@ -192,6 +203,10 @@ struct MigrationProgress {
   double rows_per_s = 0;
   int64_t eta_s = -1;  // -1: unknown
   std::string error;
+  // The adaptive throttle while the copy or verification runs (-1: none running; 0: unlimited)
+  // and why it is where it is.
+  int64_t throttle_cells_per_s = -1;
+  std::string throttle_reason;
 };
 
 struct MigratorCounters {
@@ -435,6 +450,25 @@ class Migrator {
 
   // ---- phase_verify.cc
   Step Verify(PlanNode& node);
+
+  // ---- throttle.cc: the adaptive throttle of the phases that read or write
+  // The throttle of one phase of a plan: sampling on a thread of its own, its rate in the
+  // bridge's gate and in the snapshot, until it is destroyed (which removes the gate).
+  struct PhaseThrottle {
+    std::unique_ptr<Throttler> throttler;
+    std::unique_ptr<HealthSource> source;
+    std::unique_ptr<ThrottleSampler> sampler;
+    std::function<void()> on_end;  // the snapshot forgets the throttle
+    // The sampler first (it uses the other two), then on_end.
+    ~PhaseThrottle();
+  };
+  std::unique_ptr<PhaseThrottle> StartThrottle(const MigrationPlan& plan);
+  // The throttle's state into the snapshot (a throttle that ended: none).
+  void SnapshotThrottle(const std::string& table, const Throttler* throttler);
+  // Engine "mapreduce": the first signal one health sample of the servers shows ("" when clear,
+  // or when no sample could be taken): the job is not submitted, nor its output loaded, while
+  // the servers are busy.
+  std::string ServersBusy(const MigrationPlan& plan);
 
   // ---- phase_switch.cc
   Step Switch(PlanNode& node);

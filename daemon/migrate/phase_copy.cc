@@ -143,6 +143,9 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
     }
   };
 
+  // The adaptive throttle: every chunk's reads and writes take from its gate in the bridge (the
+  // chunk's own per-worker limit above is the ceiling's share).
+  std::unique_ptr<PhaseThrottle> throttle = workers > 0 ? StartThrottle(plan) : nullptr;
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) {
     {
@@ -202,11 +205,16 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
       cv.wait_for(lock, options_.progress_interval);
       if (running == 0) break;
       lock.unlock();
+      if (throttle && (stop != kNone || Halted())) {
+        // Stopping: the gate opens, so that no chunk waits out a throttled debt first.
+        throttle->sampler->Stop();
+      }
       publish();
       lock.lock();
     }
   }
   for (auto& t : threads) t.join();
+  throttle.reset();
   publish();
 
   switch (stop.load()) {

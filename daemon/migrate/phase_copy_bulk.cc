@@ -206,6 +206,16 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
                  plan.table, bulk.staging_dir);
     return LoadBulk(node, spec);
   }
+  // The job reads the source at its own pace, which no gate of the daemon's can follow: it is
+  // submitted only while the RegionServers show no signal of the adaptive throttle's.
+  if (const std::string busy = ServersBusy(plan); !busy.empty()) {
+    spdlog::info(
+        "migration {}: bulk copy: job not submitted while the RegionServers are busy ({}); "
+        "looked at again on the next run",
+        plan.table, busy);
+    SnapshotBulk(plan);
+    return Step::kWaiting;
+  }
   if (!MayAct()) return Step::kStopped;
   auto submitted = bridge_.SubmitBulkCopy(spec);
   if (!submitted.ok()) {
@@ -239,6 +249,14 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
 Migrator::Step Migrator::LoadBulk(PlanNode& node, const std::string& spec) {
   MigrationPlan& plan = node.plan;
   BulkCopyState& bulk = *plan.bulk;
+  if (const std::string busy = ServersBusy(plan); !busy.empty()) {
+    spdlog::info(
+        "migration {}: bulk copy: output not loaded while the RegionServers are busy ({}); "
+        "looked at again on the next run",
+        plan.table, busy);
+    SnapshotBulk(plan);
+    return Step::kWaiting;
+  }
   if (!MayAct()) return Step::kStopped;
   auto loaded = bridge_.LoadBulkCopy(spec);
   if (!loaded.ok()) {

@@ -11,6 +11,10 @@
 //      read, in the target; only rows that still differ after verify_rounds such re-reads count.
 // A row that differs is a broken copy (or a write the WAL did not carry: SKIP_WAL, a bulk load):
 // nothing switches, the report names the first rows and their cells.
+// The report is kept in the plan znode, so its size does not grow with the table: totals, counts,
+// and only the first few differing regions and rows (kReportRegions, kReportRows), each row's
+// description cut at kReportRowBytes. A table of thousands of regions would otherwise push the
+// plan past ZooKeeper's 1 MiB.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -26,6 +30,22 @@ namespace presplit::daemon::migrate {
 namespace {
 
 using nlohmann::json;
+
+// What the report keeps at most (see above): ~10 regions of ~200 bytes, 5 rows of at most 1 KiB.
+constexpr size_t kReportRegions = 10;
+constexpr size_t kReportRows = 5;
+constexpr size_t kReportRowBytes = 1024;
+
+// A row's description cut to kReportRowBytes (a row of many cells, or large values, describes
+// long), on a UTF-8 character boundary, saying how long it was.
+std::string Bounded(std::string text) {
+  if (text.size() <= kReportRowBytes) return text;
+  const size_t full = text.size();
+  size_t cut = kReportRowBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "... (" + std::to_string(full) + " bytes)";
+}
 
 json DigestJson(const CellDigest& d) {
   return {{"rows", d.rows}, {"cells", d.cells}, {"digest", DigestHex(d.digest)}};
@@ -91,7 +111,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   if (Halted()) return Step::kStopped;
   if (!target.ok()) return Fail(node, "verifying the target: " + target.status().message());
 
-  json regions = json::array();
+  json first_regions = json::array();  // the first kReportRegions regions that differ
   CellDigest source_total, target_total;
   std::vector<RegionPartitions> differing;
   int64_t partitions_differing = 0;
@@ -113,10 +133,12 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
     target_total.cells += t.total.cells;
     target_total.digest += t.total.digest;
     partitions_differing += static_cast<int64_t>(region.partitions.size());
-    regions.push_back({{"region", i},
-                       {"partitions_differing", region.partitions.size()},
-                       {"source", DigestJson(s.total)},
-                       {"target", DigestJson(t.total)}});
+    if (!region.partitions.empty() && first_regions.size() < kReportRegions) {
+      first_regions.push_back({{"region", i},
+                               {"partitions_differing", region.partitions.size()},
+                               {"source", DigestJson(s.total)},
+                               {"target", DigestJson(t.total)}});
+    }
     if (!region.partitions.empty()) differing.push_back(std::move(region));
   }
   spdlog::info(
@@ -169,11 +191,11 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   counters_.rows_rechecked += rechecked;
 
   json first = json::array();
-  for (size_t k = 0; k < suspects.size() && k < 5; ++k) {
+  for (size_t k = 0; k < suspects.size() && k < kReportRows; ++k) {
     auto described = bridge_.DescribeRow(range, suspects[k]);
-    first.push_back(described.ok() ? *described
-                                   : "'" + Printable(suspects[k]) + "': " +
-                                         described.status().message());
+    first.push_back(Bounded(described.ok() ? *described
+                                            : "'" + Printable(suspects[k]) + "': " +
+                                                  described.status().message()));
   }
   const bool unfit = plan.capture.unfit > 0;
   const bool ok = suspects.empty() && !too_many && !unfit;
@@ -186,7 +208,9 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
               {"first_differences", first},
               {"source", DigestJson(source_total)},
               {"target", DigestJson(target_total)},
-              {"regions", regions}};
+              {"regions", count},
+              {"regions_differing", differing.size()},
+              {"first_regions_differing", first_regions}};
   plan.verification = report.dump();
   if (!ok) {
     counters_.verification_failures++;

@@ -1,6 +1,22 @@
 #include "daemon/migrate/plan_store.h"
 
 namespace presplit::daemon::migrate {
+namespace {
+
+// The plan's JSON, or InvalidArgument when ZooKeeper would refuse it for its size.
+Result<std::string> BoundedPlanJson(const MigrationPlan& plan) {
+  std::string json = PlanToJson(plan);
+  if (json.size() > kMaxPlanBytes) {
+    return Status::InvalidArgument(
+        "the plan of " + plan.table + " would be " + std::to_string(json.size()) +
+        " bytes, more than the " + std::to_string(kMaxPlanBytes) +
+        " a plan znode may hold (ZooKeeper's jute.maxbuffer, 1 MiB by default): not written (" +
+        std::to_string(plan.source_regions.size()) + " source regions)");
+  }
+  return json;
+}
+
+}  // namespace
 
 bool PlanStore::Leads() { return !lease_ || lease_(); }
 
@@ -36,15 +52,17 @@ Result<PlanStore::Versioned> PlanStore::Read(const std::string& table) {
 
 Status PlanStore::Create(const MigrationPlan& plan) {
   std::lock_guard<std::mutex> lock(mu_);
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, BoundedPlanJson(plan));
   if (!Leads()) return Status::FailedPrecondition("not the leader: plan not created");
   PRESPLIT_RETURN_IF_ERROR(zk_.EnsurePath(MigrationsPath(root_), acls_.status_dir));
-  return zk_.Create(PlanPath(root_, plan.table), PlanToJson(plan), acls_.migration_plan);
+  return zk_.Create(PlanPath(root_, plan.table), json, acls_.migration_plan);
 }
 
 Status PlanStore::CompareAndSet(Versioned& node) {
   std::lock_guard<std::mutex> lock(mu_);
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, BoundedPlanJson(node.plan));
   if (!Leads()) return Status::FailedPrecondition("not the leader: plan not written");
-  Status s = zk_.Set(PlanPath(root_, node.plan.table), PlanToJson(node.plan), node.version);
+  Status s = zk_.Set(PlanPath(root_, node.plan.table), json, node.version);
   if (s.ok()) {
     node.version++;
     return s;

@@ -8,6 +8,7 @@
 // again; it never writes back state it read before someone else's write.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,13 @@
 #include "daemon/zk/zk_client.h"
 
 namespace presplit::daemon::migrate {
+
+// The largest plan written, in bytes of JSON. ZooKeeper refuses a request larger than its
+// jute.maxbuffer (1 MiB by default) by dropping the connection, which a caller could not tell
+// from a network fault and would retry forever; the path and the request's header travel with
+// the data, hence the margin. ParsePlan reads up to kMaxJsonBytes, so every plan written is
+// readable.
+inline constexpr size_t kMaxPlanBytes = 1024 * 1024 - 4096;
 
 class PlanStore {
  public:
@@ -51,11 +59,13 @@ class PlanStore {
   // NotFound when the table has no plan; InvalidArgument when the plan cannot be parsed.
   Result<Versioned> Read(const std::string& table);
 
-  // AlreadyExists when the table has a plan.
+  // AlreadyExists when the table has a plan. InvalidArgument (nothing written), naming the size,
+  // when the plan's JSON is larger than kMaxPlanBytes.
   Status Create(const MigrationPlan& plan);
 
   // Writes node.plan over the version node.version (then increments it). FailedPrecondition when
-  // the plan changed since it was read (re-read and re-decide) or when the lease is lost.
+  // the plan changed since it was read (re-read and re-decide) or when the lease is lost;
+  // InvalidArgument (nothing written) when it is larger than kMaxPlanBytes.
   Status CompareAndSet(Versioned& node);
 
   // Removes the plan, its checkpoints and a pending request (each NotFound-safe).

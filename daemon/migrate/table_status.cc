@@ -142,10 +142,16 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
                  {"error", plan.error.empty() ? json(nullptr) : json(plan.error)},
                  {"updated_at", UtcNow()}};
   if (plan.bulk) migration["bulk"] = json::parse(PlanToJson(plan))["bulk"];
+  if (p.throttle_cells_per_s >= 0) {
+    // The adaptive throttle of the copy or verification running now (0: unlimited).
+    migration["throttle"] = {{"cells_per_s", p.throttle_cells_per_s},
+                             {"reason", p.throttle_reason}};
+  }
   if (!plan.verification.empty()) {
     json report = json::parse(plan.verification, nullptr, false);
     if (report.is_object()) {
-      report.erase("regions");  // the plan keeps the per-region detail
+      // A plan of an older presplitd kept every region's digests: not copied into the status.
+      if (report.contains("regions") && report["regions"].is_array()) report.erase("regions");
       migration["verification"] = report;
     }
   }

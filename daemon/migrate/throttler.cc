@@ -191,6 +191,12 @@ bool Throttler::Acquire(int64_t cells, const std::function<bool()>& interrupted)
   }
 }
 
+void Throttler::Taken(int64_t cells) {
+  if (cells <= 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  taken_ += cells;
+}
+
 ThrottleState Throttler::State() const {
   std::lock_guard<std::mutex> lock(mu_);
   return {static_cast<int64_t>(std::llround(rate_)), reason_};

@@ -97,6 +97,9 @@ class Throttler {
 
   // One AIMD step from a health sample (the sampler thread).
   void Observe(const HealthSample& sample);
+  // Cells the workers took outside Acquire (the bridge's gate paces them inside the JVM): they
+  // count for how far the rate may open, like acquired ones.
+  void Taken(int64_t cells);
   // A sample that could not be taken: the rate holds; `why` goes into the reason.
   void ObserveMissing(const std::string& why);
 

@@ -169,6 +169,25 @@ Status ApplyOption(const std::string& key, const std::string& value, DaemonOptio
                                      value + "'");
     }
     o.migration_hfile_source = value;
+  } else if (key == "migration_throttle") {
+    if (value != "adaptive" && value != "off") {
+      return Status::InvalidArgument("migration_throttle: expected adaptive or off, got '" + value +
+                                     "'");
+    }
+    o.migration_throttle = value;
+  } else if (key == "migration_throttle_start_cells_per_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_start_cells_per_s,
+                              ParseInt(key, value, 1, 1000000000));
+  } else if (key == "migration_throttle_min_cells_per_s") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_min_cells_per_s,
+                              ParseInt(key, value, 1, 1000000000));
+  } else if (key == "migration_throttle_max_call_queue") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_max_call_queue, ParseInt(key, value, 0, 100000));
+  } else if (key == "migration_throttle_max_queue_time_ms") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_max_queue_time_ms,
+                              ParseInt(key, value, 1, 600000));
+  } else if (key == "migration_throttle_max_probe_ms") {
+    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_max_probe_ms, ParseInt(key, value, 1, 600000));
   } else if (key == "hadoop_conf_dir") {
     o.hadoop_conf_dir = value;
   } else if (key == "kerberos_principal") {
@@ -358,6 +377,17 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
         after.migration_mapreduce_threshold_bytes);
   check("migration_staging_dir", before.migration_staging_dir, after.migration_staging_dir);
   check("migration_hfile_source", before.migration_hfile_source, after.migration_hfile_source);
+  check("migration_throttle", before.migration_throttle, after.migration_throttle);
+  check("migration_throttle_start_cells_per_s", before.migration_throttle_start_cells_per_s,
+        after.migration_throttle_start_cells_per_s);
+  check("migration_throttle_min_cells_per_s", before.migration_throttle_min_cells_per_s,
+        after.migration_throttle_min_cells_per_s);
+  check("migration_throttle_max_call_queue", before.migration_throttle_max_call_queue,
+        after.migration_throttle_max_call_queue);
+  check("migration_throttle_max_queue_time_ms", before.migration_throttle_max_queue_time_ms,
+        after.migration_throttle_max_queue_time_ms);
+  check("migration_throttle_max_probe_ms", before.migration_throttle_max_probe_ms,
+        after.migration_throttle_max_probe_ms);
   check("hadoop_conf_dir", before.hadoop_conf_dir, after.hadoop_conf_dir);
   check("kerberos_principal", before.kerberos_principal, after.kerberos_principal);
   check("kerberos_keytab", before.kerberos_keytab, after.kerberos_keytab);

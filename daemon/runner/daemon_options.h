@@ -73,6 +73,16 @@ struct DaemonOptions {
   // the daemon does the reading instead (more CPU in the daemon than the RegionServers save,
   // bench/RESULTS.md).
   std::string migration_hfile_source = "live";
+  // The adaptive throttle of every migration's copy and verification (daemon/migrate/throttler.h):
+  // "adaptive" (backs off on the RegionServers' signals, opens when they are clear; the
+  // document's max_cells_per_s its ceiling) or "off" (the ceiling alone); the rate it starts at,
+  // its floor, and the thresholds of its main signals.
+  std::string migration_throttle = "adaptive";
+  int migration_throttle_start_cells_per_s = 5000;
+  int migration_throttle_min_cells_per_s = 200;
+  int migration_throttle_max_call_queue = 10;
+  int migration_throttle_max_queue_time_ms = 20;
+  int migration_throttle_max_probe_ms = 20;
   std::string hadoop_conf_dir;
   // Kerberos (a cluster with hbase.security.authentication = kerberos): the embedded JVM logs in
   // as kerberos_principal from kerberos_keytab before it connects, and again before the ticket

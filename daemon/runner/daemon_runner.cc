@@ -415,6 +415,12 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     migrator_options.jvm_max_heap_bytes = *heap;
   }
   migrator_options.max_concurrent_migrations = options.migration_max_concurrent;
+  migrator_options.throttle.enabled = options.migration_throttle == "adaptive";
+  migrator_options.throttle.initial_cells_per_s = options.migration_throttle_start_cells_per_s;
+  migrator_options.throttle.min_cells_per_s = options.migration_throttle_min_cells_per_s;
+  migrator_options.throttle.max_call_queue_length = options.migration_throttle_max_call_queue;
+  migrator_options.throttle.max_call_queue_time_ms = options.migration_throttle_max_queue_time_ms;
+  migrator_options.throttle.probe_min_ms = options.migration_throttle_max_probe_ms;
   migrator_options.table_bytes = [&migrate_admin](const std::string& table) -> Result<int64_t> {
     // What the RegionServers last reported: store files and memstores of every region.
     PRESPLIT_ASSIGN_OR_RETURN(auto loads, migrate_admin->RegionLoads({table}));
@@ -788,6 +794,10 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         entry["rows_per_s"] = m.rows_per_s;
         entry["eta_s"] =
             m.eta_s < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.eta_s);
+        if (m.throttle_cells_per_s >= 0) {
+          entry["throttle"] = {{"cells_per_s", m.throttle_cells_per_s},
+                               {"reason", m.throttle_reason}};
+        }
         entry["error"] =
             m.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.error);
         status["migrations"].push_back(std::move(entry));
@@ -933,6 +943,14 @@ Status RunDaemon(const DaemonOptions& initial_options) {
              "presplit_migration_rows gauge\n";
       for (const auto& p : migrations) {
         out << "presplit_migration_rows{table=\"" << p.table << "\"} " << p.rows << '\n';
+      }
+      out << "# HELP presplit_migration_throttle_cells_per_s The rate the adaptive throttle "
+             "allows a migration's copy or verification now (0: unlimited).\n# TYPE "
+             "presplit_migration_throttle_cells_per_s gauge\n";
+      for (const auto& p : migrations) {
+        if (p.throttle_cells_per_s < 0) continue;  // no copy or verification running
+        out << "presplit_migration_throttle_cells_per_s{table=\"" << p.table << "\"} "
+            << p.throttle_cells_per_s << '\n';
       }
       return {200, "text/plain; version=0.0.4", out.str()};
     });

@@ -385,10 +385,13 @@ class MigrationTest(unittest.TestCase):
         # not create for it: refused, the source stays writable.
         generation = table + "__g2"
         helper(root, "create-plain", generation)
+        # The layouts as the daemon writes them (defaults filled in), so that only the target
+        # tells this plan from one the daemon wrote.
+        old_layout = h.status(root, table)["layout"]
+        new_layout = {"salt": dict(old_layout["salt"], buckets=16, width=2)}
         replayed = dict(plan, target=generation, engine="put", phase="fencing",
-                        plan_id="0123456789abcdef0123456789abcdef",
-                        new_layout={"salt": {"buckets": 16, "encoding": "decimal",
-                                             "from": "key"}})
+                        plan_id="0123456789abcdef0123456789abcdef", old_layout=old_layout,
+                        new_layout=new_layout)
         del replayed["bulk"]
         subprocess.run([*zk_raw, h.ZK_QUORUM, "set", f"{root}/migrations/{table}"],
                        input=json.dumps(replayed).encode(), check=True, timeout=120)

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "daemon/migrate/migrator.h"
+#include "daemon/migrate/plan_store.h"
 #include "tests/daemon/fakes.h"
 #include "tests/daemon/migrate/fake_migration_bridge.h"
 
@@ -132,6 +133,51 @@ TEST_F(MigratorBoundsTest, AStatusNestedTooDeepStopsTheMigrationWithTheReason) {
   EXPECT_TRUE(bridge_.peers_ever.empty());
   EXPECT_EQ(zk_.nodes.at("/presplit/status/ns:t").data, deep);
   EXPECT_EQ(migrator.counters().exceptions_caught, 0u);
+}
+
+// A plan's size: the verification report is bounded (see the migrator's tests), but the source
+// regions are not. 10,000 regions with 100-byte keys make a plan of about 3 MB: PlanStore refuses
+// to write it, naming its size, and nothing is written (ZooKeeper would drop the connection).
+TEST(PlanSize, APlanTooLargeForItsZnodeIsRefusedAndNothingIsWritten) {
+  MigrationPlan plan = APlan();
+  plan.source_regions.clear();
+  std::string previous;
+  for (int i = 0; i < 10000; ++i) {
+    char suffix[16];
+    std::snprintf(suffix, sizeof(suffix), "%08d", i);
+    const std::string start = i == 0 ? "" : std::string(92, 'k') + suffix;
+    plan.source_regions.push_back(SourceRegion{previous, start});
+    previous = start;
+  }
+  plan.source_regions.front().start = "";
+  const size_t bytes = PlanToJson(plan).size();
+  std::printf("a plan of 10,000 regions with 100-byte keys: %zu bytes\n", bytes);
+  EXPECT_GT(bytes, kMaxPlanBytes);
+
+  testing::FakeZk zk;
+  PlanStore store(zk, "/presplit", OpenAcls());
+  ASSERT_TRUE(store.Prepare().ok());
+  zk.write_log.clear();
+  Status created = store.Create(plan);
+  EXPECT_EQ(created.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(created.message().find("the plan of ns:t would be " + std::to_string(bytes) +
+                                   " bytes, more than the " + std::to_string(kMaxPlanBytes)),
+            std::string::npos)
+      << created.message();
+  EXPECT_NE(created.message().find("10000 source regions"), std::string::npos);
+  EXPECT_TRUE(zk.write_log.empty());
+  EXPECT_FALSE(zk.Get("/presplit/migrations/ns:t", false).ok());
+
+  // One that fits is written; grown past the limit, its compare-and-set is refused the same way
+  // and the znode keeps the last plan written.
+  MigrationPlan small = APlan();
+  ASSERT_TRUE(store.Create(small).ok());
+  auto node = store.Read("ns:t");
+  ASSERT_TRUE(node.ok());
+  const std::string written = zk.Get("/presplit/migrations/ns:t", false)->data;
+  node->plan.source_regions = plan.source_regions;
+  EXPECT_EQ(store.CompareAndSet(*node).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(zk.Get("/presplit/migrations/ns:t", false)->data, written);
 }
 
 }  // namespace

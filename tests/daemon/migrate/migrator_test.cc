@@ -1100,6 +1100,97 @@ TEST_F(MigratorTest, AbortAfterTheSwitchIsRefusedPointingAtRollback) {
   EXPECT_FALSE(admin_.disabled.count(kSource)) << "still in its grace period";
 }
 
+// The verification report lives in the plan znode: whatever the number of regions and of rows
+// that differ, it keeps totals, counts and only the first regions and rows (a row's description
+// cut at 1 KiB), so a table of thousands of regions cannot push the plan past ZooKeeper's 1 MiB.
+TEST_F(MigratorTest, TheVerificationReportStaysBoundedWhateverTheRegionCount) {
+  {
+    // 400 source regions: each bucket's range split in 40 (about two rows each).
+    std::lock_guard<std::recursive_mutex> lock(admin_.mu);
+    auto& regions = admin_.tables[kSource].regions;
+    ASSERT_EQ(regions.size(), 10u);
+    std::vector<std::string> starts;
+    for (int d = 0; d < 10; ++d) {
+      for (int j = 0; j < 40; ++j) {
+        char start[16];
+        std::snprintf(start, sizeof(start), "%d%07d", d, j * 25);
+        starts.push_back(d == 0 && j == 0 ? "" : j == 0 ? std::to_string(d) : start);
+      }
+    }
+    regions.clear();
+    for (size_t i = 0; i < starts.size(); ++i) {
+      regions.push_back(RegionInfo{"r" + std::to_string(i), starts[i],
+                                   i + 1 < starts.size() ? starts[i + 1] : "", "rs,1,1"});
+    }
+  }
+  // A row whose description is long (its key alone is 5,000 bytes).
+  const std::string long_key = Key(0) + std::string(5000, 'x');
+  bridge_.Write(kSource, long_key);
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 4})");
+  ASSERT_EQ(Plan()["source_regions"].size(), 400u);
+  // Every row of the target lost after the copy: every region differs.
+  std::once_flag damaged;
+  bridge_.before_source_digest = [&](const std::string&) {
+    std::call_once(damaged, [&] {
+      std::vector<std::string> keys;
+      {
+        std::lock_guard<std::mutex> lock(bridge_.mu);
+        for (const auto& [key, row] : bridge_.tables[kTarget]) keys.push_back(key);
+      }
+      for (const auto& key : keys) bridge_.Damage(kTarget, key);
+    });
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  bridge_.before_source_digest = nullptr;
+  json plan = Plan();
+  ASSERT_EQ(plan["phase"], "failed_verification") << plan["error"];
+  const json& report = plan["verification"];
+  EXPECT_EQ(report["regions"], 400);
+  EXPECT_GE(report["regions_differing"].get<int>(), 390);
+  EXPECT_EQ(report["first_regions_differing"].size(), 10u);
+  EXPECT_EQ(report["first_differences"].size(), 5u);
+  EXPECT_GE(report["rows_differing"].get<int>(), 1000);
+  int cut = 0;
+  for (const auto& line : report["first_differences"]) {
+    const std::string text = line.get<std::string>();
+    EXPECT_LE(text.size(), 1100u) << text;
+    if (text.find(" bytes)") != std::string::npos) ++cut;
+  }
+  EXPECT_EQ(cut, 1) << "the long row's description is cut, saying how long it was";
+  EXPECT_LT(report.dump().size(), 8192u) << report.dump();
+  EXPECT_LT(plan["error"].get<std::string>().size(), 2048u);
+  // The status shows the same bounded report.
+  EXPECT_EQ(Status()["migration"]["verification"]["regions_differing"],
+            report["regions_differing"]);
+}
+
+// A table of so many regions (with long keys) that the plan would not fit its znode: the
+// migration is not started, the status says why and keeps the table where it is.
+TEST_F(MigratorTest, APlanTooLargeForItsZnodeIsNotStartedAndTheStatusSaysWhy) {
+  {
+    std::lock_guard<std::recursive_mutex> lock(admin_.mu);
+    auto& regions = admin_.tables[kSource].regions;
+    regions.clear();
+    for (int i = 0; i < 10000; ++i) {
+      char start[128];
+      std::snprintf(start, sizeof(start), "%d%07d%092d", i / 1000, i % 1000, 0);
+      const std::string key = i == 0 ? "" : start;
+      if (i > 0) regions.back().end_key = key;
+      regions.push_back(RegionInfo{"r" + std::to_string(i), key, "", "rs,1,1"});
+    }
+  }
+  StartMigration();
+  EXPECT_TRUE(Plan().is_null());
+  json status = Status();
+  EXPECT_EQ(status["generation"], 1);
+  const std::string error = status["error"].get<std::string>();
+  EXPECT_NE(error.find("cannot start the migration: the plan of tinawang:check would be "),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("10000 source regions"), std::string::npos) << error;
+}
+
 // A document removed behind presplitctl's back (presplitctl rm refuses under a migration) while
 // its migration has not switched: the reconciler keeps the status while the plan exists, and the
 // leader aborts the migration (peers removed, target dropped, the status saying why); then a

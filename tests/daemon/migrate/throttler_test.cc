@@ -145,7 +145,8 @@ TEST(Throttler, UnreadFieldsAreNoSignal) {
   FakeClock clock;
   Throttler t(Settings(), 0, clock.Time());
   HealthSample partial;
-  partial.servers = {ServerHealth{.server = "rs1"}};
+  partial.servers = {ServerHealth()};
+  partial.servers[0].server = "rs1";
   partial.servers[0].call_queue_length = 0;  // only this one read
   Tick(t, clock, partial);
   EXPECT_EQ(t.State().cells_per_s, 11000);

@@ -56,7 +56,7 @@ class ThrottleGateTest {
     });
     reader.start();
     Thread.sleep(100);
-    ThrottleGate.set(t, 0); // opened
+    ThrottleGate.set(t, -1); // removed: opened first
     reader.join(10_000);
     assertTrue(!reader.isAlive(), "the reader still waits");
     assertNull(failed.get());
