@@ -236,8 +236,8 @@ public class MigrationE2E {
   }
 
   // What an operator sets on a table in the shell, outside its document: family f keeps two
-  // versions at least and is replicated (REPLICATION_SCOPE 1) by a disabled peer `peer` to a DR
-  // cluster that is never reached; a table value of the application's; a request throttle.
+  // versions at least and is replicated (REPLICATION_SCOPE 1) by a disabled peer `peer` (a DR
+  // cluster); a table value of the application's; a request throttle.
   static void operatorSettings(String physical, String peer) throws Exception {
     TableName name = TableName.valueOf(physical);
     try (Connection c = hbase(); Admin admin = c.getAdmin()) {
@@ -251,9 +251,13 @@ public class MigrationE2E {
           100000, java.util.concurrent.TimeUnit.SECONDS));
       java.util.Map<TableName, List<String>> tables = new java.util.HashMap<>();
       tables.put(name, null);
+      // A stand-in for the DR cluster's peer: HBase's own endpoint that ships nowhere (a real
+      // inter-cluster peer needs a reachable peer cluster to be added), disabled; what presplit
+      // looks at is the same: the peer's table list and the families' scope.
       admin.addReplicationPeer(peer, ReplicationPeerConfig.newBuilder()
-          .setClusterKey("127.0.0.1:1:/hbase-dr-nowhere").setReplicateAllUserTables(false)
-          .setTableCFsMap(tables).build(), false);
+          .setReplicationEndpointImpl(
+              "org.apache.hadoop.hbase.replication.VerifyWALEntriesReplicationEndpoint")
+          .setReplicateAllUserTables(false).setTableCFsMap(tables).build(), false);
     }
     System.out.println("{\"set\":true}");
   }
