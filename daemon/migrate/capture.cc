@@ -154,6 +154,49 @@ void Migrator::SweepOrphanPeersNow() {
   counters_.orphan_peers_left = left;
 }
 
+void Migrator::PollCaptureLags() {
+  const auto now = std::chrono::steady_clock::now();
+  if (last_lag_poll_ != std::chrono::steady_clock::time_point{} &&
+      now - last_lag_poll_ < options_.capture_lag_interval) {
+    return;
+  }
+  std::map<std::string, std::vector<CaptureLag>> by_table;
+  try {
+    std::map<std::string, std::string> table_of;  // peer -> table
+    for (const auto& m : Snapshot()) {
+      if (m.target.empty()) continue;
+      table_of[CapturePeerOf(m.target)] = m.table;
+      table_of[ReversePeerOf(m.target)] = m.table;
+    }
+    if (!table_of.empty()) {
+      last_lag_poll_ = now;  // no migration: nothing asked, the next run looks again
+      std::vector<std::string> peers;
+      for (const auto& [peer, table] : table_of) peers.push_back(peer);
+      auto lags = bridge_.CaptureLags(peers);
+      if (!lags.ok()) {
+        if (!lag_failure_logged_) {
+          spdlog::warn(
+              "capture peers: cannot read their lag from HBase (the metrics show none "
+              "until it can): {}",
+              lags.status().ToString());
+          lag_failure_logged_ = true;
+        }
+      } else {
+        lag_failure_logged_ = false;
+        for (const CaptureLag& lag : *lags) {
+          auto table = table_of.find(lag.peer_id);
+          if (table != table_of.end()) by_table[table->second].push_back(lag);
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    counters_.exceptions_caught++;
+    spdlog::error("capture peers: reading their lag failed: {}", e.what());
+  }
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  capture_lags_ = std::move(by_table);
+}
+
 Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
                               const std::string& ack_table) {
   if (!MayAct()) return Status::FailedPrecondition("not the leader");

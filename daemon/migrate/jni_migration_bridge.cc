@@ -246,6 +246,14 @@ Result<std::vector<CapturePeerOwner>> JniMigrationBridge::ListCapturePeers() {
   return ParseCapturePeerOwners(json);
 }
 
+Result<std::vector<CaptureLag>> JniMigrationBridge::CaptureLags(
+    const std::vector<std::string>& peer_ids) {
+  std::string ids;
+  for (const auto& id : peer_ids) ids += (ids.empty() ? "" : ",") + id;
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("captureLags", {ids}));
+  return ParseCaptureLags(json);
+}
+
 namespace {
 
 std::string Base64Array(const std::vector<std::string>& keys) {

@@ -40,6 +40,7 @@ class JniMigrationBridge final : public MigrationBridge {
   Status ReopenRegions(const std::string& table,
                        const std::vector<std::string>& encoded_regions) override;
   Result<std::vector<CapturePeerOwner>> ListCapturePeers() override;
+  Result<std::vector<CaptureLag>> CaptureLags(const std::vector<std::string>& peer_ids) override;
 
   Result<GenerationCreated> CreateGeneration(const TableSpec& spec, const std::string& source,
                                              const std::string& replication,

@@ -264,6 +264,30 @@ Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& 
   return out;
 }
 
+Result<std::vector<CaptureLag>> ParseCaptureLags(const std::string& text) {
+  constexpr const char* kWhat = "captureLags";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  if (!o.contains("peers") || !o["peers"].is_array()) {
+    return Status::Internal("MigrationBridge.captureLags: field 'peers' missing");
+  }
+  std::vector<CaptureLag> out;
+  for (const json& peer : o["peers"]) {
+    if (!peer.is_object() || !peer.contains("id") || !peer["id"].is_string()) {
+      return Status::Internal("MigrationBridge.captureLags: a peer without an id");
+    }
+    CaptureLag lag;
+    lag.peer_id = peer["id"].get<std::string>();
+    PRESPLIT_ASSIGN_OR_RETURN(lag.lag_ms, Count(peer, "lag_ms", kWhat));
+    PRESPLIT_ASSIGN_OR_RETURN(lag.age_of_last_shipped_ms,
+                              Count(peer, "age_of_last_shipped_ms", kWhat));
+    PRESPLIT_ASSIGN_OR_RETURN(lag.wal_queue_files, Count(peer, "wal_queue_files", kWhat));
+    PRESPLIT_ASSIGN_OR_RETURN(int64_t sources, Count(peer, "sources", kWhat));
+    lag.sources = static_cast<int>(sources);
+    out.push_back(std::move(lag));
+  }
+  return out;
+}
+
 Result<CaptureAcks> ParseCaptureAcks(const std::string& text) {
   constexpr const char* kWhat = "captureAcks";
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));

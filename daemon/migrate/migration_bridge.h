@@ -58,6 +58,17 @@ struct CaptureSpec {
   std::string owner;
 };
 
+// How far behind a capture peer is, as the RegionServers report its replication sources (one per
+// server running it, and one per recovered queue of a dead server's WALs).
+struct CaptureLag {
+  std::string peer_id;
+  int64_t lag_ms = 0;                  // the largest replication lag among its sources
+  int64_t age_of_last_shipped_ms = 0;  // the largest age of the last edit shipped
+  int64_t wal_queue_files = 0;         // WAL files its sources hold, summed
+  int sources = 0;
+  bool operator==(const CaptureLag&) const = default;
+};
+
 // A replication peer whose id is a presplit capture peer's (presplit_...), and the ZooKeeper root
 // of the deployment that added it ("" when it carries none: added by an older version).
 struct CapturePeerOwner {
@@ -229,6 +240,8 @@ class MigrationBridge {
                                const std::vector<std::string>& encoded_regions) = 0;
   // Every replication peer of the cluster whose id is a presplit capture peer's, with its owner.
   virtual Result<std::vector<CapturePeerOwner>> ListCapturePeers() = 0;
+  // The lag of these capture peers (one HMaster call); a peer no RegionServer reports is left out.
+  virtual Result<std::vector<CaptureLag>> CaptureLags(const std::vector<std::string>& peer_ids) = 0;
 
   // ---- the new generation: the same table in a new layout
   // Creates spec.table (the document's families, presplit's attributes, its split keys) as the
@@ -344,6 +357,7 @@ Result<bool> ParseFlag(const std::string& json, const char* key);
 Result<CapturePeerState> ParseCapturePeerState(const std::string& json);
 Result<ProbeRound> ParseProbeRound(const std::string& json);
 Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& json);
+Result<std::vector<CaptureLag>> ParseCaptureLags(const std::string& json);
 Result<CaptureAcks> ParseCaptureAcks(const std::string& json);
 Result<PartitionDigests> ParsePartitionDigests(const std::string& json, int partitions);
 Result<std::vector<PartitionDigests>> ParsePartitionDigestList(const std::string& json,

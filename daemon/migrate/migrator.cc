@@ -156,7 +156,11 @@ CopyRange Migrator::RangeOf(const MigrationPlan& plan) const {
 std::vector<MigrationProgress> Migrator::Snapshot() const {
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   std::vector<MigrationProgress> out;
-  for (const auto& [table, progress] : snapshot_) out.push_back(progress);
+  for (const auto& [table, progress] : snapshot_) {
+    out.push_back(progress);
+    auto lags = capture_lags_.find(table);
+    if (lags != capture_lags_.end()) out.back().capture = lags->second;
+  }
   return out;
 }
 
@@ -251,11 +255,13 @@ Status Migrator::Run(bool wait) {
     {
       std::lock_guard<std::mutex> lock(snapshot_mu_);
       snapshot_.clear();  // a standby shows nothing it does not drive
+      capture_lags_.clear();
     }
     (void)verdict();
     return Status::FailedPrecondition("not the leader: no migration driven");
   }
   SweepOrphanPeers();  // before any driver of this run can add a peer
+  PollCaptureLags();
   auto tables = store_.List();
   if (!tables.ok()) {
     (void)verdict();

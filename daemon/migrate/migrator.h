@@ -137,6 +137,9 @@ struct MigratorOptions {
   // How often the leader looks for orphan capture peers (SweepOrphanPeers): its first run, then
   // at most once per interval.
   std::chrono::milliseconds orphan_sweep_interval{60000};
+  // How often the leader reads its migrations' capture peers' lag from HBase (PollCaptureLags):
+  // one HMaster call per interval at most, on the run's thread.
+  std::chrono::milliseconds capture_lag_interval{10000};
   // Verification: partitions per source region (digests compared), rows compared row by row at
   // most (beyond: the verification fails saying so), and re-reads of a differing row (each
   // after the peer shipped past the previous read) before it counts as a difference.
@@ -207,6 +210,9 @@ struct MigrationProgress {
   // and why it is where it is.
   int64_t throttle_cells_per_s = -1;
   std::string throttle_reason;
+  // Its capture peers as HBase last reported them (PollCaptureLags): empty while none runs, or
+  // when HBase could not be asked.
+  std::vector<CaptureLag> capture;
 };
 
 struct MigratorCounters {
@@ -371,6 +377,11 @@ class Migrator {
   // orphan_sweep_interval; run by Run() before it starts the drivers, never throws.
   void SweepOrphanPeers();
   void SweepOrphanPeersNow();
+  // Reads the lag of every capture peer of the migrations in the snapshot (both peers of each,
+  // named after its target) into the snapshot's `capture`: at most once per
+  // capture_lag_interval, from Run() (the snapshot of its earlier runs); never throws. A failed
+  // read leaves them empty (no stale value is shown) and is logged once until one works.
+  void PollCaptureLags();
   // The latest close of every region of `table` the peer shipped into `ack_table`.
   Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
   // Whether every region of `table` has been closed (and the close shipped into `ack_table` by
@@ -527,6 +538,10 @@ class Migrator {
   std::chrono::steady_clock::time_point last_orphan_sweep_{};
   std::set<std::string> unowned_peers_logged_;
   std::set<std::string> sweep_blockers_logged_;
+  // PollCaptureLags' state (Run's thread only) and its last answer, by table (under snapshot_mu_).
+  std::chrono::steady_clock::time_point last_lag_poll_{};
+  bool lag_failure_logged_ = false;
+  std::map<std::string, std::vector<CaptureLag>> capture_lags_;
   // HfileChunksReadSnapshot's answers, by target table.
   mutable std::mutex hfile_inputs_mu_;
   mutable std::map<std::string, bool> hfile_reads_snapshot_;

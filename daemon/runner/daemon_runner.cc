@@ -787,6 +787,16 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         entry["target_generation"] = m.target_generation;
         entry["phase"] = migrate::PhaseName(m.phase);
         entry["paused"] = m.paused;
+        // The capture peers' lag, as HBase last reported it (empty: none running).
+        entry["capture"] = nlohmann::ordered_json::array();
+        for (const auto& c : m.capture) {
+          entry["capture"].push_back(
+              {{"peer", c.peer_id},
+               {"lag_s", static_cast<double>(c.lag_ms) / 1000.0},
+               {"age_of_last_shipped_s", static_cast<double>(c.age_of_last_shipped_ms) / 1000.0},
+               {"wal_queue_files", c.wal_queue_files},
+               {"sources", c.sources}});
+        }
         entry["regions_done"] = m.regions_done;
         entry["regions_total"] = m.regions_total;
         entry["rows"] = m.rows;
@@ -919,6 +929,24 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               "mark, or their removal failed): each holds its source's WALs.",
               m.orphan_peers_left, "gauge");
       const auto migrations = migrator.Snapshot();
+      out << "# HELP presplit_migration_capture_lag_seconds Replication lag of a migration's "
+             "capture peer: the largest over the RegionServers running it.\n# TYPE "
+             "presplit_migration_capture_lag_seconds gauge\n";
+      for (const auto& p : migrations) {
+        for (const auto& c : p.capture) {
+          out << "presplit_migration_capture_lag_seconds{table=\"" << p.table << "\",peer=\""
+              << c.peer_id << "\"} " << static_cast<double>(c.lag_ms) / 1000.0 << '\n';
+        }
+      }
+      out << "# HELP presplit_migration_capture_wal_queue_files WAL files a migration's capture "
+             "peer holds, summed over the RegionServers.\n# TYPE "
+             "presplit_migration_capture_wal_queue_files gauge\n";
+      for (const auto& p : migrations) {
+        for (const auto& c : p.capture) {
+          out << "presplit_migration_capture_wal_queue_files{table=\"" << p.table << "\",peer=\""
+              << c.peer_id << "\"} " << c.wal_queue_files << '\n';
+        }
+      }
       out << "# HELP presplit_migration_phase Phase of each migration this leader drives (0 "
              "planned, 1 copying, 2 verifying, 3 failed_verification, 4 switching, 5 catching_up, "
              "6 grace, 7 fencing, 8 done, 9 rolling_back).\n# TYPE presplit_migration_phase "

@@ -261,6 +261,27 @@ class FakeMigrationBridge : public MigrationBridge {
   }
   // The peers named presplit_*, as HBase lists them; on_list_capture_peers runs first (outside
   // the lock: it may add a peer and write a plan, as a migration starting at that moment would).
+  // The peers that exist, with the lag a test set in capture_lags (else nothing behind), and the
+  // number of edits each has not shipped as its WAL queue.
+  Result<std::vector<CaptureLag>> CaptureLags(const std::vector<std::string>& peer_ids) override {
+    std::lock_guard<std::mutex> lock(mu);
+    capture_lag_calls++;
+    if (!capture_lags_error.ok()) return capture_lags_error;
+    std::vector<CaptureLag> out;
+    for (const auto& id : peer_ids) {
+      auto peer = peers.find(id);
+      if (peer == peers.end()) continue;
+      auto set = capture_lags.find(id);
+      CaptureLag lag = set != capture_lags.end() ? set->second : CaptureLag{};
+      lag.peer_id = id;
+      if (set == capture_lags.end()) {
+        lag.wal_queue_files = static_cast<int64_t>(peer->second.pending.size());
+        lag.sources = 1;
+      }
+      out.push_back(lag);
+    }
+    return out;
+  }
   Result<std::vector<CapturePeerOwner>> ListCapturePeers() override {
     if (on_list_capture_peers) on_list_capture_peers();
     std::lock_guard<std::mutex> lock(mu);
@@ -479,7 +500,10 @@ class FakeMigrationBridge : public MigrationBridge {
   std::set<int> chunk_sizes;             // max_rows of every chunk
   std::vector<nlohmann::json> cleanups;  // CleanupBulkCopy's specs
   int copies_into_a_missing_target = 0;
-  std::vector<std::string> peers_removed;  // by RemoveCapture, in order
+  std::vector<std::string> peers_removed;          // by RemoveCapture, in order
+  std::map<std::string, CaptureLag> capture_lags;  // by peer: what CaptureLags reports
+  Status capture_lags_error = Status::Ok();
+  int capture_lag_calls = 0;
   int list_capture_peers_calls = 0;
   Status list_capture_peers_error = Status::Ok();
   std::function<void()> on_list_capture_peers;

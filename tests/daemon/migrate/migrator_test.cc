@@ -792,6 +792,43 @@ TEST_F(MigratorTest, TheSweepRemovesNothingWhenItCannotTellAndNeverFailsARun) {
   EXPECT_EQ(migrator.counters().exceptions_caught, 0u);
 }
 
+// The capture peers' lag and WAL queue, as HBase reports them, travel with the migration's
+// snapshot (for /metrics and /status): read at most once per capture_lag_interval, never stale.
+TEST_F(MigratorTest, TheCapturePeersLagIsReadFromHBaseIntoTheSnapshot) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  bridge_.stall = true;
+  const std::string peer = CapturePeerOf(kTarget);
+  bridge_.capture_lags[peer] = CaptureLag{"", 95000, 96000, 12, 3};
+  options_.capture_lag_interval = std::chrono::hours(1);
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.capture_lag_calls, 0) << "the first run knows no migration to ask about";
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(bridge_.capture_lag_calls, 1) << "at most once per capture_lag_interval";
+  auto snapshot = migrator.Snapshot();
+  ASSERT_EQ(snapshot.size(), 1u);
+  ASSERT_FALSE(snapshot[0].capture.empty());
+  EXPECT_EQ(snapshot[0].capture.front(), (CaptureLag{peer, 95000, 96000, 12, 3}));
+  for (const CaptureLag& lag : snapshot[0].capture) {
+    EXPECT_TRUE(lag.peer_id == peer || lag.peer_id == ReversePeerOf(kTarget)) << lag.peer_id;
+  }
+
+  Migrator polling(zk_, admin_, bridge_, [&] {
+    MigratorOptions o = options_;
+    o.capture_lag_interval = std::chrono::milliseconds(0);
+    return o;
+  }());
+  ASSERT_TRUE(polling.RunOnceAndWait().ok());
+  bridge_.capture_lags_error = Status::Unavailable("HMaster unreachable");
+  ASSERT_TRUE(polling.RunOnceAndWait().ok());
+  ASSERT_TRUE(polling.RunOnceAndWait().ok());
+  EXPECT_TRUE(polling.Snapshot().at(0).capture.empty()) << "no stale lag is shown";
+  EXPECT_EQ(log.Count("cannot read their lag from HBase"), 1) << log.Text();
+  EXPECT_EQ(polling.counters().exceptions_caught, 0u);
+}
+
 TEST_F(MigratorTest, RowsThatDoNotFitTheLayoutFailVerificationLoudly) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   bridge_.unfit_notices = {"'x'@1795000000000"};
@@ -1584,6 +1621,11 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
                                                     {"presplit_b_g2_02", ""}}));
   EXPECT_FALSE(ParseCapturePeerOwners(R"({"peers":[{"owner":"/presplit"}]})").ok());
   EXPECT_FALSE(ParseCapturePeerOwners(R"({})").ok());
+  auto lags = ParseCaptureLags(
+      R"({"peers":[{"id":"presplit_a_g2_01","lag_ms":5,"age_of_last_shipped_ms":6,"wal_queue_files":7,"sources":2}]})");
+  ASSERT_TRUE(lags.ok()) << lags.status().ToString();
+  EXPECT_EQ(*lags, (std::vector<CaptureLag>{{"presplit_a_g2_01", 5, 6, 7, 2}}));
+  EXPECT_FALSE(ParseCaptureLags(R"({"peers":[{"id":"presplit_a_g2_01","lag_ms":5}]})").ok());
   EXPECT_EQ(acks->closed.at("r1"), 12);
   EXPECT_EQ(acks->bulk_loads, (std::vector<std::string>{"r1@3"}));
   EXPECT_FALSE(ParseCaptureAcks(R"({"closed":{}})").ok()) << "probe_acks is required";

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -13,9 +14,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.RegionMetrics;
+import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -27,6 +30,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfigBuilder;
 import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
@@ -211,6 +215,58 @@ public final class CapturePeers {
       json.append(first ? "" : ",").append("{\"id\":").append(Cells.jsonString(peer.getPeerId()))
           .append(",\"owner\":").append(jsonOrNull(owner == null || owner.isEmpty() ? null
               : owner)).append('}');
+      first = false;
+    }
+    return json.append("]}").toString();
+  }
+
+  /**
+   * How far behind these peers are, as the RegionServers report their replication sources to
+   * the HMaster (one ClusterMetrics call): per peer, the largest replication lag and age of the
+   * last shipped edit among its sources, and the WAL files they hold, summed (a recovered
+   * queue, a dead server's WALs, counts as a source of its own). A peer no server reports (not
+   * there, or not started yet) is left out.
+   *
+   * @return {@code {"peers":[{"id":"presplit_...","lag_ms":N,"age_of_last_shipped_ms":N,
+   *     "wal_queue_files":N,"sources":N},...]}}
+   */
+  public static String lags(Admin admin, Set<String> peerIds) throws IOException {
+    for (String peerId : peerIds) {
+      checkPeerId(peerId);
+    }
+    ClusterMetrics cluster;
+    try {
+      cluster = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS));
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_PEER, PEER_PREFIX + "*", e);
+    }
+    List<ReplicationLoadSource> sources = new ArrayList<>();
+    for (ServerMetrics server : cluster.getLiveServerMetrics().values()) {
+      sources.addAll(server.getReplicationLoadSourceList());
+    }
+    return lagsJson(sources, peerIds);
+  }
+
+  static String lagsJson(List<ReplicationLoadSource> sources, Set<String> peerIds) {
+    Map<String, long[]> byPeer = new TreeMap<>(); // lag, age, queue files, sources
+    for (ReplicationLoadSource source : sources) {
+      if (!peerIds.contains(source.getPeerID())) {
+        continue;
+      }
+      long[] peer = byPeer.computeIfAbsent(source.getPeerID(), id -> new long[4]);
+      peer[0] = Math.max(peer[0], source.getReplicationLag());
+      peer[1] = Math.max(peer[1], source.getAgeOfLastShippedOp());
+      peer[2] += source.getSizeOfLogQueue();
+      peer[3]++;
+    }
+    StringBuilder json = new StringBuilder("{\"peers\":[");
+    boolean first = true;
+    for (Map.Entry<String, long[]> e : byPeer.entrySet()) {
+      long[] v = e.getValue();
+      json.append(first ? "" : ",").append("{\"id\":").append(Cells.jsonString(e.getKey()))
+          .append(",\"lag_ms\":").append(v[0]).append(",\"age_of_last_shipped_ms\":")
+          .append(v[1]).append(",\"wal_queue_files\":").append(v[2]).append(",\"sources\":")
+          .append(v[3]).append('}');
       first = false;
     }
     return json.append("]}").toString();

@@ -460,6 +460,19 @@ public final class MigrationBridge {
     }
   }
 
+  /** See {@link CapturePeers#lags}; {@code peerIds}: comma-separated. */
+  public static String captureLags(String peerIds) throws IOException {
+    java.util.Set<String> ids = new java.util.TreeSet<>();
+    for (String id : peerIds.split(",")) {
+      if (!id.isEmpty()) {
+        ids.add(id);
+      }
+    }
+    try (Admin admin = connection().getAdmin()) {
+      return CapturePeers.lags(admin, ids);
+    }
+  }
+
   /**
    * Sets KEEP_DELETED_CELLS of every family of the table (a modifyTable, which reopens its
    * regions; nothing when every family has it already).

@@ -9,8 +9,10 @@ import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
@@ -78,5 +80,34 @@ class CapturePeersTest {
     JsonObject second = peers.get(1).getAsJsonObject();
     assertEquals("presplit_ns_u__g3_0a1b2c3d_r", second.get("id").getAsString());
     assertTrue(second.get("owner").isJsonNull(), "an older version's peer carries no owner");
+  }
+
+  static ReplicationLoadSource source(String peer, long lagMs, long ageMs, int walFiles) {
+    return ReplicationLoadSource.newBuilder().setPeerID(peer).setQueueId(peer)
+        .setReplicationLag(lagMs).setAgeOfLastShippedOp(ageMs).setSizeOfLogQueue(walFiles)
+        .build();
+  }
+
+  @Test
+  void aPeersLagIsItsSlowestSourceAndItsQueueTheSumOfTheirs() {
+    String forward = "presplit_ns_t__g2_0a1b2c3d";
+    String reverse = "presplit_ns_t__g2_0a1b2c3d_r";
+    String json = CapturePeers.lagsJson(List.of(
+        source(forward, 1200, 900, 2), // rs1
+        source(forward, 65000, 70000, 5), // rs2, far behind
+        source(forward, 0, 0, 1), // a recovered queue of a dead server, on rs1
+        source(reverse, 10, 5, 1),
+        source("backup_to_dr", 999999, 999999, 99)), Set.of(forward, reverse, "presplit_gone_1"));
+    JsonArray peers = JsonParser.parseString(json).getAsJsonObject().getAsJsonArray("peers");
+    assertEquals(2, peers.size(), json + ": a peer no server reports is left out");
+    JsonObject f = peers.get(0).getAsJsonObject();
+    assertEquals(forward, f.get("id").getAsString());
+    assertEquals(65000, f.get("lag_ms").getAsLong());
+    assertEquals(70000, f.get("age_of_last_shipped_ms").getAsLong());
+    assertEquals(8, f.get("wal_queue_files").getAsLong());
+    assertEquals(3, f.get("sources").getAsInt());
+    JsonObject r = peers.get(1).getAsJsonObject();
+    assertEquals(reverse, r.get("id").getAsString());
+    assertEquals(1, r.get("wal_queue_files").getAsLong());
   }
 }
