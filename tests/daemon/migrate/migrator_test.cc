@@ -1644,5 +1644,43 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
   EXPECT_EQ(presence->first_missing, "k");
 }
 
+// A health source that is never asked (the sampler's interval is longer than the test).
+class QuietHealth : public HealthSource {
+ public:
+  Result<HealthSample> Sample(std::vector<std::string>&) override {
+    return Status::Unavailable("not asked in this test");
+  }
+};
+
+TEST_F(MigratorTest, TheCopyAndTheVerificationRunUnderTheAdaptiveThrottle) {
+  StartMigration(
+      R"({"allowed": true, "grace_period_s": 0, "workers": 2, "max_cells_per_s": 3000})");
+  options_.throttle_interval = std::chrono::hours(1);
+  std::atomic<int> sources{0};
+  options_.health_source = [&](const MigrationPlan& plan) -> std::unique_ptr<HealthSource> {
+    EXPECT_EQ(plan.target, kTarget);
+    sources++;
+    return std::make_unique<QuietHealth>();
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  std::mutex seen_mu;
+  std::set<std::pair<int64_t, std::string>> seen;
+  bridge_.after_chunk = [&](int) {
+    for (const auto& m : migrator.Snapshot()) {
+      std::lock_guard<std::mutex> lock(seen_mu);
+      seen.emplace(m.throttle_cells_per_s, m.throttle_reason);
+    }
+  };
+  LogCapture log;
+  for (int run = 0; run < 5 && sources < 2; ++run) ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  bridge_.after_chunk = nullptr;
+  // The document's max_cells_per_s (3000) is below the throttle's start (5000): the ceiling.
+  EXPECT_EQ(seen, (std::set<std::pair<int64_t, std::string>>{{3000, "ceiling"}}));
+  EXPECT_GE(sources.load(), 2) << "the copy and the verification each run one";
+  EXPECT_GE(log.Count("throttle: 3000 cells/s to start (ceiling)"), 2) << log.Text();
+  for (const auto& m : migrator.Snapshot()) EXPECT_EQ(m.throttle_cells_per_s, -1) << m.table;
+  EXPECT_FALSE(Status()["migration"].contains("throttle")) << Status().dump();
+}
+
 }  // namespace
 }  // namespace presplit::daemon::migrate

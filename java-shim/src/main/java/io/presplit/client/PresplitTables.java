@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.hadoop.conf.Configuration;
@@ -74,6 +75,13 @@ public final class PresplitTables implements Closeable {
     boolean readBothGenerationsDuringMigration;
     AsyncConnection asyncConnection;
     ZkAuth auth;
+    // How long past a pause's writes_paused_until_ms a held write still waits for the status
+    // that ends it (the daemon writes it at that time at the latest; it takes a moment to
+    // arrive). Not an option: the daemon's pause is the bound; tests shorten it.
+    long writePauseSlackMs = 2_000;
+    // How long a write refused by a read-only generation waits for a status that explains it
+    // (a pause, a switch) when the SDK has seen no pause yet. Tests shorten it.
+    long readOnlyRefusalWaitMs = 5_000;
 
     /**
      * During a re-salting migration, from the switch to the new generation until its catch-up
@@ -186,10 +194,33 @@ public final class PresplitTables implements Closeable {
     final String name; // ns:qualifier
     final String znode; // the document's znode name
     final AtomicReference<TableSnapshot> current = new AtomicReference<>();
+    // Notified (notifyAll) every time a snapshot is loaded and swapped in: writes held by a
+    // pause wait on it (see awaitWritesResumed).
+    private final Object loaded = new Object();
+    // Writes waiting now for the status to end a pause or to explain a read-only refusal.
+    private final AtomicInteger writesHeld = new AtomicInteger();
+    // The pause (writes_paused_until_ms) last warned about, so each is warned about once.
+    private final AtomicLong pauseWarned = new AtomicLong();
 
     Handle(String name, String znode) {
       this.name = name;
       this.znode = znode;
+    }
+
+    /** Swaps in a snapshot and wakes the writes waiting for one. */
+    boolean publish(TableSnapshot expected, TableSnapshot next) {
+      if (!current.compareAndSet(expected, next)) {
+        return false;
+      }
+      synchronized (loaded) {
+        loaded.notifyAll();
+      }
+      return true;
+    }
+
+    /** Writes held now by a pause or waiting after a read-only refusal (for tests and tools). */
+    int writesHeld() {
+      return writesHeld.get();
     }
   }
 
@@ -534,6 +565,12 @@ public final class PresplitTables implements Closeable {
       return loaded;
     }
     try {
+      loaded = loaded.withMigration(migration.getAsJsonObject());
+    } catch (RuntimeException e) {
+      throw new PresplitConfigException("the status " + statusPath
+          + " has a migration object that cannot be used: " + e.getMessage(), e);
+    }
+    try {
       return loaded.withPreviousFrom(migration.getAsJsonObject());
     } catch (RuntimeException e) {
       throw new PresplitConfigException("the status " + statusPath
@@ -559,11 +596,12 @@ public final class PresplitTables implements Closeable {
       do {
         previous = h.current.get();
         next = TableSnapshot.following(previous, loaded);
-      } while (!h.current.compareAndSet(previous, next));
+      } while (!h.publish(previous, next));
       if (previous == null || previous.generation() != next.generation()
           || !java.util.Objects.equals(previous.physicalTable(), next.physicalTable())
           || !previous.layout().equals(next.layout())
-          || !java.util.Objects.equals(previous.phase(), next.phase())) {
+          || !java.util.Objects.equals(previous.phase(), next.phase())
+          || previous.writesPausedUntilMs() != next.writesPausedUntilMs()) {
         if (next.isCarriedOver()) {
           LOG.warn("presplit: table {}: status is '{}'{}; writes go on with generation {} ({},"
               + " layout {})", h.name, next.phase(),
@@ -576,6 +614,109 @@ public final class PresplitTables implements Closeable {
     } catch (IOException | RuntimeException e) {
       LOG.warn("presplit: table {}: keeping generation {}: {}", h.name,
           h.current.get() == null ? "none" : h.current.get().generation(), e.getMessage());
+    }
+  }
+
+  /**
+   * The snapshot a write is to use: the current one, unless it says writes are paused (the
+   * daemon made its physical table read-only to drain it before a switch). Then the write waits
+   * for the next status that ends the pause (one naming another physical table: the switch; or
+   * the pause removed when the daemon gives up), woken by the watch that loads it, and at most
+   * until the pause's end plus {@code writePauseSlackMs}: a status that never comes (ZooKeeper
+   * unreachable, a daemon gone) never holds a write longer. After the deadline the write goes to
+   * the table the snapshot names then (refused if it is still read-only: see
+   * {@link #awaitAfterReadOnlyRefusal}). The deadline is the daemon's clock: a writer's clock
+   * behind it by some seconds holds writes that much longer when no status comes.
+   *
+   * @throws InterruptedIOException when the waiting thread is interrupted
+   */
+  TableSnapshot awaitWritesResumed(Handle h) throws InterruptedIOException {
+    TableSnapshot s = h.current.get();
+    if (s == null || !s.writesPausedAt(System.currentTimeMillis())) {
+      return s;
+    }
+    TableName paused = s.physicalTable();
+    h.writesHeld.incrementAndGet();
+    try {
+      synchronized (h.loaded) {
+        while (true) {
+          // Read under the monitor: a snapshot published after this read notifies after wait().
+          s = h.current.get();
+          long until = s.writesPausedUntilMs();
+          // Over when the status no longer says so, or names another table (the switch: the
+          // pause was the drained table's).
+          if (until <= 0 || !java.util.Objects.equals(s.physicalTable(), paused)) {
+            return s;
+          }
+          long remaining = until + options.writePauseSlackMs - System.currentTimeMillis();
+          if (remaining <= 0) {
+            if (h.pauseWarned.getAndSet(until) != until) {
+              LOG.warn("presplit: table {}: writes were paused until {} ms for a re-salt switch and"
+                  + " no status ended the pause; writes go on to {}", h.name, until,
+                  s.physicalTable() == null ? null
+                      : s.physicalTable().getNameWithNamespaceInclAsString());
+            }
+            return s;
+          }
+          h.loaded.wait(remaining);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while a write to " + h.name
+          + " waited for the re-salt switch to end its pause");
+    } finally {
+      h.writesHeld.decrementAndGet();
+    }
+  }
+
+  /**
+   * After {@code refusing} refused a write because it is read-only: the snapshot to retry on,
+   * or the current one naming {@code refusing} still when no switch came in time (the caller
+   * then gives up). Waits, woken by every status loaded, until a status names another physical
+   * table; or, when a pause was seen ({@code heldByPause}: the write itself waited for one) and
+   * is over without a switch (the daemon gave up), at once; at most until the pause's end plus
+   * {@code writePauseSlackMs} while a pause is in force, else {@code readOnlyRefusalWaitMs} from
+   * now (a write that reached the old generation before the SDK saw the pause). A deadline
+   * already passed returns at once.
+   *
+   * @throws InterruptedIOException when the waiting thread is interrupted
+   */
+  TableSnapshot awaitAfterReadOnlyRefusal(Handle h, TableName refusing, boolean heldByPause)
+      throws InterruptedIOException {
+    long fallback = System.currentTimeMillis() + options.readOnlyRefusalWaitMs;
+    boolean sawPause = heldByPause;
+    h.writesHeld.incrementAndGet();
+    try {
+      synchronized (h.loaded) {
+        while (true) {
+          TableSnapshot s = h.current.get();
+          if (!java.util.Objects.equals(s.physicalTable(), refusing)) {
+            return s;
+          }
+          long until = s.writesPausedUntilMs();
+          long deadline;
+          if (until > 0) {
+            sawPause = true;
+            deadline = until + options.writePauseSlackMs;
+          } else if (sawPause) {
+            return s; // the pause ended without a switch
+          } else {
+            deadline = fallback;
+          }
+          long remaining = deadline - System.currentTimeMillis();
+          if (remaining <= 0) {
+            return s;
+          }
+          h.loaded.wait(remaining);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while a write to " + h.name
+          + " refused by the read-only " + refusing + " waited for the re-salt switch");
+    } finally {
+      h.writesHeld.decrementAndGet();
     }
   }
 

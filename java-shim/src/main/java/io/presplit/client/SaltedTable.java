@@ -35,9 +35,17 @@ import org.apache.hadoop.hbase.util.Bytes;
  * uses that snapshot's physical table and layout to its end (a batch put or a scan included),
  * so a generation switch never mixes two layouts in one operation. Thread-safe.
  *
+ * <p>During a re-salting switch presplitd pauses writes for a bounded time (the status's
+ * {@code migration.writes_paused_until_ms}, {@link TableSnapshot#writesPausedUntilMs()}): writes
+ * wait for the switch (or its end without one) and then go to the generation the status names;
+ * reads are not held. A write refused by the read-only old generation is sent once more to the
+ * new one.
+ *
  * <p>Errors: {@link KeyLayoutException} for a key that does not fit the layout (nothing is sent);
  * {@link TableNotReadyException} when the table's status is not {@code ready} (or
- * {@code drift}); HBase's own {@link IOException}s otherwise.
+ * {@code drift}); {@link SwitchInProgressException} (a TableNotReadyException) when a write was
+ * refused by a read-only generation and no switch came in time; HBase's own
+ * {@link IOException}s otherwise.
  */
 public final class SaltedTable {
 
@@ -115,14 +123,18 @@ public final class SaltedTable {
   }
 
   // ---- writes -------------------------------------------------------------------------------
+  //
+  // A write goes to the generation the status names. While the status says writes are paused
+  // (presplitd drains the generation before a switch: migration.writes_paused_until_ms), it
+  // first waits for the status that ends the pause (PresplitTables.awaitWritesResumed). A write
+  // refused because its generation is read-only (sent just before the pause, or by a process
+  // that saw the pause late) waits for the status that names the next generation and is sent
+  // there once (see ReadOnlyRefusal for why that is safe); else it fails with
+  // SwitchInProgressException. Any other failure is HBase's, as it is.
 
   /** Writes a Put whose row is a logical key. */
   public void put(Put logicalPut) throws IOException {
-    TableSnapshot s = usable();
-    Put salted = salt(s.layout(), logicalPut);
-    try (Table t = open(s)) {
-      t.put(salted);
-    }
+    writeOne(logicalPut, SaltedTable::salt, Table::put);
   }
 
   /**
@@ -130,23 +142,12 @@ public final class SaltedTable {
    * before anything is sent: one key that does not fit refuses the whole batch.
    */
   public void put(List<Put> logicalPuts) throws IOException {
-    TableSnapshot s = usable();
-    List<Put> salted = new ArrayList<>(logicalPuts.size());
-    for (Put p : logicalPuts) {
-      salted.add(salt(s.layout(), p));
-    }
-    try (Table t = open(s)) {
-      t.put(salted);
-    }
+    writeAll(logicalPuts, SaltedTable::salt, Table::put);
   }
 
   /** Deletes what a Delete whose row is a logical key names. */
   public void delete(Delete logicalDelete) throws IOException {
-    TableSnapshot s = usable();
-    Delete salted = salt(s.layout(), logicalDelete);
-    try (Table t = open(s)) {
-      t.delete(salted);
-    }
+    writeOne(logicalDelete, SaltedTable::salt, Table::delete);
   }
 
   /** Deletes a whole row by logical key. */
@@ -156,14 +157,139 @@ public final class SaltedTable {
 
   /** Deletes by logical keys, all in one generation. */
   public void delete(List<Delete> logicalDeletes) throws IOException {
-    TableSnapshot s = usable();
-    List<Delete> salted = new ArrayList<>(logicalDeletes.size());
-    for (Delete d : logicalDeletes) {
-      salted.add(salt(s.layout(), d));
+    writeAll(logicalDeletes, SaltedTable::salt, Table::delete);
+  }
+
+  @FunctionalInterface
+  private interface Salter<M> {
+    M salt(KeyLayout layout, M logical) throws IOException;
+  }
+
+  @FunctionalInterface
+  private interface Sender<M> {
+    void send(Table table, M salted) throws IOException;
+  }
+
+  /** The handle of the table's snapshots (for tests). */
+  PresplitTables.Handle handle() {
+    return handle;
+  }
+
+  /** A write's snapshot, and whether a pause held the write before it got it. */
+  private static final class Writable {
+    final TableSnapshot snapshot;
+    final boolean heldByPause;
+
+    Writable(TableSnapshot snapshot, boolean heldByPause) {
+      this.snapshot = snapshot;
+      this.heldByPause = heldByPause;
     }
+  }
+
+  /** The snapshot a write uses: once any pause of writes is over, checked usable. */
+  private Writable writable() throws IOException {
+    boolean paused = handle.current.get().writesPausedAt(System.currentTimeMillis());
+    TableSnapshot s = tables.awaitWritesResumed(handle);
+    s.checkUsable();
+    return new Writable(s, paused);
+  }
+
+  private <M extends Mutation> void writeOne(M logical, Salter<M> salter, Sender<M> sender)
+      throws IOException {
+    Writable w = writable();
+    TableSnapshot s = w.snapshot;
+    M salted = salter.salt(s.layout(), logical);
     try (Table t = open(s)) {
-      t.delete(salted);
+      sender.send(t, salted);
+      return;
+    } catch (IOException e) {
+      if (!ReadOnlyRefusal.is(e)) {
+        throw e;
+      }
+      TableSnapshot next = nextAfterRefusal(s, w.heldByPause, e);
+      M again = salter.salt(next.layout(), logical);
+      try (Table t = open(next)) {
+        sender.send(t, again);
+      } catch (IOException e2) {
+        throw ReadOnlyRefusal.is(e2) ? switchInProgress(next, e2) : e2;
+      }
     }
+  }
+
+  /**
+   * A batch into one generation. When some of its actions are refused as read-only (and nothing
+   * else failed), only those are sent once more, to the next generation; the others were
+   * applied and stay where they are (the migration's capture carries them over).
+   */
+  private <M extends Mutation> void writeAll(List<M> logical, Salter<M> salter,
+      Sender<List<M>> sender) throws IOException {
+    Writable w = writable();
+    TableSnapshot s = w.snapshot;
+    List<M> salted = saltAll(s.layout(), logical, salter);
+    try (Table t = open(s)) {
+      // A copy: Table.delete(List) leaves only the failed actions in the list it is given.
+      sender.send(t, new ArrayList<>(salted));
+      return;
+    } catch (IOException e) {
+      List<Integer> refused = ReadOnlyRefusal.refusedActions(e, salted);
+      if (refused == null) {
+        throw e;
+      }
+      TableSnapshot next = nextAfterRefusal(s, w.heldByPause, e);
+      List<M> retry = new ArrayList<>(refused.size());
+      for (int i : refused) {
+        retry.add(logical.get(i));
+      }
+      try (Table t = open(next)) {
+        sender.send(t, saltAll(next.layout(), retry, salter));
+      } catch (IOException e2) {
+        throw ReadOnlyRefusal.is(e2) ? switchInProgress(next, e2) : e2;
+      }
+    }
+  }
+
+  private static <M> List<M> saltAll(KeyLayout layout, List<M> logical, Salter<M> salter)
+      throws IOException {
+    List<M> salted = new ArrayList<>(logical.size());
+    for (M m : logical) {
+      salted.add(salter.salt(layout, m));
+    }
+    return salted;
+  }
+
+  /**
+   * After {@code used}'s physical table refused a write as read-only: the usable snapshot of
+   * the generation to send it to, once the status names one. The refusal itself, as HBase gave
+   * it, when the table reports no migration (made read-only outside presplit);
+   * {@link SwitchInProgressException} when no status naming another generation came in time,
+   * or at once when the write was held by a pause that ended without a switch (the daemon gave
+   * up and is making the table writable again).
+   */
+  private TableSnapshot nextAfterRefusal(TableSnapshot used, boolean heldByPause,
+      IOException refusal) throws IOException {
+    TableSnapshot now = handle.current.get();
+    if (!heldByPause && !used.isMigrating() && !now.isMigrating()
+        && java.util.Objects.equals(now.physicalTable(), used.physicalTable())) {
+      throw refusal;
+    }
+    TableSnapshot next =
+        tables.awaitAfterReadOnlyRefusal(handle, used.physicalTable(), heldByPause);
+    if (java.util.Objects.equals(next.physicalTable(), used.physicalTable())) {
+      throw switchInProgress(next, refusal);
+    }
+    next.checkUsable();
+    return next;
+  }
+
+  private SwitchInProgressException switchInProgress(TableSnapshot s, IOException refusal) {
+    String refusing = s.physicalTable() == null ? "its table"
+        : s.physicalTable().getNameWithNamespaceInclAsString();
+    return new SwitchInProgressException("table " + name() + ": the write was refused because "
+        + refusing + " is read-only: a re-salt switch of the table to another generation is in "
+        + "progress" + (s.migrationPhase() == null ? "" : " (migration phase "
+        + s.migrationPhase() + ")") + " and its status did not name another generation in "
+        + "time; nothing of the refused write was applied, retry it later", s.phase(), refusing,
+        refusal);
   }
 
   // ---- point reads --------------------------------------------------------------------------

@@ -45,6 +45,11 @@ public final class TableSnapshot {
   // The generation a re-salting migration is moving away from, while its catch-up is not done
   // (null otherwise): readers that ask for it read both generations.
   private TableSnapshot previous;
+  // The status's migration.phase, or null when the status has no migration object.
+  private String migrationPhase;
+  // The status's migration.writes_paused_until_ms (epoch ms; 0 = writes not paused): the daemon
+  // is draining the generation this status names before switching away from it (or giving up).
+  private long writesPausedUntilMs;
 
   TableSnapshot(String logicalName, String phase, String error, TableName physicalTable,
       long generation, KeyLayout layout, int documentVersion, int statusVersion,
@@ -90,7 +95,49 @@ public final class TableSnapshot {
         previous.physicalTable, previous.generation, previous.layout, loaded.documentVersion,
         loaded.statusVersion, true, true);
     kept.previous = loaded.previous;
+    kept.migrationPhase = loaded.migrationPhase;
+    kept.writesPausedUntilMs = loaded.writesPausedUntilMs;
     return kept;
+  }
+
+  /** Migration phases after which nothing of the migration runs any more. */
+  static final Set<String> FINISHED_MIGRATION_PHASES = Set.of("done", "aborted", "rolled_back");
+
+  /**
+   * This snapshot with what writers need of the status's {@code migration} object: its
+   * {@code phase} and {@code writes_paused_until_ms} (epoch milliseconds; absent, null or 0 = not
+   * paused). A pause that is not an integer is an error (the status cannot be used), so that a
+   * status the daemon did not write this way is never half-understood.
+   */
+  TableSnapshot withMigration(JsonObject migration) {
+    if (migration == null) {
+      return this;
+    }
+    JsonElement phaseElement = migration.get("phase");
+    String phaseOfMigration = phaseElement != null && phaseElement.isJsonPrimitive()
+        ? phaseElement.getAsString() : null;
+    long pausedUntil = 0;
+    JsonElement pause = migration.get("writes_paused_until_ms");
+    if (pause != null && !pause.isJsonNull()) {
+      if (!pause.isJsonPrimitive() || !pause.getAsJsonPrimitive().isNumber()) {
+        throw new IllegalArgumentException(
+            "migration.writes_paused_until_ms is not a number of milliseconds: " + pause);
+      }
+      pausedUntil = Math.max(0, pause.getAsLong());
+    }
+    TableSnapshot copy = copy();
+    copy.migrationPhase = phaseOfMigration;
+    copy.writesPausedUntilMs = pausedUntil;
+    return copy;
+  }
+
+  private TableSnapshot copy() {
+    TableSnapshot copy = new TableSnapshot(logicalName, phase, error, physicalTable, generation,
+        layout, documentVersion, statusVersion, layoutFromStatus, carriedOver);
+    copy.previous = previous;
+    copy.migrationPhase = migrationPhase;
+    copy.writesPausedUntilMs = writesPausedUntilMs;
+    return copy;
   }
 
   /**
@@ -136,8 +183,7 @@ public final class TableSnapshot {
     JsonElement generationElement = p.get("generation");
     long previousGeneration = generationElement == null || generationElement.isJsonNull()
         ? generation - 1 : generationElement.getAsLong();
-    TableSnapshot copy = new TableSnapshot(logicalName, phase, error, physicalTable, generation,
-        layout, documentVersion, statusVersion, layoutFromStatus, carriedOver);
+    TableSnapshot copy = copy();
     copy.previous = new TableSnapshot(logicalName, phase, error, table, previousGeneration,
         previousLayout, documentVersion, statusVersion, true, carriedOver);
     return copy;
@@ -149,6 +195,39 @@ public final class TableSnapshot {
    */
   public TableSnapshot previousGeneration() {
     return previous;
+  }
+
+  /**
+   * When the status says writes are paused (its {@code migration.writes_paused_until_ms}, epoch
+   * milliseconds): the daemon has made this snapshot's physical table read-only and is draining
+   * it before it switches the table to another generation, or gives up and makes it writable
+   * again, by that time. 0 when writes are not paused. While {@code now < writesPausedUntilMs()},
+   * {@link SaltedTable}'s writes wait for the next status (at most until this time plus a
+   * couple of seconds); reads are not held.
+   */
+  public long writesPausedUntilMs() {
+    return writesPausedUntilMs;
+  }
+
+  /** True when writes are paused at {@code nowMs} (epoch ms): see {@link #writesPausedUntilMs}. */
+  boolean writesPausedAt(long nowMs) {
+    return writesPausedUntilMs > 0 && nowMs < writesPausedUntilMs;
+  }
+
+  /**
+   * True when the status reports a re-salting migration that is not finished (a
+   * {@code migration} object whose phase is not {@code done}, {@code aborted} or
+   * {@code rolled_back}), or a pause of writes: a generation of this table may be made
+   * read-only for a switch.
+   */
+  boolean isMigrating() {
+    return writesPausedUntilMs > 0
+        || (migrationPhase != null && !FINISHED_MIGRATION_PHASES.contains(migrationPhase));
+  }
+
+  /** The status's {@code migration.phase}, or null when the status reports no migration. */
+  String migrationPhase() {
+    return migrationPhase;
   }
 
   /** The logical table, {@code namespace:qualifier}. */
@@ -227,6 +306,7 @@ public final class TableSnapshot {
   public String toString() {
     return logicalName + " generation " + generation + " -> " + physicalTable + " phase " + phase
         + (carriedOver ? " (carried over: writes go on)" : "") + " layout " + layout
+        + (writesPausedUntilMs > 0 ? " (writes paused until " + writesPausedUntilMs + " ms)" : "")
         + (previous == null ? "" : " (reading also generation " + previous.generation + " -> "
             + previous.physicalTable + " layout " + previous.layout + ")");
   }
