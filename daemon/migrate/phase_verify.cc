@@ -74,6 +74,11 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   const int partitions = std::max(1, options_.verify_partitions);
   CollectNotices(plan, plan.target);
 
+  // Every digest, comparison and re-read takes from the adaptive throttle's gate in the bridge,
+  // until this returns.
+  std::unique_ptr<PhaseThrottle> throttle = StartThrottle(plan);
+  (void)PublishProgress(plan);
+
   // 1. Digests per region and partition, both sides at once.
   const CopyRange range = RangeOf(plan);
   std::vector<std::string> starts;
@@ -247,6 +252,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
     plan.phase = Phase::kSwitching;
     plan.error.clear();
   }
+  throttle.reset();  // the status written with the outcome shows no throttle
   Step saved = Save(node);
   if (saved != Step::kAdvanced) return saved;
   return ok ? Step::kAdvanced : Step::kWaiting;
