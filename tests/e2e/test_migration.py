@@ -260,6 +260,13 @@ class MigrationTest(unittest.TestCase):
         put_doc(root, document(table, 16, {"allowed": True, "workers": 1, "engine": "hfile",
                                            "max_cells_per_s": 2000}))
         h.wait_for(lambda: checkpoints_written(root, table), 120, "the first checkpoints")
+        # The copy runs under the adaptive throttle, the document's max_cells_per_s its ceiling.
+        h.wait_for(lambda: (migration_status(root, table) or {}).get("throttle"), 60,
+                   "the throttle in the status")
+        throttle = migration_status(root, table)["throttle"]
+        self.assertLessEqual(throttle["cells_per_s"], 2000, throttle)
+        self.assertIn("throttle:", h.ctl(root, "migration", "status", table).stdout)
+        self.assertNotIn("the bridge's gate cannot be set", d.log_text())
         h.ctl(root, "migration", "pause", table)
         h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 60, "the pause")
         self.assertTrue(capture(root, "snapshot-exists", snapshot)["exists"],
