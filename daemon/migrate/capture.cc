@@ -316,10 +316,11 @@ Result<std::map<std::string, int64_t>> Migrator::ClosesShipped(const std::string
 Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& table,
                                     const std::string& ack_table,
                                     const std::map<std::string, int64_t>& before,
-                                    int64_t fence_started_ms) {
+                                    int64_t fence_started_ms, std::chrono::milliseconds timeout) {
   PRESPLIT_ASSIGN_OR_RETURN(TableDescription described, admin_.DescribeTable(table));
   if (!described.exists) return Status::NotFound(table + " is gone");
-  const auto deadline = std::chrono::steady_clock::now() + options_.ack_timeout;
+  const auto deadline =
+      std::chrono::steady_clock::now() + (timeout.count() > 0 ? timeout : options_.ack_timeout);
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(auto closed, ClosesShipped(ack_table));
     std::vector<std::string> unclosed;

@@ -14,9 +14,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<const char*, 10> kPhaseNames = {
-    "planned",     "copying", "verifying", "failed_verification", "switching",
-    "catching_up", "grace",   "fencing",   "done",                "rolling_back"};
-
+    "planned", "copying", "verifying", "failed_verification", "switching", "catching_up",
+    "grace",   "fencing", "done",      "rolling_back"};
 
 template <typename T>
 T Field(const json& o, const char* key, T fallback) {
@@ -47,8 +46,7 @@ std::string NewPlanId() {
   std::random_device device;
   std::mt19937_64 generator((static_cast<uint64_t>(device()) << 32) ^ device());
   char out[33];
-  std::snprintf(out, sizeof(out), "%016llx%016llx",
-                static_cast<unsigned long long>(generator()),
+  std::snprintf(out, sizeof(out), "%016llx%016llx", static_cast<unsigned long long>(generator()),
                 static_cast<unsigned long long>(generator()));
   return out;
 }
@@ -67,6 +65,8 @@ std::string PlanToJson(const MigrationPlan& p) {
     json parsed = json::parse(text, nullptr, false);
     return parsed.is_discarded() ? json(nullptr) : parsed;
   };
+  json deferred = json::array();
+  for (const auto& key : p.deferred_rows) deferred.push_back(Base64Encode(key));
   const CaptureState& c = p.capture;
   json doc{
       {"table", p.table},
@@ -85,6 +85,11 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"config_version", p.config_version},
       {"document", p.document},
       {"plan_id", p.plan_id},
+      {"max_write_pause_ms", p.max_write_pause_ms},
+      {"writes_paused_until_ms", p.writes_paused_until_ms},
+      {"switch_retry_at_ms", p.switch_retry_at_ms},
+      {"switch_attempts", p.switch_attempts},
+      {"deferred_rows", deferred},
       {"phase", PhaseName(p.phase)},
       {"paused", p.paused},
       {"copy_started_ms", p.copy_started_ms},
@@ -173,6 +178,22 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
   p.config_version = Field<int64_t>(o, "config_version", 0);
   p.document = StringOrEmpty(o, "document");
   p.plan_id = StringOrEmpty(o, "plan_id");
+  p.max_write_pause_ms = Field<int64_t>(o, "max_write_pause_ms", 5000);
+  p.writes_paused_until_ms = Field<int64_t>(o, "writes_paused_until_ms", 0);
+  p.switch_retry_at_ms = Field<int64_t>(o, "switch_retry_at_ms", 0);
+  p.switch_attempts = Field<int64_t>(o, "switch_attempts", 0);
+  if (o.contains("deferred_rows") && o["deferred_rows"].is_array()) {
+    if (o["deferred_rows"].size() > kMaxDeferredRows) {
+      return Status::InvalidArgument("more than " + std::to_string(kMaxDeferredRows) +
+                                     " deferred rows");
+    }
+    for (const auto& key : o["deferred_rows"]) {
+      if (!key.is_string()) return Status::InvalidArgument("a deferred row is not a string");
+      auto decoded = Base64Decode(key.get<std::string>());
+      if (!decoded.ok()) return Status::InvalidArgument("a deferred row is not base64");
+      p.deferred_rows.push_back(std::move(decoded).value());
+    }
+  }
   PRESPLIT_ASSIGN_OR_RETURN(p.phase, ParsePhase(StringOrEmpty(o, "phase")));
   p.paused = Field<bool>(o, "paused", false);
   p.copy_started_ms = Field<int64_t>(o, "copy_started_ms", 0);

@@ -16,6 +16,8 @@
 //    "plan_id": "<32 hex digits: the marker the target carries>",
 //    "phase": "copying", "paused": false,
 //    "copy_started_ms": 0, "switched_at_ms": 0, "grace_until_ms": 0, "rolled_back_at_ms": 0,
+//    "max_write_pause_ms": 5000, "writes_paused_until_ms": 0, "switch_retry_at_ms": 0,
+//    "switch_attempts": 0, "deferred_rows": ["<base64 logical key>", ...],
 //    "error": null, "verification": null | {...},
 //    "created_at": "...", "updated_at": "...", "daemon": "host:pid",
 //    "capture": {...},                                   // below
@@ -135,6 +137,7 @@ struct MigrationPlan {
   // Random, made when the plan is written; the target carries it (with the source's name) in
   // its descriptor, and nothing is done to a target without it (see CheckGeneration).
   std::string plan_id;
+  int64_t max_write_pause_ms = 5000;  // the document's migration.max_write_pause_ms
 
   Phase phase = Phase::kPlanned;
   bool paused = false;
@@ -142,6 +145,16 @@ struct MigrationPlan {
   int64_t switched_at_ms = 0;
   int64_t grace_until_ms = 0;
   int64_t rolled_back_at_ms = 0;
+  // The switch's write pause (phase_switch.cc): writers are held until this moment (0: no pause
+  // under way) while the old generation is read-only and drains; an attempt that did not drain
+  // in time is abandoned and tried again from switch_retry_at_ms on.
+  int64_t writes_paused_until_ms = 0;
+  int64_t switch_retry_at_ms = 0;
+  int64_t switch_attempts = 0;
+  // Rows that still differed after the verification's re-reads because they kept changing (hot
+  // rows: counters, status rows): compared once more while writes are paused at the switch, when
+  // neither side changes. At most kMaxDeferredRows; their logical keys.
+  std::vector<std::string> deferred_rows;
   std::string error;
   std::string verification;  // JSON text of the last verification report; "" = none
   std::string created_at;
@@ -169,6 +182,9 @@ struct RegionCheckpoint {
 
 std::string CheckpointToJson(const RegionCheckpoint& checkpoint);
 Result<RegionCheckpoint> ParseCheckpoint(const std::string& json);
+
+// The most rows a verification defers to the switch's pause (MigrationPlan::deferred_rows).
+inline constexpr size_t kMaxDeferredRows = 1000;
 
 // 128 random bits as 32 hex digits: a new plan's id (MigrationPlan::plan_id).
 std::string NewPlanId();

@@ -49,6 +49,7 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
   plan.config_version = start.config_version;
   plan.document = start.document;
   plan.plan_id = NewPlanId();
+  plan.max_write_pause_ms = start.config.max_write_pause_ms;
   plan.phase = Phase::kPlanned;
   plan.created_at = plan.updated_at = UtcNow();
   plan.daemon = start.daemon_id;
@@ -335,9 +336,10 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
       // The status or the target could not be read (ZooKeeper or HBase unavailable): not a
       // verdict on the plan, so neither a refusal counted nor one written; the next run reads
       // again.
-      spdlog::warn("migration {}: cannot check the plan against the table's status and tables: "
-                   "{}",
-                   table, checked.ToString());
+      spdlog::warn(
+          "migration {}: cannot check the plan against the table's status and tables: "
+          "{}",
+          table, checked.ToString());
       return Step::kWaiting;
     }
     if (!checked.ok()) {
@@ -431,8 +433,9 @@ Status Migrator::CheckTablesAgree(const MigrationPlan& plan) {
     return Status::InvalidArgument("the plan is not one this daemon would have written: " + why);
   };
   if (plan.plan_id.empty()) {
-    return refuse("it has no plan_id past phase planned (a plan written by an older presplitd, "
-                  "or by hand): its target cannot be told from another table");
+    return refuse(
+        "it has no plan_id past phase planned (a plan written by an older presplitd, "
+        "or by hand): its target cannot be told from another table");
   }
   auto generation = bridge_.CheckGeneration(plan.target, plan.source, plan.plan_id);
   if (!generation.ok()) return generation.status().WithContext("looking at " + plan.target);
@@ -449,6 +452,17 @@ Status Migrator::CheckTablesAgree(const MigrationPlan& plan) {
 Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingRequest& pending) {
   MigrationPlan& plan = node.plan;
   const char* name = RequestName(pending.request);
+  if (plan.writes_paused_until_ms != 0) {
+    // A request that arrives during the switch's write pause ends the pause first: no request
+    // (pause, abort, rollback) leaves writers held and the source read-only.
+    Status lifted = LiftWritePause(plan);
+    if (!lifted.ok()) {
+      return Fail(
+          node, std::string(name) + ": ending the switch's write pause first: " + lifted.message());
+    }
+    spdlog::info("migration {}: the switch's write pause is lifted for the {} request", plan.table,
+                 name);
+  }
   auto refuse = [&](const std::string& why) {
     plan.error = std::string(name) + " refused: " + why;
     spdlog::warn("migration {}: {}", plan.table, plan.error);

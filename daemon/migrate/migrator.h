@@ -146,6 +146,9 @@ struct MigratorOptions {
   int verify_partitions = 256;
   int verify_max_rows = 100000;
   int verify_rounds = 4;
+  // After a switch abandoned because the capture did not drain within the write pause
+  // (migration.max_write_pause_ms): how long until the next attempt.
+  std::chrono::milliseconds switch_retry{30000};
   // After a rollback: how long writers get to follow the status back before the new generation
   // is made read-only (their writes meanwhile reach the old one through the reverse peer).
   std::chrono::milliseconds rollback_settle{10000};
@@ -386,11 +389,13 @@ class Migrator {
   Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
   // Whether every region of `table` has been closed (and the close shipped into `ack_table` by
   // `peer`, which holds no dead RegionServer's WALs any more) since `before`: waits up to
-  // ack_timeout. The drain of a fenced generation, which began at fence_started_ms. A region
-  // still without a close once the fence has lasted ack_timeout is reopened (ReopenUnclosed).
+  // ack_timeout (or `timeout`, when it is positive: the switch's bounded pause). The drain of a
+  // fenced generation, which began at fence_started_ms. A region still without a close once the
+  // fence has lasted ack_timeout is reopened (ReopenUnclosed).
   Result<bool> AwaitDrained(const std::string& peer, const std::string& table,
                             const std::string& ack_table,
-                            const std::map<std::string, int64_t>& before, int64_t fence_started_ms);
+                            const std::map<std::string, int64_t>& before, int64_t fence_started_ms,
+                            std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   // Closes and reopens the regions of a fenced `table` that show no close since the fence
   // began. A RegionServer that dies while the read-only change reopens its regions writes no
   // close for them; they open read-only elsewhere and no close of them would ever come, so the
@@ -484,6 +489,20 @@ class Migrator {
   // ---- phase_switch.cc
   Step Switch(PlanNode& node);
   Step CatchUp(PlanNode& node);
+  // The switch's write pause (plan.writes_paused_until_ms set, the status saying so, the source
+  // read-only): drained in time, the status names the target; not, AbandonSwitch.
+  Step SwitchDuringPause(PlanNode& node);
+  // Ends a pause without switching: the source writable again, the status without the pause,
+  // the next attempt no sooner than options.switch_retry from now; `why` is logged and kept in
+  // `error`.
+  Step AbandonSwitch(PlanNode& node, const std::string& why);
+  // Ends the pause of a switch that happened (the status names the target): the source writable
+  // again (the reverse peer and late writers write to it during the grace period).
+  Step EndSwitchPause(PlanNode& node);
+  // The source writable again and the pause's fields cleared (in `plan`, not saved); nothing
+  // when no pause is under way. Also before an operator's request is handled: no request leaves
+  // writers paused.
+  Status LiftWritePause(MigrationPlan& plan);
 
   // ---- phase_retire.cc
   Step Grace(PlanNode& node);

@@ -21,6 +21,10 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
   spdlog::info("migration {}: aborting in phase {}{}: dropping the target {}; {} stays as it is",
                plan.table, PhaseName(plan.phase), why.empty() ? "" : " (" + why + ")", plan.target,
                plan.source);
+  // A switch's write pause under way (the daemon aborting by itself) ends first.
+  if (Status lifted = LiftWritePause(plan); !lifted.ok()) {
+    return Fail(node, "abort: making " + plan.source + " writable again: " + lifted.message());
+  }
   for (const std::string* peer : {&plan.capture.reverse_peer, &plan.capture.peer}) {
     Status removed = RemoveCapture(*peer, "abort");
     if (!removed.ok())

@@ -1,11 +1,25 @@
-// Phases "switching" and "catching_up": the reverse capture peer (new generation -> old) is
-// added first, so that every write made to the new generation from the switch on is also in the
-// old one (a rollback loses nothing); the old generation's grants and quotas are copied again;
-// then ONE status write moves readers and writers to the target. The catch-up is done when the forward peer has shipped every write made to the old
-// generation up to a probe written after the switch. Writers that have not seen the switch yet
-// keep writing to the old generation: the forward peer keeps shipping them through the grace
-// period (phase_retire.cc).
+// Phases "switching" and "catching_up". The switch moves readers and writers to the target only
+// once the target has every write the source took, with writers paused for a bounded time:
+//   1. the reverse capture peer (new generation -> old) is added, so that every write made to the
+//      new generation from the switch on is also in the old one (a rollback loses nothing); the
+//      old generation's grants and quotas are copied again;
+//   2. the pause: the status says writes are paused until now + max_write_pause_ms (the SDK holds
+//      its writes), and the source is made read-only (a raw client's write is refused, loudly);
+//      the read-only change reopens every region, whose close is its last WAL entry;
+//   3. the drain: once the forward peer has shipped every region's close, every write the source
+//      took is in the target; the rows the verification deferred (they kept changing) are
+//      compared now, when neither side changes;
+//   4. ONE status write names the target (and ends the pause); the source is made writable again
+//      (the reverse peer writes into it during the grace period, and a late raw writer's write
+//      still reaches the target through the forward peer).
+// A drain that does not finish within the pause abandons the attempt: the source writable again,
+// the pause lifted, the switch tried again options.switch_retry later, as Vitess's SwitchTraffic
+// does. A deferred row that still differs is a broken copy: failed_verification, nothing switched.
+// "catching_up" then writes one more probe into the source and waits for it, which is immediate
+// after a drain; it is kept for plans that switched before the pause existed.
 #include <spdlog/spdlog.h>
+
+#include <chrono>
 
 #include "daemon/migrate/migrator.h"
 
@@ -22,6 +36,11 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
     // Recorded before the switch: whoever resumes knows the reverse peer exists.
     if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   }
+  if (plan.writes_paused_until_ms != 0) return SwitchDuringPause(node);
+  if (NowMs() < plan.switch_retry_at_ms) {
+    UpdateSnapshot(plan);
+    return Step::kWaiting;
+  }
   // Whatever an operator granted or limited on the old generation since it was copied follows it
   // (idempotent: a grant merges, a quota is set to the same value).
   if (!MayAct()) return Step::kStopped;
@@ -30,22 +49,167 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
     return Fail(node, "copying the grants and quotas of " + plan.source + " to " + plan.target +
                           " before the switch: " + settings.status().message());
   }
+  // The closes the forward peer shipped so far: the drain waits for newer ones.
+  auto before = ClosesShipped(plan.target);
+  if (!before.ok()) {
+    return Fail(node, "switching: reading the capture's acks: " + before.status().message());
+  }
+  plan.capture.closed_before = *before;
+  plan.capture.fence_started_ms = NowMs();
+  plan.writes_paused_until_ms = NowMs() + plan.max_write_pause_ms;
+  plan.switch_attempts++;
+  plan.error.clear();
+  spdlog::info(
+      "migration {}: switching (attempt {}): writes to {} paused for at most {} ms while the "
+      "capture drains it into {}",
+      plan.table, plan.switch_attempts, plan.source, plan.max_write_pause_ms, plan.target);
+  // Saved (and published in the status) before the source is touched: writers see the pause,
+  // and whoever resumes knows to end it.
+  if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+  return SwitchDuringPause(node);
+}
+
+Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  // A daemon stopped between the status write and the end of the pause finds the switch done.
+  auto named = StatusNamesTarget(plan);
+  if (!named.ok()) return Fail(node, "switching: reading the status: " + named.status().message());
+  if (*named) return EndSwitchPause(node);
+  if (!MayAct()) return Step::kStopped;
+  Status fenced = bridge_.SetReadOnly(plan.source, true);
+  if (!fenced.ok()) {
+    return AbandonSwitch(node, "making " + plan.source + " read-only failed: " + fenced.message());
+  }
+  const int64_t remaining = plan.writes_paused_until_ms - NowMs();
+  if (remaining <= 0) {
+    return AbandonSwitch(node, "the pause of " + std::to_string(plan.max_write_pause_ms) +
+                                   " ms was over before " + plan.source + " was read-only");
+  }
+  auto drained =
+      AwaitDrained(plan.capture.peer, plan.source, plan.target, plan.capture.closed_before,
+                   plan.capture.fence_started_ms, std::chrono::milliseconds(remaining));
+  if (Halted()) return Step::kStopped;  // the next leader resumes the pause (or abandons it)
+  if (!drained.ok()) {
+    return AbandonSwitch(node, "draining the capture failed: " + drained.status().message());
+  }
+  if (!*drained) {
+    return AbandonSwitch(node, "the capture had not shipped every write of " + plan.source +
+                                   " within the pause of " +
+                                   std::to_string(plan.max_write_pause_ms) +
+                                   " ms (migration.max_write_pause_ms)");
+  }
+  // Drained: the target holds every write the source took, and neither changes now. The rows
+  // the verification could not catch still are compared at this one point.
+  if (!plan.deferred_rows.empty()) {
+    auto source_rows = bridge_.RowHashes(plan.source, plan.old_layout, plan.deferred_rows);
+    auto target_rows = bridge_.RowHashes(plan.target, plan.new_layout, plan.deferred_rows);
+    if (!source_rows.ok() || !target_rows.ok()) {
+      return AbandonSwitch(node, "comparing the rows deferred by the verification failed: " +
+                                     (source_rows.ok() ? target_rows.status().message()
+                                                       : source_rows.status().message()));
+    }
+    std::vector<std::string> differing;
+    for (size_t k = 0; k < plan.deferred_rows.size(); ++k) {
+      if ((*source_rows)[k] != (*target_rows)[k]) differing.push_back(plan.deferred_rows[k]);
+    }
+    if (!differing.empty()) {
+      auto described = bridge_.DescribeRow(RangeOf(plan), differing.front());
+      const std::string first =
+          described.ok() ? *described : "(" + described.status().message() + ")";
+      // A row that differs with neither side changing is a broken copy, not a busy one.
+      Status lifted = LiftWritePause(plan);
+      if (!lifted.ok()) {
+        return Fail(
+            node, "making " + plan.source + " writable again after the pause: " + lifted.message());
+      }
+      counters_.verification_failures++;
+      plan.phase = Phase::kFailedVerification;
+      plan.error = "verification failed: " + std::to_string(differing.size()) +
+                   " rows differ between " + plan.source + " and " + plan.target +
+                   " while writes were paused at the switch (first: " + first +
+                   "); nothing switched; find the cause, repair and resume to verify again, or "
+                   "abort";
+      plan.deferred_rows.clear();
+      spdlog::error("migration {}: {}", plan.table, plan.error);
+      Step saved = Save(node);
+      return saved == Step::kAdvanced ? Step::kWaiting : saved;
+    }
+    spdlog::info(
+        "migration {}: the {} rows that kept changing during the verification are equal in {} "
+        "and {} with writes paused",
+        plan.table, plan.deferred_rows.size(), plan.source, plan.target);
+  }
   bool request_pending = false;
-  Status written =
-      WriteStatusGeneration(plan, /*to_target=*/true, PhaseName(Phase::kCatchingUp),
-                            &request_pending);
-  if (request_pending) return Step::kAdvanced;  // DriveOne handles the request first
+  Status written = WriteStatusGeneration(plan, /*to_target=*/true, PhaseName(Phase::kCatchingUp),
+                                         &request_pending);
+  if (request_pending) {
+    // An operator's request comes first (DriveOne handles it next); writers are not left paused
+    // meanwhile.
+    Step abandoned = AbandonSwitch(node, "a request arrived during the pause");
+    return abandoned == Step::kWaiting ? Step::kAdvanced : abandoned;
+  }
   if (!written.ok()) {
     if (!MayAct()) return Step::kStopped;
-    return Fail(node, "switching the status: " + written.message());
+    return AbandonSwitch(node, "switching the status: " + written.message());
   }
   counters_.switches++;
   plan.switched_at_ms = NowMs();
+  spdlog::info(
+      "migration {}: switched: the status names {} (generation {}); writes were paused for {} "
+      "ms",
+      plan.table, plan.target, plan.target_generation,
+      plan.switched_at_ms - plan.capture.fence_started_ms);
+  return EndSwitchPause(node);
+}
+
+Migrator::Step Migrator::EndSwitchPause(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  if (!MayAct()) return Step::kStopped;
+  Status writable = bridge_.SetReadOnly(plan.source, false);
+  if (!writable.ok()) {
+    // The status names the target already: writers are there; retried until it is writable,
+    // which only the reverse peer (rollback) and late raw writers need.
+    return Fail(node, "switched, but making " + plan.source +
+                          " writable again failed: " + writable.message());
+  }
+  if (plan.switched_at_ms == 0) plan.switched_at_ms = NowMs();
+  plan.writes_paused_until_ms = 0;
+  plan.deferred_rows.clear();
+  plan.capture.closed_before.clear();
+  plan.capture.fence_started_ms = 0;
   plan.phase = Phase::kCatchingUp;
   plan.error.clear();
-  spdlog::info("migration {}: switched: the status names {} (generation {})", plan.table,
-               plan.target, plan.target_generation);
   return Save(node);
+}
+
+Status Migrator::LiftWritePause(MigrationPlan& plan) {
+  if (plan.writes_paused_until_ms == 0) return Status::Ok();
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  Status writable = bridge_.SetReadOnly(plan.source, false);
+  if (!writable.ok() && writable.code() != StatusCode::kNotFound) return writable;
+  plan.writes_paused_until_ms = 0;
+  plan.capture.closed_before.clear();
+  plan.capture.fence_started_ms = 0;
+  return Status::Ok();
+}
+
+Migrator::Step Migrator::AbandonSwitch(PlanNode& node, const std::string& why) {
+  MigrationPlan& plan = node.plan;
+  if (!MayAct()) return Step::kStopped;
+  Status lifted = LiftWritePause(plan);
+  if (!lifted.ok()) {
+    // Left paused and read-only: the next run abandons again (the pause is over by then) and
+    // tries to make the source writable once more.
+    return Fail(node, "abandoning the switch (" + why + "): making " + plan.source +
+                          " writable again failed: " + lifted.message());
+  }
+  plan.switch_retry_at_ms = NowMs() + options_.switch_retry.count();
+  plan.error = "switch abandoned: " + why + "; writes resumed on " + plan.source +
+               "; tried again in " + std::to_string(options_.switch_retry.count() / 1000) + " s";
+  counters_.errors++;
+  spdlog::warn("migration {}: {}", plan.table, plan.error);
+  Step saved = Save(node);
+  return saved == Step::kAdvanced ? Step::kWaiting : saved;
 }
 
 Migrator::Step Migrator::CatchUp(PlanNode& node) {

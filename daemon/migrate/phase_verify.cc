@@ -8,7 +8,10 @@
 //   2. the partitions that differ are compared row by row, after the peer has shipped past the
 //      moment of the digests (a probe acknowledged), which names the rows that differ;
 //   3. each such row is read again in the source, then, once the peer has shipped past that
-//      read, in the target; only rows that still differ after verify_rounds such re-reads count.
+//      read, in the target; rows that still differ after verify_rounds such re-reads count,
+//      unless their source row changed between two re-reads (a counter, a status row: written
+//      all the time, they can never compare equal read at two moments): those are compared once
+//      more at the switch, with writes paused, when neither side changes (phase_switch.cc).
 // A row that differs is a broken copy (or a write the WAL did not carry: SKIP_WAL, a bulk load):
 // nothing switches, the report names the first rows and their cells.
 // The report is kept in the plan znode, so its size does not grow with the table: totals, counts,
@@ -20,7 +23,9 @@
 #include <algorithm>
 #include <atomic>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "daemon/migrate/migrator.h"
@@ -84,8 +89,8 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   std::vector<std::string> starts;
   for (const auto& r : plan.source_regions) starts.push_back(r.start);
   const size_t count = plan.source_regions.size();
-  std::vector<Result<PartitionDigests>> sources(count,
-                                                Result<PartitionDigests>(Status::Internal("unread")));
+  std::vector<Result<PartitionDigests>> sources(
+      count, Result<PartitionDigests>(Status::Internal("unread")));
   Result<std::vector<PartitionDigests>> target = Status::Internal("unread");
   std::atomic<size_t> next_region{0};
   auto digest_sources = [&] {
@@ -93,8 +98,8 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
       if (Halted()) return;
       const SourceRegion& r = plan.source_regions[i];
       try {
-        sources[i] = bridge_.DigestPartitions(plan.source, plan.old_layout, r.start, r.end,
-                                              partitions);
+        sources[i] =
+            bridge_.DigestPartitions(plan.source, plan.old_layout, r.start, r.end, partitions);
       } catch (const std::exception& e) {
         counters_.exceptions_caught++;
         sources[i] = Status::Internal(std::string("internal error: ") + e.what());
@@ -158,23 +163,32 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   std::vector<std::string> suspects;
   bool too_many = false;
   int64_t rechecked = 0;
+  // The source's hash of each suspect at its first re-read, and the suspects whose source row
+  // changed between two re-reads: a row written all the time (a counter, a status row) differs
+  // at every re-read because the two sides are read at different moments, a broken copy because
+  // the target lacks something; only the second keeps its source row still.
+  std::map<std::string, uint64_t> source_reads;
+  std::set<std::string> changing;
   if (!differing.empty()) {
     Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
     if (!shipped.ok()) {
       return Halted() ? Step::kStopped : Fail(node, "verification: " + shipped.message());
     }
-    auto diff = bridge_.DiffPartitions(range, starts, differing, partitions,
-                                       options_.verify_max_rows);
+    auto diff =
+        bridge_.DiffPartitions(range, starts, differing, partitions, options_.verify_max_rows);
     if (!diff.ok()) return Fail(node, "verification: comparing rows: " + diff.status().message());
     suspects = diff->keys;
     too_many = diff->truncated;
     rechecked += diff->differing;
     // 3. Each row read again, source first, target once the peer shipped past that read.
-    for (int round = 0; round < options_.verify_rounds && !suspects.empty() && !too_many;
-         ++round) {
+    for (int round = 0; round < options_.verify_rounds && !suspects.empty() && !too_many; ++round) {
       auto source_rows = bridge_.RowHashes(plan.source, plan.old_layout, suspects);
       if (!source_rows.ok()) {
         return Fail(node, "verification: re-reading the source: " + source_rows.status().message());
+      }
+      for (size_t k = 0; k < suspects.size(); ++k) {
+        auto [seen, first_read] = source_reads.try_emplace(suspects[k], (*source_rows)[k]);
+        if (!first_read && seen->second != (*source_rows)[k]) changing.insert(suspects[k]);
       }
       Status again = AwaitShipped(plan.capture.peer, plan.source, plan.target);
       if (!again.ok()) {
@@ -194,13 +208,28 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
     }
   }
   counters_.rows_rechecked += rechecked;
+  // The rows that kept changing are compared once more at the switch, while writes are paused and
+  // neither side changes (phase_switch.cc); a row whose source stayed the same and still differs
+  // is a difference now. More than kMaxDeferredRows changing rows: all of them count, as before.
+  std::vector<std::string> deferred;
+  if (!too_many) {
+    std::vector<std::string> still;
+    for (const auto& key : suspects) {
+      (changing.count(key) ? deferred : still).push_back(key);
+    }
+    if (deferred.size() <= kMaxDeferredRows) {
+      suspects = std::move(still);
+    } else {
+      deferred.clear();
+    }
+  }
 
   json first = json::array();
   for (size_t k = 0; k < suspects.size() && k < kReportRows; ++k) {
     auto described = bridge_.DescribeRow(range, suspects[k]);
     first.push_back(Bounded(described.ok() ? *described
-                                            : "'" + Printable(suspects[k]) + "': " +
-                                                  described.status().message()));
+                                           : "'" + Printable(suspects[k]) +
+                                                 "': " + described.status().message()));
   }
   const bool unfit = plan.capture.unfit > 0;
   const bool ok = suspects.empty() && !too_many && !unfit;
@@ -210,6 +239,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
               {"partitions_differing", partitions_differing},
               {"rows_rechecked", rechecked},
               {"rows_differing", too_many ? json(nullptr) : json(suspects.size())},
+              {"rows_deferred_to_the_switch", deferred.size()},
               {"first_differences", first},
               {"source", DigestJson(source_total)},
               {"target", DigestJson(target_total)},
@@ -233,22 +263,27 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
                    plan.source + " and " + plan.target +
                    "; nothing switched; verify again when writes are fewer (resume) or abort";
     } else {
-      plan.error = "verification failed: " + std::to_string(suspects.size()) + " rows differ " +
-                   "between " + plan.source + " and " + plan.target + " after " +
-                   std::to_string(options_.verify_rounds) + " re-reads (first: " +
-                   (first.empty() ? std::string("?") : first[0].get<std::string>()) +
-                   "); nothing switched; find the cause (a bulk load or SKIP_WAL writes into the "
-                   "source, a cell removed from the target), repair and resume to verify again, or "
-                   "abort";
+      plan.error =
+          "verification failed: " + std::to_string(suspects.size()) + " rows differ " + "between " +
+          plan.source + " and " + plan.target + " after " + std::to_string(options_.verify_rounds) +
+          " re-reads (first: " + (first.empty() ? std::string("?") : first[0].get<std::string>()) +
+          "); nothing switched; find the cause (a bulk load or SKIP_WAL writes into the "
+          "source, a cell removed from the target), repair and resume to verify again, or "
+          "abort";
     }
     spdlog::error("migration {}: {}", plan.table, plan.error);
-    for (const auto& line : first) spdlog::error("migration {}: verification: {}", plan.table,
-                                                 line.get<std::string>());
+    for (const auto& line : first)
+      spdlog::error("migration {}: verification: {}", plan.table, line.get<std::string>());
   } else {
     spdlog::info(
         "migration {}: verified: every row of {} is in {} ({} partitions differed while "
-        "writes arrived, {} rows compared again until they matched)",
-        plan.table, plan.source, plan.target, partitions_differing, rechecked);
+        "writes arrived, {} rows compared again until they matched{})",
+        plan.table, plan.source, plan.target, partitions_differing, rechecked,
+        deferred.empty() ? std::string()
+                         : "; " + std::to_string(deferred.size()) +
+                               " rows kept changing and are compared again at the switch, "
+                               "with writes paused");
+    plan.deferred_rows = std::move(deferred);
     plan.phase = Phase::kSwitching;
     plan.error.clear();
   }

@@ -38,8 +38,7 @@ Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts) {
   const std::string source = GenerationTableName(canonical, plan.source_generation);
   const std::string target = GenerationTableName(canonical, plan.target_generation);
   // A document named without its namespace ("t") has a source named that way too.
-  if (plan.source != source &&
-      !(plan.source_generation == 1 && plan.source == facts.znode)) {
+  if (plan.source != source && !(plan.source_generation == 1 && plan.source == facts.znode)) {
     return Refuse("its source '" + plan.source + "' is not generation " +
                   std::to_string(plan.source_generation) + " of " + canonical + " (" + source +
                   ")");
@@ -56,8 +55,8 @@ Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts) {
       facts.status_physical_table.empty() ? facts.znode : facts.status_physical_table;
   const bool names_source = (physical == plan.source || physical == source) &&
                             facts.status_generation == plan.source_generation;
-  const bool names_target = physical == plan.target &&
-                            facts.status_generation == plan.target_generation;
+  const bool names_target =
+      physical == plan.target && facts.status_generation == plan.target_generation;
   if (!names_source && !names_target) {
     return Refuse("the table's status names " + physical + " (generation " +
                   std::to_string(facts.status_generation) + "), neither its source nor its target");
@@ -92,6 +91,10 @@ Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts) {
   if (plan.max_cells_per_s < 0 || plan.max_cells_per_s > 1'000'000'000) {
     return Refuse("max_cells_per_s " + std::to_string(plan.max_cells_per_s) +
                   " is not within 0..1000000000");
+  }
+  if (plan.max_write_pause_ms < 500 || plan.max_write_pause_ms > 600'000) {
+    return Refuse("max_write_pause_ms " + std::to_string(plan.max_write_pause_ms) +
+                  " is not within 500..600000");
   }
   if (plan.grace_period_s < 0 || plan.grace_period_s > 31'536'000) {
     return Refuse("grace_period_s " + std::to_string(plan.grace_period_s) +

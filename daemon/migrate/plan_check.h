@@ -31,7 +31,8 @@ struct PlanFacts {
 //   - the status names the source (at its generation, with the plan's old layout) or, once
 //     switched, the target (with the new layout);
 //   - the document parses, names the table and has the new layout; the old layout is a layout;
-//   - engine, workers, max_cells_per_s and grace_period_s within the document's bounds;
+//   - engine, workers, max_cells_per_s, max_write_pause_ms and grace_period_s within the
+//     document's bounds;
 //   - capture peers, snapshot and staging directory are the ones derived from the target, the
 //     staging directory under the daemon's own migration_staging_dir.
 Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts);

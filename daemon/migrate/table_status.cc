@@ -110,8 +110,7 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
   if (!c.first_unfit.empty()) capture["first_unfit"] = c.first_unfit;
   json warnings = json::array();
   if (c.bulk_loads > 0) {
-    warnings.push_back(std::to_string(c.bulk_loads) +
-                       " bulk loads into " + plan.source +
+    warnings.push_back(std::to_string(c.bulk_loads) + " bulk loads into " + plan.source +
                        " during the migration: the WAL does not carry them, the capture peer "
                        "cannot ship them (verification compares what arrived)");
   }
@@ -139,8 +138,13 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
                  {"capture", capture},
                  {"warnings", warnings},
                  {"grace_until_ms", plan.grace_until_ms},
+                 {"switch_attempts", plan.switch_attempts},
                  {"error", plan.error.empty() ? json(nullptr) : json(plan.error)},
                  {"updated_at", UtcNow()}};
+  // The SDK holds its writes until then (the switch's pause; absent: writes go on).
+  if (plan.writes_paused_until_ms != 0) {
+    migration["writes_paused_until_ms"] = plan.writes_paused_until_ms;
+  }
   if (plan.bulk) migration["bulk"] = json::parse(PlanToJson(plan))["bulk"];
   if (p.throttle_cells_per_s >= 0) {
     // The adaptive throttle of the copy or verification running now (0: unlimited).
@@ -193,8 +197,7 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
 }
 
 Status Migrator::WriteStatusGeneration(const MigrationPlan& plan, bool to_target,
-                                       const std::string& migration_phase,
-                                       bool* request_pending) {
+                                       const std::string& migration_phase, bool* request_pending) {
   const std::string& physical = to_target ? plan.target : plan.source;
   const int64_t generation = to_target ? plan.target_generation : plan.source_generation;
   const std::string& layout = to_target ? plan.new_layout : plan.old_layout;
@@ -231,6 +234,7 @@ Status Migrator::WriteStatusGeneration(const MigrationPlan& plan, bool to_target
                        ? status["migration"]
                        : json::object();
   migration["phase"] = migration_phase;
+  migration.erase("writes_paused_until_ms");  // this write ends the switch's pause
   migration["target"] = plan.target;
   migration["target_generation"] = plan.target_generation;
   // The generation readers may still find writes in that have not reached this one yet.

@@ -684,7 +684,7 @@ constexpr std::array<std::string_view, 3> kMigrationReplication = {"refuse", "fo
 Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
   PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(
       {"allowed", "workers", "max_cells_per_s", "grace_period_s", "drop_old", "engine",
-       "replication"}));
+       "replication", "max_write_pause_ms"}));
   MigrationConfig migration;
   PRESPLIT_ASSIGN_OR_RETURN(auto allowed, r.GetBool("allowed"));
   if (allowed) migration.allowed = *allowed;
@@ -707,6 +707,8 @@ Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
                               OneOf(r.PathOf("replication"), "migration replication", *replication,
                                     kMigrationReplication, Lower));
   }
+  PRESPLIT_ASSIGN_OR_RETURN(auto pause, r.GetInt("max_write_pause_ms", false, 500, 600'000));
+  if (pause) migration.max_write_pause_ms = *pause;
   return migration;
 }
 

@@ -577,5 +577,23 @@ TEST(TableConfig, MigrationReplication) {
   ExpectFieldError(d, "migration.replication", "expected a string");
 }
 
+TEST(TableConfig, MigrationMaxWritePause) {
+  json d = ConfigReference();
+  d["migration"] = {{"allowed", true}};
+  auto c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->migration->max_write_pause_ms, 5000) << "a few seconds by default";
+  EXPECT_EQ(TableConfigToJson(*c).find("max_write_pause_ms"), std::string::npos);
+  d["migration"] = {{"allowed", true}, {"max_write_pause_ms", 1500}};
+  c = ParseTableConfig(d.dump());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->migration->max_write_pause_ms, 1500);
+  auto again = ParseTableConfig(TableConfigToJson(*c));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->migration->max_write_pause_ms, 1500);
+  d["migration"] = {{"max_write_pause_ms", 100}};
+  ExpectFieldError(d, "migration.max_write_pause_ms", "must be between 500 and 600000 (got 100)");
+}
+
 }  // namespace
 }  // namespace presplit

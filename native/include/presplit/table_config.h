@@ -98,7 +98,9 @@
 //    replication peers (other than presplit's own) that ship the old one to another cluster
 //    (refuse: the migration does not start while one does; follow: the new generation keeps
 //    REPLICATION_SCOPE and joins every peer that names the old one; stop: it is created with
-//    REPLICATION_SCOPE 0, so that replication of the table ends at the switch).
+//    REPLICATION_SCOPE 0, so that replication of the table ends at the switch);
+//    max_write_pause_ms (500..600000, default 5000) how long writers may be paused at the switch
+//    while the capture drains the old generation (longer: that attempt is abandoned, retried).
 //  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
 //  letter case and stored in lower case.
 #pragma once
@@ -204,6 +206,10 @@ struct MigrationConfig {
   // "refuse" | "follow" | "stop": see the rules above. Only written into the canonical form when
   // it is not "refuse", so documents written before it keep their canonical form.
   std::string replication = "refuse";
+  // The longest writers are paused at the switch (and at a rollback) while the capture drains;
+  // a drain that takes longer abandons that attempt (writes resume on the old generation) and
+  // is tried again later.
+  int64_t max_write_pause_ms = 5000;
 };
 
 struct TableConfig {

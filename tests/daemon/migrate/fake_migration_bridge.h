@@ -374,12 +374,15 @@ class FakeMigrationBridge : public MigrationBridge {
   }
   Result<std::vector<uint64_t>> RowHashes(const std::string& table, const std::string&,
                                           const std::vector<std::string>& keys) override {
-    std::lock_guard<std::mutex> lock(mu);
     std::vector<uint64_t> out;
-    for (const auto& key : keys) {
-      auto it = tables[table].find(key);
-      out.push_back(it == tables[table].end() ? 0 : Hash(key, it->second));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (const auto& key : keys) {
+        auto it = tables[table].find(key);
+        out.push_back(it == tables[table].end() ? 0 : Hash(key, it->second));
+      }
     }
+    if (after_row_hashes) after_row_hashes(table);  // outside the lock: it may write
     return out;
   }
   Result<std::string> DescribeRow(const CopyRange& range, const std::string& key) override {
@@ -516,6 +519,7 @@ class FakeMigrationBridge : public MigrationBridge {
   std::function<void(int calls)> after_chunk;
   std::function<void()> after_target_digest;
   std::function<void(const std::string& from_row)> before_source_digest;
+  std::function<void(const std::string& table)> after_row_hashes;
   std::function<void()> before_diff;
   // bulk
   std::map<std::string, Job> jobs;

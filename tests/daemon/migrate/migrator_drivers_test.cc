@@ -84,9 +84,10 @@ class MigratorDriversTest : public MigrationZnodesTest {
     }
     return done();
   }
-  bool Probed(int probes) {
+  // At least `sources` old generations read-only: their switches' write pauses are under way.
+  bool Pausing(int sources) {
     std::lock_guard<std::mutex> lock(bridge_.mu);
-    return bridge_.probes >= probes;
+    return static_cast<int>(bridge_.read_only.size()) >= sources;
   }
 
   FakeAdmin admin_;
@@ -132,11 +133,11 @@ TEST_F(MigratorDriversTest, AMigrationWhoseCaptureNeverShipsDoesNotHoldUpAnother
   Runner runner(migrator);
   const bool other_done = Eventually([&] { return migrator.counters().completed.load() >= 1; });
   const auto took = Clock::now() - started;
-  // The stuck one has switched and waits for its capture to catch up (it may have been slower
-  // to get there than the other was to finish).
+  // The stuck one waits at its switch for its capture to drain (it may have been slower to get
+  // there than the other was to finish).
   const bool stuck_waits = Eventually([&] {
     for (const auto& m : migrator.Snapshot()) {
-      if (m.table == kStuck) return m.phase == Phase::kCatchingUp;
+      if (m.table == kStuck) return m.phase == Phase::kSwitching;
     }
     return false;
   });
@@ -152,7 +153,8 @@ TEST_F(MigratorDriversTest, AMigrationWhoseCaptureNeverShipsDoesNotHoldUpAnother
   // Not failed: it waits.
   json stuck = PlanOf(kStuck);
   ASSERT_TRUE(stuck.is_object());
-  EXPECT_EQ(stuck["phase"], "catching_up") << stuck.dump();
+  EXPECT_EQ(stuck["phase"], "switching") << stuck.dump();
+  EXPECT_EQ(StatusOf(kStuck)["generation"], 1) << "nothing switched before the drain";
   EXPECT_EQ(migrator.counters().completed, 1u);
   EXPECT_EQ(migrator.counters().exceptions_caught, 0u);
 }
@@ -175,8 +177,8 @@ class MigratorDriversEndTest : public MigratorDriversTest {
         ran = migrator.RunOnceAndWait();
         returned = true;
       });
-      // Both drivers wait for their capture (a probe each, after their switches).
-      const bool both_waiting = Eventually([&] { return Probed(2); });
+      // Both drivers wait for their capture to drain, in their switches' write pauses.
+      const bool both_waiting = Eventually([&] { return Pausing(2); });
       const auto ended_at = Clock::now();
       end();
       const bool ended = Eventually([&] { return returned.load(); });
@@ -192,8 +194,10 @@ class MigratorDriversEndTest : public MigratorDriversTest {
     for (const char* table : {kStuck, kOther}) {
       json plan = PlanOf(table);
       ASSERT_TRUE(plan.is_object()) << table;
-      EXPECT_EQ(plan["phase"], "catching_up") << plan.dump();
+      EXPECT_EQ(plan["phase"], "switching") << plan.dump();
       EXPECT_TRUE(plan["error"].is_null()) << plan.dump();
+      EXPECT_GT(plan["writes_paused_until_ms"].get<int64_t>(), 0)
+          << "the pause is left for the next leader to end";
     }
     // Resumable: the captures ship again, the daemon may act again.
     stop_ = false;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -95,6 +96,27 @@ class MigratorTest : public MigrationZnodesTest {
   void RequestBehindTheMigratorsBack(const std::string& request) {
     zk_.nodes["/presplit/requests/tinawang:check"].data = json{{"request", request}}.dump();
   }
+  // Row 70000007 is a counter written all the time: before the first source digest (so that its
+  // partition differs), before the row comparison, and after every read of it in the source (a
+  // write refused once the source is read-only, at the switch's pause).
+  void KeepWritingTheCounter(int& version) {
+    counter_written_ = std::make_unique<std::once_flag>();
+    bridge_.before_source_digest = [&](const std::string&) {
+      std::call_once(*counter_written_, [&] {
+        bridge_.Write(kSource, "70000007", FakeMigrationBridge::Row{2, ++version});
+      });
+    };
+    bridge_.before_diff = [&] {
+      bridge_.Write(kSource, "70000007", FakeMigrationBridge::Row{2, ++version});
+    };
+    bridge_.after_row_hashes = [&](const std::string& table) {
+      if (table == kSource) {
+        bridge_.Write(kSource, "70000007", FakeMigrationBridge::Row{2, ++version});
+      }
+    };
+  }
+  std::unique_ptr<std::once_flag> counter_written_;
+
   void ExpectSourceAndStatusUntouched() {
     EXPECT_TRUE(admin_.tables.count(kSource));
     EXPECT_FALSE(admin_.disabled.count(kSource)) << "the source is untouched";
@@ -320,22 +342,28 @@ TEST_F(MigratorTest, ProbesAreNotTrustedWhileADeadServersWalsAreUnshipped) {
   ExpectTargetEqualsSource();
 }
 
-TEST_F(MigratorTest, ADeadServersWalsNeverShippedStopTheCatchUpNamingTheQueue) {
+TEST_F(MigratorTest, ADeadServersWalsNeverShippedHoldTheSwitchBackNamingTheQueue) {
   options_.recovery_timeout = std::chrono::milliseconds(0);
-  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  options_.switch_retry = std::chrono::milliseconds(0);
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600, "max_write_pause_ms": 500})");
   const std::string peer = CapturePeerOf(kTarget);
   bridge_.on_describe_capture = [&](const std::string& id) {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     if (id == peer) bridge_.recovered_queues[peer] = {peer + "-rs2@rs1"};
   };
+  LogCapture log;
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
-  EXPECT_EQ(Plan()["phase"], "catching_up") << "not caught up while the queue waits";
-  EXPECT_EQ(Plan()["capture"]["caught_up_ms"], 0);
+  EXPECT_EQ(Plan()["phase"], "switching") << "no switch while the queue waits";
+  EXPECT_EQ(Status()["generation"], 1);
+  EXPECT_FALSE(bridge_.read_only.count(kSource)) << "writes resumed on the old generation";
   const std::string error = Plan()["error"].get<std::string>();
-  EXPECT_NE(error.find("still holds the WALs of a RegionServer that died"), std::string::npos)
+  EXPECT_NE(error.find("switch abandoned: the capture had not shipped every write"),
+            std::string::npos)
       << error;
-  EXPECT_NE(error.find(peer + "-rs2@rs1"), std::string::npos) << error;
+  EXPECT_NE(log.Text().find("the WALs of a RegionServer that died: " + peer + "-rs2@rs1"),
+            std::string::npos)
+      << log.Text();
   // The queue drains: the next run goes on.
   bridge_.on_describe_capture = nullptr;
   {
@@ -527,6 +555,145 @@ TEST_F(MigratorTest, RollbackIsRefusedBeforeTheSwitchAndOnceTheOldGenerationIsFe
   EXPECT_EQ(migrator.counters().rollbacks, 0u);
 }
 
+// The switch: writers paused (the status says until when, the old generation refuses raw
+// writes) until the capture drained the old generation, then the status names the new one and
+// the old one is writable again.
+TEST_F(MigratorTest, TheSwitchPausesWritesUntilTheOldGenerationIsDrained) {
+  StartMigration();
+  json seen_status;
+  bool seen_read_only = false, raw_write_refused = false;
+  // AwaitDrained asks for dead servers' queues once every close is shipped: mid-pause.
+  bridge_.on_describe_capture = [&](const std::string& peer) {
+    if (peer != CapturePeerOf(kTarget) || !seen_status.is_null()) return;
+    seen_status = Status();
+    {
+      std::lock_guard<std::mutex> lock(bridge_.mu);
+      seen_read_only = bridge_.read_only.count(kSource) > 0;
+    }
+    raw_write_refused = !bridge_.Write(kSource, "00000001", FakeMigrationBridge::Row{1, 9});
+  };
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(seen_status.is_object()) << "the drain ran";
+  EXPECT_EQ(seen_status["physical_table"], kSource) << "paused, not switched yet";
+  const int64_t until = seen_status["migration"].value("writes_paused_until_ms", int64_t{0});
+  EXPECT_GT(until, 0) << seen_status.dump();
+  EXPECT_TRUE(seen_read_only);
+  EXPECT_TRUE(raw_write_refused) << "a raw client's write is refused, loudly";
+  json status = Status();
+  EXPECT_EQ(status["physical_table"], kTarget);
+  EXPECT_FALSE(status["migration"].contains("writes_paused_until_ms")) << status.dump();
+  EXPECT_EQ(status["migration"]["switch_attempts"], 1);
+  EXPECT_NE(log.Text().find("writes were paused for"), std::string::npos) << log.Text();
+  ExpectTargetEqualsSource();
+}
+
+// A drain that takes longer than max_write_pause_ms abandons that attempt: writes resume on the
+// old generation (the status without the pause, the table writable) and the switch is tried
+// again later.
+TEST_F(MigratorTest, ASwitchWhoseDrainOutlastsThePauseIsAbandonedAndTriedAgain) {
+  options_.switch_retry = std::chrono::milliseconds(0);
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "max_write_pause_ms": 500})");
+  // The capture stops shipping once the copy is verified.
+  bridge_.after_target_digest = [&] {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.stalled_peers.insert(CapturePeerOf(kTarget));
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  json plan = Plan();
+  EXPECT_EQ(plan["phase"], "switching");
+  EXPECT_EQ(plan["writes_paused_until_ms"], 0);
+  EXPECT_NE(plan["error"].get<std::string>().find(
+                "switch abandoned: the capture had not shipped every write of tinawang:check "
+                "within the pause of 500 ms"),
+            std::string::npos)
+      << plan["error"];
+  json status = Status();
+  EXPECT_EQ(status["physical_table"], kSource);
+  EXPECT_FALSE(status["migration"].contains("writes_paused_until_ms")) << status.dump();
+  EXPECT_FALSE(bridge_.read_only.count(kSource)) << "writes resumed on the old generation";
+  EXPECT_TRUE(bridge_.Write(kSource, "00000002", FakeMigrationBridge::Row{1, 3}));
+  // The capture ships again: the next attempt switches.
+  bridge_.after_target_digest = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.stalled_peers.clear();
+  }
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["physical_table"], kTarget);
+  EXPECT_EQ(Status()["migration"]["switch_attempts"], 2);
+  ExpectTargetEqualsSource();
+}
+
+// A request during the pause ends the pause first: no request leaves writers held.
+TEST_F(MigratorTest, ARequestDuringTheSwitchsPauseLiftsThePauseFirst) {
+  StartMigration();
+  bridge_.on_describe_capture = [&](const std::string& peer) {
+    if (peer == CapturePeerOf(kTarget)) RequestBehindTheMigratorsBack("pause");
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  json plan = Plan();
+  EXPECT_TRUE(plan["paused"].get<bool>()) << plan.dump();
+  EXPECT_EQ(plan["phase"], "switching");
+  EXPECT_EQ(plan["writes_paused_until_ms"], 0);
+  EXPECT_EQ(Status()["physical_table"], kSource);
+  EXPECT_FALSE(Status()["migration"].contains("writes_paused_until_ms"));
+  EXPECT_FALSE(bridge_.read_only.count(kSource));
+}
+
+// A row written all the time (a counter) differs at every re-read of the verification, read at
+// two moments; it is compared once more with writes paused at the switch, where it is equal.
+TEST_F(MigratorTest, AHotRowIsComparedAtTheSwitchWithWritesPausedAndPasses) {
+  StartMigration();
+  int version = 0;
+  // Every time the verification reads the source, the counter moves on (refused once the source
+  // is read-only: the pause).
+  KeepWritingTheCounter(version);
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  json status = Status();
+  EXPECT_EQ(status["physical_table"], kTarget) << status["migration"].dump();
+  EXPECT_EQ(status["migration"]["verification"]["rows_deferred_to_the_switch"], 1);
+  EXPECT_NE(log.Text().find("1 rows kept changing and are compared again at the switch"),
+            std::string::npos);
+  EXPECT_NE(log.Text().find("the 1 rows that kept changing during the verification are equal"),
+            std::string::npos);
+  bridge_.after_row_hashes = nullptr;
+  bridge_.before_diff = nullptr;
+  bridge_.before_source_digest = nullptr;
+  ExpectTargetEqualsSource();
+}
+
+// The same hot row, but its copy in the target is broken: with writes paused the two still differ,
+// so the verification fails there and nothing switches.
+TEST_F(MigratorTest, AHotRowThatDiffersWithWritesPausedFailsTheVerification) {
+  StartMigration();
+  int version = 0;
+  KeepWritingTheCounter(version);
+  bridge_.on_describe_capture = [&](const std::string& peer) {
+    if (peer == CapturePeerOf(kTarget)) bridge_.Damage(kTarget, "70000007");
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  json plan = Plan();
+  EXPECT_EQ(plan["phase"], "failed_verification");
+  EXPECT_NE(plan["error"].get<std::string>().find(
+                "verification failed: 1 rows differ between tinawang:check and tinawang:check__g2 "
+                "while writes were paused at the switch (first: '70000007'"),
+            std::string::npos)
+      << plan["error"];
+  EXPECT_EQ(Status()["physical_table"], kSource) << "nothing switched";
+  EXPECT_FALSE(Status()["migration"].contains("writes_paused_until_ms"));
+  EXPECT_FALSE(bridge_.read_only.count(kSource)) << "writes resumed on the old generation";
+  EXPECT_EQ(migrator.counters().verification_failures, 1u);
+}
+
 TEST_F(MigratorTest, DeletesOfRowsNotCopiedYetStayDeleted) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 1})");
   Migrator migrator(zk_, admin_, bridge_, options_);
@@ -672,12 +839,19 @@ TEST_F(MigratorTest, RegionsWithLongStartKeysCatchUpLikeAnyOther) {
     }
   }
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
-  bridge_.stall = true;
   Migrator migrator(zk_, admin_, bridge_, options_);
+  // The catch-up's probes are written right after the switch: the peer stalls from the switch's
+  // status write on (which describes the target first).
+  admin_.on_describe = [&](const std::string& table) {
+    if (table != kTarget) return;
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.stall = true;
+  };
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   const std::string error = Plan()["error"].get<std::string>();
   EXPECT_NE(error.find("acknowledged 0 of 10 probes"), std::string::npos) << error;
   EXPECT_NE(error.find("first missing: the region at '\\x00'"), std::string::npos) << error;
+  admin_.on_describe = nullptr;
   bridge_.stall = false;
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Status()["generation"], 2);
@@ -774,8 +948,12 @@ TEST_F(MigratorTest, TheSweepRemovesNothingWhenItCannotTellAndNeverFailsARun) {
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.Prepare().ok());
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_TRUE(bridge_.peers.count(orphan));
-  EXPECT_EQ(log.Count("cannot list them to look for orphans"), 1) << log.Text();
+  EXPECT_EQ(bridge_.list_capture_peers_calls, 2);
+  EXPECT_EQ(log.Count("cannot list them to look for orphans"), 1)
+      << "once, not every minute (a daemon without global ADMIN)\n"
+      << log.Text();
 
   bridge_.list_capture_peers_error = Status::Ok();
   ASSERT_TRUE(zk_.Upsert("/presplit/migrations/broken:table", "{not json").ok());
