@@ -8,7 +8,8 @@
 #   bench/run_capture_bench.sh [--no-build] [--rows N (200000)] [--workers W (2)]
 #                              [--engines put,hfile,hfile-snapshot,mapreduce] [--rate OPS (200)]
 #                              [--seconds S (90)] [--latency-engine E (hfile)]
-#                              [--max-cells-per-s N (0)] [--capture-writes N (200000)]
+#                              [--max-cells-per-s N (0)] [--throttle adaptive|off (adaptive)]
+#                              [--capture-writes N (200000)]
 #                              [--skip copy,latency,capture]
 #
 # Starts a fresh local cluster of its own whose HMaster and RegionServer load presplit-hbase.jar

@@ -123,7 +123,10 @@ class Bench:
                          # the mapreduce engine (and hfile-snapshot) read a snapshot's files
                          # under hbase.rootdir
                          "hbase_conf_dir": os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"],
-                                                        "conf")}
+                                                        "conf"),
+                         # the adaptive throttle of the copy and verification, or the ceiling
+                         # (--max-cells-per-s) alone
+                         "migration_throttle": args.throttle}
         self.daemon = h.Daemon(self.root, args.http_port, name="presplitd-capture-bench",
                                settings=self.settings)
         with open(os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "run",
@@ -250,6 +253,7 @@ class Bench:
         whole = json.loads(output.strip().splitlines()[-1])
         phase = self.migration_phase(table)
         print(f"foreground load over the migration's start (engine {self.args.latency_engine}, "
+              f"throttle {self.args.throttle}, "
               f"max_cells_per_s {self.args.max_cells_per_s or 'unlimited'}; at its end the "
               f"migration was in {phase}): {whole}", flush=True)
         phases = self.latency_by_phase(table, trace, requested, finished,
@@ -320,6 +324,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=90, help="foreground run length")
     parser.add_argument("--latency-engine", default="hfile")
     parser.add_argument("--max-cells-per-s", type=int, default=0)
+    parser.add_argument("--throttle", choices=["adaptive", "off"], default="adaptive",
+                        help="presplitd's migration_throttle")
     parser.add_argument("--capture-writes", type=int, default=200000)
     parser.add_argument("--skip", default="", help="comma list of copy,latency,capture")
     parser.add_argument("--http-port", type=int, default=19795)

@@ -64,7 +64,10 @@ struct ThrottleSettings {
   double max_blocked_updates = 0;
   double max_memstore_pressure = 0.9;
   double max_compaction_queue_length = 20;
-  double max_gc_pause_ms_per_s = 100;
+  // One young-generation pause of 60-130 ms every few seconds was what raised the application's
+  // p99 most during a copy (bench/RESULTS.md): a single pause of more than 50 ms within a sample's
+  // second is a signal.
+  double max_gc_pause_ms_per_s = 50;
   // The probes' p99 is a signal above max(probe_min_ms, probe_factor x the lowest p99 seen): a
   // probe's latency is relative to what the cluster answers when the copy is slow.
   double probe_min_ms = 20;

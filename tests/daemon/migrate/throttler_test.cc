@@ -168,7 +168,7 @@ TEST(Throttler, EverySignalBacksOff) {
       {"compaction", [](HealthSample& s) { s.servers[0].compaction_queue_length = 25; },
        "compaction queue on rs1: 25 > 20"},
       {"gc", [](HealthSample& s) { s.servers[0].gc_pause_ms_per_s = 300; },
-       "GC pauses on rs1: 300 ms/s > 100 ms/s"},
+       "GC pauses on rs1: 300 ms/s > 50 ms/s"},
       {"probe", [](HealthSample& s) { s.probe_p99_ms = 85; }, "probe p99 85 ms > 20 ms"},
   };
   for (const Case& c : cases) {
