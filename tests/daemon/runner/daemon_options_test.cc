@@ -69,6 +69,26 @@ TEST(DaemonOptionsTest, TheMapReduceEngineSettings) {
   EXPECT_EQ(o.jvm_max_heap, "1g");
 }
 
+TEST(DaemonOptionsTest, TheMigrationThrottleIsAdaptiveByDefaultAndItsBoundsAreChecked) {
+  DaemonOptions o;
+  EXPECT_EQ(o.migration_throttle, "adaptive");
+  EXPECT_EQ(o.migration_throttle_start_cells_per_s, 5000);
+  EXPECT_EQ(o.migration_throttle_min_cells_per_s, 200);
+  Status s = ApplyOption("migration_throttle", "static", o);
+  EXPECT_NE(s.message().find("expected adaptive or off"), std::string::npos) << s.message();
+  EXPECT_EQ(o.migration_throttle, "adaptive") << "a refused value changes nothing";
+  ASSERT_TRUE(ApplyOption("migration_throttle", "off", o).ok());
+  EXPECT_EQ(o.migration_throttle, "off");
+  EXPECT_FALSE(ApplyOption("migration_throttle_min_cells_per_s", "0", o).ok())
+      << "a floor of 0 would let a migration stall";
+  EXPECT_EQ(o.migration_throttle_min_cells_per_s, 200);
+  ASSERT_TRUE(ApplyOption("migration_throttle_max_probe_ms", "50", o).ok());
+  EXPECT_EQ(o.migration_throttle_max_probe_ms, 50);
+  ASSERT_TRUE(ApplyOption("migration_throttle_max_call_queue", "0", o).ok());
+  EXPECT_EQ(o.migration_throttle_max_call_queue, 0);
+  EXPECT_FALSE(ApplyOption("migration_throttle_max_queue_time_ms", "x", o).ok());
+}
+
 TEST(DaemonOptionsTest, TheHfileEnginesSnapshotSourceNeedsHBaseRootDir) {
   DaemonOptions o;
   EXPECT_EQ(o.migration_hfile_source, "live");
