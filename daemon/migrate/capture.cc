@@ -78,10 +78,17 @@ void Migrator::SweepOrphanPeersNow() {
   // The peers first, the plans after (see the header).
   auto peers = bridge_.ListCapturePeers();
   if (!peers.ok()) {
-    spdlog::warn("capture peers: cannot list them to look for orphans (tried again later): {}",
-                 peers.status().ToString());
+    // Once until a listing works: without global ADMIN it fails every time.
+    if (!sweep_list_failure_logged_) {
+      spdlog::warn(
+          "capture peers: cannot list them to look for orphans (tried again every minute, "
+          "logged again once it worked): {}",
+          peers.status().ToString());
+      sweep_list_failure_logged_ = true;
+    }
     return;
   }
+  sweep_list_failure_logged_ = false;
   if (peers->empty()) {
     counters_.orphan_peers_left = 0;
     return;

@@ -557,6 +557,7 @@ class Migrator {
   std::chrono::steady_clock::time_point last_orphan_sweep_{};
   std::set<std::string> unowned_peers_logged_;
   std::set<std::string> sweep_blockers_logged_;
+  bool sweep_list_failure_logged_ = false;
   // PollCaptureLags' state (Run's thread only) and its last answer, by table (under snapshot_mu_).
   std::chrono::steady_clock::time_point last_lag_poll_{};
   bool lag_failure_logged_ = false;
