@@ -119,6 +119,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   });
   for (auto& thread : threads) thread.join();
   if (Halted()) return Step::kStopped;
+  (void)PublishProgress(plan);  // the throttle's rate and reason now, into the status
   if (!target.ok()) return Fail(node, "verifying the target: " + target.status().message());
 
   json first_regions = json::array();  // the first kReportRegions regions that differ
@@ -177,6 +178,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
     auto diff =
         bridge_.DiffPartitions(range, starts, differing, partitions, options_.verify_max_rows);
     if (!diff.ok()) return Fail(node, "verification: comparing rows: " + diff.status().message());
+    (void)PublishProgress(plan);
     suspects = diff->keys;
     too_many = diff->truncated;
     rechecked += diff->differing;

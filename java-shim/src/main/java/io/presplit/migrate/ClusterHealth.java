@@ -48,6 +48,8 @@ final class ClusterHealth {
   static final long TOPOLOGY_TTL_MS = 30_000;
   static final int HTTP_TIMEOUT_MS = 1_000;
   static final int PROBE_TIMEOUT_MS = 2_000;
+  /** A server whose JMX failed is not asked again for this long (each try may cost a timeout). */
+  static final long JMX_RETRY_MS = 60_000;
 
   static final String IPC_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=IPC";
   static final String SERVER_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
@@ -59,6 +61,10 @@ final class ClusterHealth {
   private record ServerInfo(int infoPort, long maxHeapBytes) {}
 
   private static final Map<String, Topology> TOPOLOGIES = new ConcurrentHashMap<>();
+
+  private record JmxFailure(long atMs, String message) {}
+
+  private static final Map<String, JmxFailure> JMX_FAILURES = new ConcurrentHashMap<>();
 
   private ClusterHealth() {
   }
@@ -164,6 +170,11 @@ final class ClusterHealth {
     }
     String base = (tls ? "https://" : "http://") + server.getHostname() + ":" + info.infoPort()
         + "/jmx?qry=";
+    JmxFailure failed = JMX_FAILURES.get(base);
+    if (failed != null && System.currentTimeMillis() - failed.atMs() < JMX_RETRY_MS) {
+      out.addProperty("error", failed.message());
+      return out;
+    }
     try {
       JsonObject ipc = bean(base, IPC_BEAN);
       copy(ipc, "numCallsInGeneralQueue", out, "call_queue_length");
@@ -177,9 +188,12 @@ final class ClusterHealth {
         out.addProperty("memstore_limit_bytes", (long) (info.maxHeapBytes() * memstoreFraction));
       }
       copy(bean(base, JVM_BEAN), "GcTimeMillis", out, "gc_time_ms");
+      JMX_FAILURES.remove(base);
     } catch (IOException | RuntimeException e) {
-      out.addProperty("error", "JMX of " + server.getHostname() + ":" + info.infoPort() + ": "
-          + e.getMessage());
+      String message = "JMX of " + server.getHostname() + ":" + info.infoPort() + ": "
+          + e.getMessage();
+      JMX_FAILURES.put(base, new JmxFailure(System.currentTimeMillis(), message));
+      out.addProperty("error", message);
     }
     return out;
   }
