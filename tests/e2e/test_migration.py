@@ -409,6 +409,25 @@ class MigrationTest(unittest.TestCase):
         self.assertFalse(helper(root, "settings", generation)["read_only"])
         self.assertEqual(h.status(root, table)["generation"], 1)
 
+        # Capture peers that no plan names (a migration that ended without removing its peer)
+        # hold their source's WALs: the leader removes the ones of its own root within a minute,
+        # and leaves another deployment's and an unmarked one (an older version's) alone.
+        ours, theirs, unmarked = ("presplit_orphan_" + uuid.uuid4().hex[:8] for _ in range(3))
+        for peer in (theirs, unmarked):
+            self.addCleanup(lambda p=peer: h.run(
+                [*h.java_command(CAPTURE, sdk=True), "--zk", h.ZK_QUORUM, "--root", root, "peer",
+                 "remove", p], timeout=300, check=False))
+        capture(root, "orphan-peer", ours, table, victim, root)
+        capture(root, "orphan-peer", theirs, table, victim, "/presplit-elsewhere")
+        capture(root, "orphan-peer", unmarked, table, victim, "-")
+        h.wait_for(lambda: f"capture peer {ours} removed: no migration plan under {root}"
+                   in d.log_text(), 150, "the leader to remove the orphan capture peer")
+        self.assertFalse(capture(root, "peer", "exists", ours)["exists"])
+        self.assertTrue(capture(root, "peer", "exists", theirs)["exists"])
+        self.assertTrue(capture(root, "peer", "exists", unmarked)["exists"])
+        self.assertIn(f"hbase shell: remove_peer '{unmarked}'", d.log_text())
+        self.assertNotIn(f"capture peer {theirs} removed", d.log_text())
+
     def test_6_the_new_generation_keeps_the_tables_settings_and_its_dr_replication(self):
         root, table, _ = self.names("mis")
         d = self.daemon(root, 19511).start()

@@ -94,6 +94,7 @@ public class CaptureE2E {
       case "compare" -> compare(a.get(1), a.get(2));
       case "ttl-cells" -> ttlCells(a.get(1));
       case "peer" -> peer(a.get(1), a.get(2));
+      case "orphan-peer" -> orphanPeer(a.get(1), a.get(2), a.get(3), a.get(4));
       case "sdk-put" -> sdkPut(a.get(1), a.subList(2, a.size()));
       case "has-row" -> hasRow(a.get(1), a.get(2), a.subList(3, a.size()));
       case "delete-cell" -> deleteCell(a.get(1));
@@ -407,6 +408,13 @@ public class CaptureE2E {
       switch (action) {
         case "disable" -> admin.disableReplicationPeer(peerId);
         case "enable" -> admin.enableReplicationPeer(peerId);
+        case "remove" -> admin.removeReplicationPeer(peerId);
+        case "exists" -> {
+          boolean exists = !admin.listReplicationPeers(
+              Pattern.compile(Pattern.quote(peerId))).isEmpty();
+          System.out.println("{\"exists\":" + exists + "}");
+          return;
+        }
         case "stats" -> {
           ClusterMetrics metrics = admin.getClusterMetrics(
               java.util.EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS));
@@ -430,6 +438,32 @@ public class CaptureE2E {
       }
       System.out.println("{\"" + action + "d\":\"" + peerId + "\"}");
     }
+  }
+
+  // A capture peer of SOURCE into TARGET that no plan names, as a migration that ended without
+  // removing it leaves one; OWNER "-": without the owner mark (an older version's). Disabled: it
+  // ships nothing, but holds the source's WALs as an orphan does.
+  static void orphanPeer(String peerId, String source, String target, String owner)
+      throws Exception {
+    String layout = "{\"salt\":{\"buckets\":10,\"encoding\":\"decimal\",\"from\":\"key\"}}";
+    io.presplit.capture.CaptureSpec spec = new io.presplit.capture.CaptureSpec(
+        TableName.valueOf(source), TableName.valueOf(target), layout, layout,
+        io.presplit.capture.CaptureSpec.markOf(target), Bytes.toBytes("f"));
+    Map<TableName, List<String>> tables = new HashMap<>();
+    tables.put(spec.source, null);
+    org.apache.hadoop.hbase.replication.ReplicationPeerConfigBuilder config =
+        org.apache.hadoop.hbase.replication.ReplicationPeerConfig.newBuilder()
+            .setReplicationEndpointImpl(
+                io.presplit.capture.RekeyingReplicationEndpoint.class.getName())
+            .setReplicateAllUserTables(false).setTableCFsMap(tables)
+            .putAllConfiguration(spec.toConfiguration());
+    if (!owner.equals("-")) {
+      config.putConfiguration(io.presplit.capture.CaptureSpec.OWNER_KEY, owner);
+    }
+    try (Connection c = hbase(); Admin admin = c.getAdmin()) {
+      admin.addReplicationPeer(peerId, config.build(), false);
+    }
+    System.out.println("{\"added\":\"" + peerId + "\"}");
   }
 
   static void sdkPut(String name, List<String> keys) throws Exception {

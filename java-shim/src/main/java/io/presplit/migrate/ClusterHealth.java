@@ -178,7 +178,8 @@ final class ClusterHealth {
     try {
       JsonObject ipc = bean(base, IPC_BEAN);
       copy(ipc, "numCallsInGeneralQueue", out, "call_queue_length");
-      copy(ipc, "queueCallTime_99th_percentile", out, "queue_call_time_p99_ms");
+      // Hadoop's metrics capitalize a histogram's name in JMX (HBase names it queueCallTime).
+      copy(ipc, "QueueCallTime_99th_percentile", out, "queue_call_time_p99_ms");
       JsonObject rs = bean(base, SERVER_BEAN);
       copy(rs, "blockedRequestCount", out, "blocked_requests");
       copy(rs, "updatesBlockedTime", out, "updates_blocked_ms");

@@ -85,7 +85,7 @@ class ThrottleGateTest {
   @Test
   void readsTheFirstBeanOfAJmxAnswer() {
     String body = "{\"beans\":[{\"name\":\"" + ClusterHealth.IPC_BEAN + "\","
-        + "\"numCallsInGeneralQueue\":37,\"queueCallTime_99th_percentile\":85.0}]}";
+        + "\"numCallsInGeneralQueue\":37,\"QueueCallTime_99th_percentile\":85.0}]}";
     assertEquals(37, ClusterHealth.firstBean(body).get("numCallsInGeneralQueue").getAsInt());
     assertNull(ClusterHealth.firstBean("{\"beans\":[]}"));
     assertThrows(IllegalArgumentException.class, () -> ClusterHealth.firstBean("[1]"));
