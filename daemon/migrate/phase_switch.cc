@@ -37,6 +37,11 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
     if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   }
   if (plan.writes_paused_until_ms != 0) return SwitchDuringPause(node);
+  // A switch whose status write happened and whose end did not (the old generation could not be
+  // made writable again, or the daemon stopped) is ended, not paused again.
+  auto named = StatusNamesTarget(plan);
+  if (!named.ok()) return Fail(node, "switching: reading the status: " + named.status().message());
+  if (*named) return EndSwitchPause(node);
   if (NowMs() < plan.switch_retry_at_ms) {
     UpdateSnapshot(plan);
     return Step::kWaiting;
@@ -165,6 +170,9 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
 Migrator::Step Migrator::EndSwitchPause(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   if (!MayAct()) return Step::kStopped;
+  // The status names the target: its writers are not held, whatever happens to the source next
+  // (a failure below is saved, and published, without the pause).
+  plan.writes_paused_until_ms = 0;
   Status writable = bridge_.SetReadOnly(plan.source, false);
   if (!writable.ok()) {
     // The status names the target already: writers are there; retried until it is writable,
@@ -173,7 +181,6 @@ Migrator::Step Migrator::EndSwitchPause(PlanNode& node) {
                           " writable again failed: " + writable.message());
   }
   if (plan.switched_at_ms == 0) plan.switched_at_ms = NowMs();
-  plan.writes_paused_until_ms = 0;
   plan.deferred_rows.clear();
   plan.capture.closed_before.clear();
   plan.capture.fence_started_ms = 0;
