@@ -326,6 +326,7 @@ class FakeMigrationBridge : public MigrationBridge {
   }
   Result<std::vector<PartitionDigests>> DigestTargetPartitions(
       const CopyRange& range, const std::vector<std::string>& starts, int partitions) override {
+    if (before_target_digest) before_target_digest();  // outside the lock: it may write
     std::vector<PartitionDigests> out(starts.size());
     for (auto& d : out) d.partitions.assign(partitions, 0);
     {
@@ -520,6 +521,7 @@ class FakeMigrationBridge : public MigrationBridge {
   std::function<void()> after_target_digest;
   std::function<void(const std::string& from_row)> before_source_digest;
   std::function<void(const std::string& table)> after_row_hashes;
+  std::function<void()> before_target_digest;
   std::function<void()> before_diff;
   // bulk
   std::map<std::string, Job> jobs;

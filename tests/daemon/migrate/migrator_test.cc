@@ -1343,9 +1343,10 @@ TEST_F(MigratorTest, TheVerificationReportStaysBoundedWhateverTheRegionCount) {
   bridge_.Write(kSource, long_key);
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 4})");
   ASSERT_EQ(Plan()["source_regions"].size(), 400u);
-  // Every row of the target lost after the copy: every region differs.
+  // Every row of the target lost after the copy, before either side is digested (the source's
+  // and the target's digests start at the same time): every region differs.
   std::once_flag damaged;
-  bridge_.before_source_digest = [&](const std::string&) {
+  auto damage = [&] {
     std::call_once(damaged, [&] {
       std::vector<std::string> keys;
       {
@@ -1355,9 +1356,12 @@ TEST_F(MigratorTest, TheVerificationReportStaysBoundedWhateverTheRegionCount) {
       for (const auto& key : keys) bridge_.Damage(kTarget, key);
     });
   };
+  bridge_.before_source_digest = [&](const std::string&) { damage(); };
+  bridge_.before_target_digest = damage;
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.before_source_digest = nullptr;
+  bridge_.before_target_digest = nullptr;
   json plan = Plan();
   ASSERT_EQ(plan["phase"], "failed_verification") << plan["error"];
   const json& report = plan["verification"];
