@@ -22,11 +22,15 @@ switch.
 - test_5: a plan written by hand naming another table as its target, another snapshot and a
   staging path changes nothing and the table's status says why; so does a plan with the
   expected names replayed at phase fencing onto a table presplit did not create (no marker).
+- test_7: an SDK read-modify-write workload (get, put + 1) on 30 hot counters runs through the
+  verification (the counters differ at every re-read: compared at the switch's write pause) and
+  the switch: every acknowledged increment is there, none failed, and the pause is logged.
 - test_6: the new generation keeps what an operator set outside the document (MIN_VERSIONS,
   REPLICATION_SCOPE, a table value, a quota) and its DR peer: refused until the document says
   migration.replication "follow", then joined to the peer.
 """
 import json
+import re
 import os
 import signal
 import subprocess
@@ -470,6 +474,40 @@ class MigrationTest(unittest.TestCase):
         self.assertEqual(evidence["generation"], 2)
         self.assertIn("grants copied: 0, quotas copied: 1, REPLICATION_SCOPE kept; "
                       f"replication peers now shipping it too: {dr_peer}", d.log_text())
+
+    def test_7_read_modify_writes_on_hot_rows_lose_nothing_through_the_switch(self):
+        root, table, _ = self.names("mic")
+        d = self.daemon(root, 19513).start()
+        put_doc(root, document(table, 4))
+        h.wait_status(root, table, ["ready"])
+        helper(root, "load", table, "2000", str(VERSIONS))
+        stop_file = os.path.join(tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e")), "stop")
+        counters = subprocess.Popen(
+            [*java_program(), "--zk", h.ZK_QUORUM, "--root", root, "counters", table, "30",
+             stop_file], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: counters.poll() is None and counters.kill())
+        put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 0, "workers": 2,
+                                          "max_write_pause_ms": 10000}))
+        h.wait_for(lambda: migration_phase(root, table) == "done", 600, "the migration's end")
+        with open(stop_file, "w"):
+            pass
+        out, err = counters.communicate(timeout=120)
+        self.assertEqual(counters.returncode, 0, err[-3000:])
+        result = json.loads(out.strip().splitlines()[-1])
+        print(f"test_7: {result}", flush=True)
+        self.assertGreater(result["increments"], 0)
+        self.assertEqual(result["failures"], 0, err[-3000:])
+        self.assertEqual(result["counters_differing"], 0, result["first"])
+        self.assertEqual(result["generations"], 2, "the writer followed the switch")
+        status = h.status(root, table)
+        self.assertEqual(status["generation"], 2)
+        log = d.log_text()
+        self.assertRegex(log, r"switched: the status names \S+ \(generation 2\); writes were "
+                              r"paused for \d+ ms")
+        paused = int(re.search(r"writes were paused for (\d+) ms", log).group(1))
+        self.assertLessEqual(paused, 10000)
+        print(f"test_7: writes paused for {paused} ms; verification "
+              f"{status['migration'].get('verification')}", flush=True)
 
 
 if __name__ == "__main__":

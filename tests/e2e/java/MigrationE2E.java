@@ -72,6 +72,9 @@ public class MigrationE2E {
       case "delete-first-row":
         deleteFirstRow(a.get(1));
         break;
+      case "counters":
+        counters(a.get(1), Integer.parseInt(a.get(2)), Path.of(a.get(3)));
+        break;
       case "operator-settings":
         operatorSettings(a.get(1), a.get(2));
         break;
@@ -289,5 +292,59 @@ public class MigrationE2E {
 
   static String quoted(String value) {
     return value == null ? "null" : "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  // A read-modify-write workload through the SDK: `counters` rows "counter-NN" of f:q, each read
+  // and written back plus one, round robin, until `stop` exists; then every counter is read
+  // again and compared with the increments this program saw acknowledged. One thread: no
+  // increment races another, so a counter below its tally is an update the migration lost.
+  static void counters(String name, int counters, Path stop) throws Exception {
+    long[] tally = new long[counters];
+    long failures = 0;
+    long maxMs = 0;
+    Set<Long> generations = new java.util.TreeSet<>();
+    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
+        new PresplitTables.Options())) {
+      SaltedTable t = tables.table(name);
+      t.awaitReady(Duration.ofSeconds(60));
+      for (int i = 0; i < counters; i++) {
+        t.put(new Put(counterKey(i)).addColumn(F, Q, Bytes.toBytes(0L)));
+      }
+      for (long op = 0; !Files.exists(stop); op++) {
+        int i = (int) (op % counters);
+        long started = System.nanoTime();
+        try {
+          generations.add(t.snapshot().generation());
+          Result r = t.get(counterKey(i));
+          long value = Bytes.toLong(r.getValue(F, Q));
+          t.put(new Put(counterKey(i)).addColumn(F, Q, Bytes.toBytes(value + 1)));
+          tally[i]++;
+        } catch (java.io.IOException e) {
+          failures++;
+          System.err.println("counters: " + e);
+        }
+        maxMs = Math.max(maxMs, (System.nanoTime() - started) / 1_000_000);
+      }
+      long increments = 0;
+      int lost = 0;
+      String first = null;
+      for (int i = 0; i < counters; i++) {
+        long value = Bytes.toLong(t.get(counterKey(i)).getValue(F, Q));
+        increments += tally[i];
+        if (value != tally[i]) {
+          lost++;
+          if (first == null) {
+            first = "counter-" + i + ": " + value + " read, " + tally[i] + " acknowledged";
+          }
+        }
+      }
+      System.out.println("{\"increments\":" + increments + ",\"failures\":" + failures
+          + ",\"counters_differing\":" + lost + ",\"first\":" + quoted(first)
+          + ",\"generations\":" + generations.size() + ",\"slowest_ms\":" + maxMs + "}");
+    }
+  }
+
+  static byte[] counterKey(int i) {
+    return Bytes.toBytes(String.format("counter-%02d", i));
   }
 }
