@@ -146,8 +146,10 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
     migration["writes_paused_until_ms"] = plan.writes_paused_until_ms;
   }
   if (plan.bulk) migration["bulk"] = json::parse(PlanToJson(plan))["bulk"];
-  if (p.throttle_cells_per_s >= 0) {
-    // The adaptive throttle of the copy or verification running now (0: unlimited).
+  if (p.throttle_cells_per_s >= 0 &&
+      (plan.phase == Phase::kCopying || plan.phase == Phase::kVerifying)) {
+    // The adaptive throttle of the copy or verification running now (0: unlimited); a phase
+    // that moved on in this write has none.
     migration["throttle"] = {{"cells_per_s", p.throttle_cells_per_s},
                              {"reason", p.throttle_reason}};
   }
