@@ -289,6 +289,9 @@ class MigrationTest(unittest.TestCase):
         logical = deleted["deleted"].split(" ")[0][2:]
         self.assertIn(logical, error, "the report names the row")
         self.assertIn("verification:", d.log_text())
+        # The throttle's health samples were taken (the probes at least: this cluster's
+        # RegionServers run without an info server, so without JMX).
+        self.assertNotIn("no health sample", d.log_text())
 
         h.ctl(root, "migration", "abort", table)
         h.wait_for(lambda: migration_phase(root, table) == "aborted", 120, "the abort")
