@@ -252,7 +252,8 @@ std::vector<CommandSpec> MigrationCommands() {
        {"json"},
        "  migration status|pause|resume|abort|rollback TABLE [--json]\n"
        "                    a re-salt migration: status prints its phase, regions done/total,\n"
-       "                    rows, rows/s, ETA, capture peers and warnings (--json: one object);\n"
+       "                    rows, rows/s, ETA, the throttle's rate and why, capture peers and\n"
+       "                    warnings (--json: one object);\n"
        "                    pause holds it between two chunks or phases, resume goes on (after\n"
        "                    a failed verification: verifies again), abort (before the switch\n"
        "                    only) drops the new generation and leaves the table as it was,\n"
