@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerMetrics;
@@ -62,6 +64,16 @@ final class ClusterHealth {
 
   private static final Map<String, Topology> TOPOLOGIES = new ConcurrentHashMap<>();
 
+  /**
+   * The probes' tables' pool (a table built without one makes a pool of its own per probe); a
+   * get uses none, so one daemon thread at most.
+   */
+  private static final ExecutorService PROBE_POOL = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "presplit-throttle-probe");
+    t.setDaemon(true);
+    return t;
+  });
+
   private record JmxFailure(long atMs, String message) {}
 
   private static final Map<String, JmxFailure> JMX_FAILURES = new ConcurrentHashMap<>();
@@ -99,7 +111,7 @@ final class ClusterHealth {
     for (int i = 0; i < topology.probeRows().size(); i++) {
       TableName table = tables[i % tables.length];
       long start = System.nanoTime();
-      try (Table t = c.getTableBuilder(table, null).setOperationTimeout(PROBE_TIMEOUT_MS)
+      try (Table t = c.getTableBuilder(table, PROBE_POOL).setOperationTimeout(PROBE_TIMEOUT_MS)
           .setRpcTimeout(PROBE_TIMEOUT_MS).build()) {
         t.get(new Get(topology.probeRows().get(i)).setCacheBlocks(true));
       } catch (IOException ex) {
