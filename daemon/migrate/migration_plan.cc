@@ -87,6 +87,7 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"plan_id", p.plan_id},
       {"max_write_pause_ms", p.max_write_pause_ms},
       {"writes_paused_until_ms", p.writes_paused_until_ms},
+      {"paused_table", p.paused_table},
       {"switch_retry_at_ms", p.switch_retry_at_ms},
       {"switch_attempts", p.switch_attempts},
       {"deferred_rows", deferred},
@@ -180,6 +181,7 @@ Result<MigrationPlan> ParsePlan(const std::string& text) {
   p.plan_id = StringOrEmpty(o, "plan_id");
   p.max_write_pause_ms = Field<int64_t>(o, "max_write_pause_ms", 5000);
   p.writes_paused_until_ms = Field<int64_t>(o, "writes_paused_until_ms", 0);
+  p.paused_table = StringOrEmpty(o, "paused_table");
   p.switch_retry_at_ms = Field<int64_t>(o, "switch_retry_at_ms", 0);
   p.switch_attempts = Field<int64_t>(o, "switch_attempts", 0);
   if (o.contains("deferred_rows") && o["deferred_rows"].is_array()) {

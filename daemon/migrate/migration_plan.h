@@ -16,7 +16,8 @@
 //    "plan_id": "<32 hex digits: the marker the target carries>",
 //    "phase": "copying", "paused": false,
 //    "copy_started_ms": 0, "switched_at_ms": 0, "grace_until_ms": 0, "rolled_back_at_ms": 0,
-//    "max_write_pause_ms": 5000, "writes_paused_until_ms": 0, "switch_retry_at_ms": 0,
+//    "max_write_pause_ms": 5000, "writes_paused_until_ms": 0, "paused_table": "",
+//    "switch_retry_at_ms": 0,
 //    "switch_attempts": 0, "deferred_rows": ["<base64 logical key>", ...],
 //    "error": null, "verification": null | {...},
 //    "created_at": "...", "updated_at": "...", "daemon": "host:pid",
@@ -149,6 +150,7 @@ struct MigrationPlan {
   // under way) while the old generation is read-only and drains; an attempt that did not drain
   // in time is abandoned and tried again from switch_retry_at_ms on.
   int64_t writes_paused_until_ms = 0;
+  std::string paused_table;  // the generation read-only during that pause ("" = the source)
   int64_t switch_retry_at_ms = 0;
   int64_t switch_attempts = 0;
   // Rows that still differed after the verification's re-reads because they kept changing (hot

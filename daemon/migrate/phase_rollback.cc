@@ -1,13 +1,17 @@
-// A way back: `presplitctl migration rollback TABLE` during catching_up or grace. ONE status write
-// names the old generation again (the SDK follows it like any switch); every write made to the
-// new generation since the switch is already in the old one (the reverse peer ships it) and
-// keeps arriving while writers follow. Then, in phase "rolling_back", the new generation is
-// fenced like the old one would have been: the forward peer removed, the new generation made
-// read-only and drained through the reverse peer, the reverse peer removed, and the new
-// generation, a copy whose every write reached the old one, dropped. The status says
+// A way back: `presplitctl migration rollback TABLE` during catching_up or grace, by the same rule
+// as the switch: writers paused (at most max_write_pause_ms), the new generation made read-only
+// and drained into the old one through the reverse peer, then ONE status write names the old
+// generation again (the SDK follows it like any switch), so a reader there sees every write the
+// new generation took. A drain that does not finish within the pause lifts it and fails the
+// step; the request stays and is tried again on the next run. Then, in phase "rolling_back", the
+// new generation is fenced like the old one would have been: the forward peer removed, the new
+// generation made read-only and drained through the reverse peer, the reverse peer removed, and the
+// new generation, a copy whose every write reached the old one, dropped. The status says
 // "rolled_back", and the reconciler does not start the same migration again for this document
 // version.
 #include <spdlog/spdlog.h>
+
+#include <chrono>
 
 #include "daemon/migrate/migrator.h"
 
@@ -18,12 +22,70 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
   // The reverse peer exists from the switch on; made sure of before the status moves back.
   Status reverse = EnsureCapture(plan, /*reverse=*/true);
   if (!reverse.ok()) return Fail(node, "rollback: the reverse capture peer: " + reverse.message());
-  // This write is the request being handled: it does not wait for pending requests.
-  Status written = WriteStatusGeneration(plan, /*to_target=*/false,
-                                         PhaseName(Phase::kRollingBack), nullptr);
-  if (!written.ok()) {
+  // As at the switch, the status names the old generation only once it has every write the new
+  // one took: writers paused, the new generation read-only and drained through the reverse peer.
+  // A status that names the old generation already (a rollback stopped after its status write)
+  // only needs the plan to follow.
+  auto named = StatusNamesTarget(plan);
+  if (!named.ok()) return Fail(node, "rollback: reading the status: " + named.status().message());
+  if (*named) {
+    auto before = ClosesShipped(plan.source);
+    if (!before.ok()) {
+      return Fail(node, "rollback: reading the capture's acks: " + before.status().message());
+    }
+    plan.capture.closed_before = *before;
+    plan.capture.fence_started_ms = NowMs();
+    plan.writes_paused_until_ms = NowMs() + plan.max_write_pause_ms;
+    plan.paused_table = plan.target;
+    spdlog::info(
+        "migration {}: rolling back: writes to {} paused for at most {} ms while the "
+        "reverse capture drains it into {}",
+        plan.table, plan.target, plan.max_write_pause_ms, plan.source);
+    // Saved (and published) before the target is touched: writers see the pause, and whoever
+    // resumes lifts it (the request is still pending: HandleRequest lifts a pause first).
+    if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
     if (!MayAct()) return Step::kStopped;
-    return Fail(node, "rollback: switching the status back: " + written.message());
+    Status fenced = bridge_.SetReadOnly(plan.target, true);
+    const int64_t remaining = plan.writes_paused_until_ms - NowMs();
+    Result<bool> drained =
+        !fenced.ok()     ? Result<bool>(fenced)
+        : remaining <= 0 ? Result<bool>(false)
+                         : AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
+                                        plan.capture.closed_before, plan.capture.fence_started_ms,
+                                        std::chrono::milliseconds(remaining));
+    if (Halted()) return Step::kStopped;
+    if (!drained.ok() || !*drained) {
+      const std::string why =
+          !drained.ok() ? drained.status().message()
+                        : "the reverse capture had not shipped every write of " + plan.target +
+                              " within the pause of " + std::to_string(plan.max_write_pause_ms) +
+                              " ms (migration.max_write_pause_ms)";
+      Status lifted = LiftWritePause(plan);
+      if (!lifted.ok()) {
+        return Fail(node,
+                    "rollback: making " + plan.target + " writable again: " + lifted.message());
+      }
+      // The request stays: the next run tries again, as long as the grace period lasts.
+      return Fail(node, "rollback: " + why + "; writes resumed on " + plan.target +
+                            "; tried again on the next run");
+    }
+    // This write is the request being handled: it does not wait for pending requests.
+    Status written =
+        WriteStatusGeneration(plan, /*to_target=*/false, PhaseName(Phase::kRollingBack), nullptr);
+    if (!written.ok()) {
+      if (!MayAct()) return Step::kStopped;
+      Status lifted = LiftWritePause(plan);
+      return Fail(node, "rollback: switching the status back: " + written.message() +
+                            (lifted.ok() ? ""
+                                         : "; making " + plan.target +
+                                               " writable again: " + lifted.message()));
+    }
+    spdlog::info("migration {}: rolled back with writes paused for {} ms", plan.table,
+                 NowMs() - plan.capture.fence_started_ms);
+    // The new generation stays read-only and drained: RollingBack finds its closes shipped (the
+    // fence's record is kept) and drops it.
+    plan.writes_paused_until_ms = 0;
+    plan.paused_table.clear();
   }
   counters_.rollbacks++;
   plan.rolled_back_at_ms = NowMs();
@@ -31,12 +93,12 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
   plan.error.clear();
   spdlog::info(
       "migration {}: rolled back: the status names {} (generation {}) again; writes made to {} "
-      "meanwhile are shipped back by the reverse peer {}",
+      "meanwhile are in it (drained through the reverse peer {})",
       plan.table, plan.source, plan.source_generation, plan.target, plan.capture.reverse_peer);
   Step saved = Save(node);
   if (saved != Step::kAdvanced) return saved;
-  // Removed once the plan says it is done: a crash before handles it again (the status write
-  // above finds the status as it should be).
+  // Removed once the plan says it is done: a crash before handles it again (the status names
+  // the old generation by then, so only the plan follows).
   (void)store_.ClearRequest(plan.table, request_version);
   return Step::kAdvanced;
 }
@@ -50,7 +112,8 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
     return Step::kWaiting;
   }
   Status forward = RemoveCapture(plan.capture.peer, "rolled back: the old generation leads");
-  if (!forward.ok()) return Fail(node, "rolling back: removing the capture peer: " + forward.message());
+  if (!forward.ok())
+    return Fail(node, "rolling back: removing the capture peer: " + forward.message());
   if (plan.capture.fence_started_ms == 0) {
     auto before = ClosesShipped(plan.source);
     if (!before.ok()) {
@@ -79,8 +142,10 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
     return Fail(node, "rolling back: draining the reverse capture: " + drained.status().message());
   }
   if (!*drained) {
-    plan.error = "rolling back: the reverse capture peer has not shipped every region's last "
-                 "write of " + plan.target + " yet; looking again on the next run";
+    plan.error =
+        "rolling back: the reverse capture peer has not shipped every region's last "
+        "write of " +
+        plan.target + " yet; looking again on the next run";
     Step saved = Save(node);
     return saved == Step::kAdvanced ? Step::kWaiting : saved;
   }

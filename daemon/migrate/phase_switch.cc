@@ -62,6 +62,7 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
   plan.capture.closed_before = *before;
   plan.capture.fence_started_ms = NowMs();
   plan.writes_paused_until_ms = NowMs() + plan.max_write_pause_ms;
+  plan.paused_table = plan.source;
   plan.switch_attempts++;
   plan.error.clear();
   spdlog::info(
@@ -173,6 +174,7 @@ Migrator::Step Migrator::EndSwitchPause(PlanNode& node) {
   // The status names the target: its writers are not held, whatever happens to the source next
   // (a failure below is saved, and published, without the pause).
   plan.writes_paused_until_ms = 0;
+  plan.paused_table.clear();
   Status writable = bridge_.SetReadOnly(plan.source, false);
   if (!writable.ok()) {
     // The status names the target already: writers are there; retried until it is writable,
@@ -192,9 +194,11 @@ Migrator::Step Migrator::EndSwitchPause(PlanNode& node) {
 Status Migrator::LiftWritePause(MigrationPlan& plan) {
   if (plan.writes_paused_until_ms == 0) return Status::Ok();
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
-  Status writable = bridge_.SetReadOnly(plan.source, false);
+  const std::string& paused = plan.paused_table.empty() ? plan.source : plan.paused_table;
+  Status writable = bridge_.SetReadOnly(paused, false);
   if (!writable.ok() && writable.code() != StatusCode::kNotFound) return writable;
   plan.writes_paused_until_ms = 0;
+  plan.paused_table.clear();
   plan.capture.closed_before.clear();
   plan.capture.fence_started_ms = 0;
   return Status::Ok();

@@ -96,6 +96,12 @@ Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts) {
     return Refuse("max_write_pause_ms " + std::to_string(plan.max_write_pause_ms) +
                   " is not within 500..600000");
   }
+  if (!plan.paused_table.empty() && plan.paused_table != plan.source &&
+      plan.paused_table != plan.target) {
+    return Refuse("its paused table '" + plan.paused_table +
+                  "' is neither its source nor its "
+                  "target");
+  }
   if (plan.grace_period_s < 0 || plan.grace_period_s > 31'536'000) {
     return Refuse("grace_period_s " + std::to_string(plan.grace_period_s) +
                   " is not within 0..31536000");

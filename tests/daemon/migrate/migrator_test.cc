@@ -472,6 +472,68 @@ TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
 
 // Another writer (the reconciler, the load watcher) changes the status under every write of the
 // migration's end: the plan stays, and the next run writes the end before it removes the plan.
+// A rollback follows the switch's rule: writers paused and the new generation read-only until the
+// reverse peer drained it, and only then does the status name the old generation.
+TEST_F(MigratorTest, ARollbackPausesWritesUntilTheNewGenerationIsDrained) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  ASSERT_TRUE(bridge_.Write(kTarget, "60000456", FakeMigrationBridge::Row{5, 1}));
+  json seen_status;
+  bool raw_write_refused = false;
+  bridge_.on_describe_capture = [&](const std::string& peer) {
+    if (peer != ReversePeerOf(kTarget) || !seen_status.is_null()) return;
+    seen_status = Status();
+    raw_write_refused = !bridge_.Write(kTarget, "60000457", FakeMigrationBridge::Row{1, 1});
+  };
+  Request("rollback");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(seen_status.is_object()) << "the reverse peer's drain ran";
+  EXPECT_EQ(seen_status["physical_table"], kTarget) << "paused, not rolled back yet";
+  EXPECT_GT(seen_status["migration"].value("writes_paused_until_ms", int64_t{0}), 0);
+  EXPECT_TRUE(raw_write_refused);
+  json status = Status();
+  EXPECT_EQ(status["physical_table"], kSource);
+  EXPECT_EQ(status["migration"]["phase"], "rolled_back");
+  EXPECT_FALSE(status["migration"].contains("writes_paused_until_ms"));
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_EQ(bridge_.tables[kSource].at("60000456"), (FakeMigrationBridge::Row{5, 1}));
+}
+
+// A reverse drain that outlasts the pause: the pause is lifted (the new generation writable, the
+// status still naming it) and the request stays, tried again on the next run.
+TEST_F(MigratorTest, ARollbackWhoseDrainOutlastsThePauseIsTriedAgain) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600, "max_write_pause_ms": 500})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.stalled_peers.insert(ReversePeerOf(kTarget));
+  }
+  Request("rollback");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  json plan = Plan();
+  EXPECT_EQ(plan["phase"], "grace");
+  EXPECT_NE(plan["error"].get<std::string>().find(
+                "rollback: the reverse capture had not shipped every write of tinawang:check__g2 "
+                "within the pause of 500 ms"),
+            std::string::npos)
+      << plan["error"];
+  EXPECT_TRUE(RequestPending());
+  EXPECT_EQ(Status()["physical_table"], kTarget);
+  EXPECT_FALSE(Status()["migration"].contains("writes_paused_until_ms"));
+  EXPECT_FALSE(bridge_.read_only.count(kTarget)) << "writes resumed on the new generation";
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.stalled_peers.clear();
+  }
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["physical_table"], kSource);
+  EXPECT_EQ(Status()["migration"]["phase"], "rolled_back");
+}
+
 TEST_F(MigratorTest, TheEndIsInTheStatusBeforeThePlanGoes) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0})");
   const std::string status_path = "/presplit/status/tinawang:check";
