@@ -185,8 +185,10 @@ struct RegionCheckpoint {
 std::string CheckpointToJson(const RegionCheckpoint& checkpoint);
 Result<RegionCheckpoint> ParseCheckpoint(const std::string& json);
 
-// The most rows a verification defers to the switch's pause (MigrationPlan::deferred_rows).
+// The most rows a verification defers to the switch's pause (MigrationPlan::deferred_rows), and
+// the most bytes their keys may take together (they are kept in the plan's znode).
 inline constexpr size_t kMaxDeferredRows = 1000;
+inline constexpr size_t kMaxDeferredKeyBytes = 128 * 1024;
 
 // 128 random bits as 32 hex digits: a new plan's id (MigrationPlan::plan_id).
 std::string NewPlanId();

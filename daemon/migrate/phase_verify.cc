@@ -212,14 +212,21 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   counters_.rows_rechecked += rechecked;
   // The rows that kept changing are compared once more at the switch, while writes are paused and
   // neither side changes (phase_switch.cc); a row whose source stayed the same and still differs
-  // is a difference now. More than kMaxDeferredRows changing rows: all of them count, as before.
+  // is a difference now. More than kMaxDeferredRows changing rows, or keys longer than
+  // kMaxDeferredKeyBytes together (the plan keeps them): all of them count, as before.
   std::vector<std::string> deferred;
   if (!too_many) {
     std::vector<std::string> still;
+    size_t deferred_bytes = 0;
     for (const auto& key : suspects) {
-      (changing.count(key) ? deferred : still).push_back(key);
+      if (changing.count(key)) {
+        deferred.push_back(key);
+        deferred_bytes += key.size();
+      } else {
+        still.push_back(key);
+      }
     }
-    if (deferred.size() <= kMaxDeferredRows) {
+    if (deferred.size() <= kMaxDeferredRows && deferred_bytes <= kMaxDeferredKeyBytes) {
       suspects = std::move(still);
     } else {
       deferred.clear();
