@@ -477,7 +477,7 @@ public final class MigrationBridgeE2E {
       check(probed == starts.size(), "probed " + probed + " regions of " + starts.size());
       long captureDeadline = System.currentTimeMillis() + 120_000;
       while (obj(MigrationBridge.captureAcks(target.getNameAsString(), Long.toString(probeId)))
-          .getAsJsonArray("probe_rows").size() < probed) {
+          .getAsJsonArray("probe_acks").size() < probed) {
         check(System.currentTimeMillis() < captureDeadline, "the peer acknowledged no probe");
         Thread.sleep(100);
       }
