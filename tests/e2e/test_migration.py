@@ -255,7 +255,8 @@ class MigrationTest(unittest.TestCase):
         # The chunks read one snapshot of the source (hbase-site.xml names hbase.rootdir).
         d = self.daemon(root, 19505, migration_hfile_chunk_rows=200,
                         migration_staging_dir=staging, migration_hfile_source="snapshot",
-                        hbase_conf_dir=os.path.join(CLUSTER_DIR, "conf")).start()
+                        hbase_conf_dir=os.path.join(CLUSTER_DIR, "conf"),
+                        migration_throttle="adaptive").start()
         snapshot = "presplit_resalt_" + table.replace(":", "_") + "__g2"
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])
