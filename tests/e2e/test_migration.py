@@ -10,8 +10,9 @@ new generation too), and a plain client that keeps writing into the old generati
 switch.
 
 - test_1 (engine "put", ROWS rows): the daemon is SIGKILLed mid-copy and again during the
-  catch-up, held there by a disabled replication peer (the catch-up waits for the peer, not for
-  quiet rounds); a late writer writes into the old generation during the grace period.
+  switch's write pause, whose drain a disabled replication peer holds (the switch waits for the
+  peer, not for quiet rounds); the next daemon ends the pause and switches; a late writer writes
+  into the old generation during the grace period.
 - test_2 (engine "hfile", live source): the same workload, SIGKILL mid-copy.
 - test_3 (engine "hfile", source read from a snapshot): a target cell deleted behind presplit's
   back while the migration is paused fails verification, names the row, and nothing switches;
@@ -178,8 +179,10 @@ class MigrationTest(unittest.TestCase):
         print(f"loaded {ROWS} rows in {time.time() - started:.0f} s", flush=True)
         mutator, stop_file = self.start_mutator(root, table, reference, ROWS)
 
+        # A write pause long enough to SIGKILL the daemon inside it, and for the next one to end
+        # it before the SDK's writers give up waiting.
         put_doc(root, document(table, 16, {"allowed": True, "workers": 2, "engine": "put",
-                                           "grace_period_s": 40}))
+                                           "grace_period_s": 40, "max_write_pause_ms": 120000}))
         h.wait_for(lambda: checkpoints_written(root, table), 180, "the first checkpoints")
         killed_at = migration_status(root, table)
         kill(first)
@@ -188,8 +191,9 @@ class MigrationTest(unittest.TestCase):
         self.assertTrue(capture(root, "peer", "stats", peer)["found"],
                         "the capture peer runs in the RegionServer while no daemon runs")
 
-        # A restarted daemon resumes from the checkpoints; held before its switch, its catch-up
-        # is then held by a disabled peer, and it is killed there.
+        # A restarted daemon resumes from the checkpoints; held before its switch, its switch is
+        # then held by a disabled peer (writers paused, the old generation read-only, the drain
+        # waiting), and it is killed there.
         second = self.daemon(root, 19501).start()
         h.wait_for(lambda: migration_phase(root, table) == "verifying", 600, "the verification")
         h.ctl(root, "migration", "pause", table)
@@ -202,14 +206,18 @@ class MigrationTest(unittest.TestCase):
         self.assertIn("verified:", log)
         capture(root, "peer", "disable", peer)
         h.ctl(root, "migration", "resume", table)
-        h.wait_for(lambda: migration_phase(root, table) == "catching_up", 120,
-                   "the switch, then a catch-up waiting for the disabled peer")
-        self.assertEqual(h.status(root, table)["generation"], 2)
+        h.wait_for(lambda: (h.status(root, table).get("migration") or {})
+                   .get("writes_paused_until_ms"), 120,
+                   "the switch's write pause, its drain held by the disabled peer")
+        self.assertEqual(h.status(root, table)["generation"], 1, "no switch before the drain")
         kill(second)
         capture(root, "peer", "enable", peer)
 
         third = self.daemon(root, 19501).start()
-        h.wait_for(lambda: migration_phase(root, table) == "grace", 300, "the catch-up")
+        h.wait_for(lambda: migration_phase(root, table) == "grace", 300,
+                   "the switch and the catch-up")
+        self.assertEqual(h.status(root, table)["generation"], 2)
+        self.assertIn("switched:", third.log_text())
         self.assertIn("caught up:", third.log_text())
         # A plain client that never heard of the switch writes into the old generation.
         late = capture(root, "late-writer", table, old_layout_json(), reference, "500")
