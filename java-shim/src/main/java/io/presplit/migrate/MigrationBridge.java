@@ -562,20 +562,23 @@ public final class MigrationBridge {
           throw AccessDenial.map(AccessDenial.Operation.CREATE_TABLE, document.getTableName(), e);
         }
       }
-      GenerationSettings.Copied copied =
-          GenerationSettings.copy(admin, from, document.getTableName(), mode);
       out.addProperty("created", created);
       out.add("refused", null);
-      out.addProperty("grants", copied.grants());
-      out.addProperty("quotas", copied.quotas());
-      JsonArray followed = new JsonArray();
-      copied.peersFollowed().forEach(followed::add);
-      out.add("peers_followed", followed);
+      addCopied(out, GenerationSettings.copy(admin, from, document.getTableName(), mode));
       out.addProperty("replication_scope",
           NextGeneration.replicatedFamilies(old).isEmpty() ? "none"
               : mode == GenerationSettings.Replication.STOP ? "cleared" : "kept");
       return out.toString();
     }
+  }
+
+  /** {@code "grants":N,"quotas":N,"peers_followed":[...]}: what GenerationSettings copied. */
+  private static void addCopied(JsonObject out, GenerationSettings.Copied copied) {
+    out.addProperty("grants", copied.grants());
+    out.addProperty("quotas", copied.quotas());
+    JsonArray followed = new JsonArray();
+    copied.peersFollowed().forEach(followed::add);
+    out.add("peers_followed", followed);
   }
 
   private static String refused(JsonObject out, String why) {
@@ -597,13 +600,8 @@ public final class MigrationBridge {
     TableName to = tableName(target, "target");
     GenerationSettings.Replication mode = GenerationSettings.Replication.parse(replication);
     try (Admin admin = connection().getAdmin()) {
-      GenerationSettings.Copied copied = GenerationSettings.copy(admin, from, to, mode);
       JsonObject out = new JsonObject();
-      out.addProperty("grants", copied.grants());
-      out.addProperty("quotas", copied.quotas());
-      JsonArray followed = new JsonArray();
-      copied.peersFollowed().forEach(followed::add);
-      out.add("peers_followed", followed);
+      addCopied(out, GenerationSettings.copy(admin, from, to, mode));
       return out.toString();
     }
   }
