@@ -134,9 +134,10 @@ std::string PlanToJson(const MigrationPlan& p) {
   return doc.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-Result<MigrationPlan> ParsePlan(const std::string& text) {
+Result<MigrationPlan> ParsePlan(const std::string& text, size_t max_bytes) {
   // A plan nested too deep would overflow the stack when its layouts are dumped below.
-  PRESPLIT_RETURN_IF_ERROR(CheckJsonBounds(text).WithContext("the migration plan"));
+  PRESPLIT_RETURN_IF_ERROR(
+      CheckJsonBounds(text, JsonBounds{max_bytes, kMaxJsonDepth}).WithContext("the migration plan"));
   json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded() || !o.is_object()) {
     return Status::InvalidArgument("the migration plan is not a JSON object");

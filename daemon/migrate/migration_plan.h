@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "presplit/json_bounds.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon::migrate {
@@ -170,7 +171,9 @@ std::string PlanToJson(const MigrationPlan& plan);
 // Parses a plan as read from ZooKeeper: the text is bounded (size, nesting) before any JSON
 // parser sees it. Parsing says nothing about whether the daemon may act on the plan: see
 // plan_check.h.
-Result<MigrationPlan> ParsePlan(const std::string& json);
+// `max_bytes`: the plan's JSON with its parts read back in (plan_store.h) may be larger than
+// one znode.
+Result<MigrationPlan> ParsePlan(const std::string& json, size_t max_bytes = kMaxJsonBytes);
 
 struct RegionCheckpoint {
   std::optional<std::string> next_row;  // unset with done: finished; unset without: not started

@@ -20,6 +20,12 @@ std::string MigrationsPath(const std::string& zk_root) { return JoinZkPath(zk_ro
 std::string PlanPath(const std::string& zk_root, const std::string& table) {
   return JoinZkPath(MigrationsPath(zk_root), table);
 }
+std::string MigrationPartsPath(const std::string& zk_root) {
+  return JoinZkPath(zk_root, "migration-parts");
+}
+std::string PlanPartsPath(const std::string& zk_root, const std::string& table) {
+  return JoinZkPath(MigrationPartsPath(zk_root), table);
+}
 
 std::string RequestsPath(const std::string& zk_root) { return JoinZkPath(zk_root, "requests"); }
 

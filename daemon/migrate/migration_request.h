@@ -3,6 +3,7 @@
 // and presplitd (which acts on them), so both agree on paths and format.
 //
 //   <root>/migrations/<ns>:<table>   the plan (presplitd's; see migration_plan.h)
+//   <root>/migration-parts/<ns>:<table>/<md5>.<k>   its per-region fields when large (plan_store.h)
 //   <root>/requests/<ns>:<table>     {"request": "pause"|"resume"|"abort"|"rollback",
 //                                     "requested_at": "<UTC>"}
 // A request is written by the portal's identity (presplitctl migration ...), read and removed
@@ -17,6 +18,8 @@ namespace presplit::daemon::migrate {
 
 std::string MigrationsPath(const std::string& zk_root);
 std::string PlanPath(const std::string& zk_root, const std::string& table);
+std::string MigrationPartsPath(const std::string& zk_root);
+std::string PlanPartsPath(const std::string& zk_root, const std::string& table);
 std::string RequestsPath(const std::string& zk_root);
 std::string RequestPath(const std::string& zk_root, const std::string& table);
 

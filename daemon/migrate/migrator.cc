@@ -83,7 +83,9 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
       bridge_(bridge),
       options_(std::move(options)),
       store_(
-          zk, options_.zk_root, options_.acls, [this] { return LeaseHeldLocked(); }, &zk_mu_) {}
+          zk, options_.zk_root, options_.acls, [this] { return LeaseHeldLocked(); }, &zk_mu_) {
+  store_.set_part_limits(options_.plan_parts);
+}
 
 Migrator::~Migrator() { Stop(); }
 

@@ -149,6 +149,8 @@ struct MigratorOptions {
   // After a switch abandoned because the capture did not drain within the write pause
   // (migration.max_write_pause_ms): how long until the next attempt.
   std::chrono::milliseconds switch_retry{30000};
+  // When a plan's per-region fields are kept in parts beside it (plan_store.h).
+  PlanPartLimits plan_parts;
   // After a rollback: how long writers get to follow the status back before the new generation
   // is made read-only (their writes meanwhile reach the old one through the reverse peer).
   std::chrono::milliseconds rollback_settle{10000};

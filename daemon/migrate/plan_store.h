@@ -10,8 +10,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,25 @@ namespace presplit::daemon::migrate {
 // the data, hence the margin. ParsePlan reads up to kMaxJsonBytes, so every plan written is
 // readable.
 inline constexpr size_t kMaxPlanBytes = 1024 * 1024 - 4096;
+
+// Parts. A plan's per-region fields (source_regions; capture.closed_before, written at the switch,
+// the fence and a rollback) grow with the table's region count: 10,000 regions with 100-byte keys
+// are about 3 MB of JSON. Each one larger than PlanPartLimits.inline_bytes (kInlinePartBytes by
+// default) is kept out of the plan's znode, in chunks of at most chunk_bytes named by the MD5
+// of its JSON: <root>/migration-parts/<table>/<md5>.<k>. The plan then holds, instead of the
+// field, {"parts": {"<field>": {"md5": "...", "chunks": N, "bytes": B}, ...}}. A write creates the
+// chunks it names that are missing (a name says its content), then writes the plan, then deletes
+// the chunks no plan names any more: the plan's compare-and-set stays the one commit point, and
+// a plan's znode stays the same size whatever the region count. A field of more than
+// max_chunks chunks is refused like a plan too large (InvalidArgument, nothing written).
+inline constexpr size_t kInlinePartBytes = 64 * 1024;
+inline constexpr size_t kPartChunkBytes = 512 * 1024;
+inline constexpr size_t kMaxPartChunks = 64;
+struct PlanPartLimits {
+  size_t inline_bytes = kInlinePartBytes;
+  size_t chunk_bytes = kPartChunkBytes;
+  size_t max_chunks = kMaxPartChunks;
+};
 
 class PlanStore {
  public:
@@ -50,7 +71,10 @@ class PlanStore {
         lease_(std::move(lease)),
         mu_(zk_mu != nullptr ? *zk_mu : own_mu_) {}
 
-  // Creates <root>/migrations and <root>/requests when missing.
+  // See "Parts" above; tests make them smaller.
+  void set_part_limits(PlanPartLimits limits) { parts_ = limits; }
+
+  // Creates <root>/migrations, <root>/migration-parts and <root>/requests when missing.
   Status Prepare();
 
   // The tables with a plan. An absent migrations znode is an empty list.
@@ -68,7 +92,7 @@ class PlanStore {
   // InvalidArgument (nothing written) when it is larger than kMaxPlanBytes.
   Status CompareAndSet(Versioned& node);
 
-  // Removes the plan, its checkpoints and a pending request (each NotFound-safe).
+  // Removes the plan, its checkpoints, its parts and a pending request (each NotFound-safe).
   Status Remove(const std::string& table);
 
   // One checkpoint per source region (absent ones: default, version -1).
@@ -88,6 +112,23 @@ class PlanStore {
  private:
   bool Leads();
   std::string CheckpointsPath(const std::string& table) const;
+  // One chunk znode to create: its name under PlanPartsPath and its bytes.
+  struct PartChunk {
+    std::string name;
+    std::string data;
+  };
+  // The plan's JSON for its znode, the chunks of the fields moved to parts.
+  struct StoredPlan {
+    std::string json;
+    std::vector<PartChunk> chunks;
+  };
+  Result<StoredPlan> ToStored(const MigrationPlan& plan) const;
+  // Creates the chunks that are missing (under mu_).
+  Status WriteChunksLocked(const std::string& table, const std::vector<PartChunk>& chunks);
+  // Deletes the chunks of `table` that `kept` does not name (under mu_); errors only logged.
+  void DeleteOtherChunksLocked(const std::string& table, const std::vector<PartChunk>& kept);
+  // The plan's JSON with its parts read back in (under mu_).
+  Result<std::string> WithPartsLocked(const std::string& table, const std::string& json);
 
   ZkClient& zk_;
   const std::string root_;
@@ -95,6 +136,10 @@ class PlanStore {
   const std::function<bool()> lease_;
   std::mutex own_mu_;
   std::mutex& mu_;  // one ZooKeeper call (and its lease check) at a time
+  PlanPartLimits parts_;
+  // The chunks this store knows exist, per table (created or found by it, not deleted since):
+  // not created again on every write of the plan.
+  std::map<std::string, std::set<std::string>> chunks_known_;
 };
 
 }  // namespace presplit::daemon::migrate

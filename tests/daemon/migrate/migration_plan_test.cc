@@ -6,6 +6,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -135,41 +136,130 @@ TEST_F(MigratorBoundsTest, AStatusNestedTooDeepStopsTheMigrationWithTheReason) {
   EXPECT_EQ(migrator.counters().exceptions_caught, 0u);
 }
 
-// A plan's size: the verification report is bounded (see the migrator's tests), but the source
-// regions are not. 10,000 regions with 100-byte keys make a plan of about 3 MB: PlanStore refuses
-// to write it, naming its size, and nothing is written (ZooKeeper would drop the connection).
-TEST(PlanSize, APlanTooLargeForItsZnodeIsRefusedAndNothingIsWritten) {
+// A plan's size: 10,000 regions with 100-byte keys make about 3 MB of JSON. Its per-region
+// fields go to parts beside the plan (plan_store.h): the plan's znode stays small, reads give the
+// whole plan back, and the parts no plan names are removed.
+MigrationPlan PlanOfRegions(int count, size_t key_bytes = 100) {
   MigrationPlan plan = APlan();
   plan.source_regions.clear();
-  std::string previous;
-  for (int i = 0; i < 10000; ++i) {
+  for (int i = 0; i < count; ++i) {
     char suffix[16];
     std::snprintf(suffix, sizeof(suffix), "%08d", i);
-    const std::string start = i == 0 ? "" : std::string(92, 'k') + suffix;
-    plan.source_regions.push_back(SourceRegion{previous, start});
-    previous = start;
+    const std::string start = i == 0 ? "" : std::string(key_bytes - 8, 'k') + suffix;
+    if (i > 0) plan.source_regions.back().end = start;
+    plan.source_regions.push_back(SourceRegion{start, ""});
   }
-  plan.source_regions.front().start = "";
+  return plan;
+}
+
+std::vector<std::string> Parts(testing::FakeZk& zk) {
+  auto children = zk.GetChildren("/presplit/migration-parts/ns:t", false);
+  return children.ok() ? *children : std::vector<std::string>{};
+}
+
+// Smaller limits than a deployment's (64 KiB inline, 512 KiB chunks): the same code on less data.
+constexpr PlanPartLimits kTestParts{16 * 1024, 64 * 1024, 16};
+
+TEST(PlanSize, TenThousandRegionsKeepThePlanZnodeSmall) {
+  MigrationPlan plan = PlanOfRegions(10000, 20);
   const size_t bytes = PlanToJson(plan).size();
-  std::printf("a plan of 10,000 regions with 100-byte keys: %zu bytes\n", bytes);
-  EXPECT_GT(bytes, kMaxPlanBytes);
+  EXPECT_GT(bytes, 8 * kTestParts.chunk_bytes);
 
   testing::FakeZk zk;
   PlanStore store(zk, "/presplit", OpenAcls());
+  store.set_part_limits(kTestParts);
+  ASSERT_TRUE(store.Prepare().ok());
+  ASSERT_TRUE(store.Create(plan).ok());
+  const std::string znode = zk.Get("/presplit/migrations/ns:t", false)->data;
+  EXPECT_LT(znode.size(), 8u * 1024) << "the plan's znode does not grow with the regions";
+  EXPECT_NE(znode.find("\"parts\""), std::string::npos);
+  const auto written = Parts(zk);
+  EXPECT_EQ(written.size(), (bytes - znode.size()) / kTestParts.chunk_bytes + 1);
+
+  auto read = store.Read("ns:t");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->plan.source_regions, plan.source_regions);
+  EXPECT_EQ(PlanToJson(read->plan), PlanToJson(plan));
+
+  // The fence records a close per region: it goes to parts too. The regions' chunks stay (the
+  // same field, the same names); nothing is written twice.
+  for (int i = 0; i < 10000; ++i) {
+    read->plan.capture.closed_before["0123456789abcdef0123456789a" + std::to_string(10000 + i)] =
+        1'700'000'000'000 + i;
+  }
+  zk.write_log.clear();
+  ASSERT_TRUE(store.CompareAndSet(*read).ok());
+  EXPECT_LT(zk.Get("/presplit/migrations/ns:t", false)->data.size(), 8u * 1024);
+  for (const auto& [session, path] : zk.write_log) {
+    for (const auto& chunk : written) {
+      EXPECT_NE(path, "/presplit/migration-parts/ns:t/" + chunk) << "written again";
+    }
+  }
+  auto again = store.Read("ns:t");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->plan.capture.closed_before, read->plan.capture.closed_before);
+  EXPECT_EQ(again->plan.source_regions, plan.source_regions);
+  const size_t with_closes = Parts(zk).size();
+  EXPECT_GT(with_closes, written.size());
+
+  // The closes cleared (the fence over): their chunks go, the regions' stay.
+  again->plan.capture.closed_before.clear();
+  ASSERT_TRUE(store.CompareAndSet(*again).ok());
+  auto remaining = Parts(zk);
+  std::sort(remaining.begin(), remaining.end());
+  auto expected = written;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(remaining, expected);
+
+  // Removed with the plan.
+  ASSERT_TRUE(store.Remove("ns:t").ok());
+  EXPECT_FALSE(zk.Get("/presplit/migration-parts/ns:t", false).ok());
+  EXPECT_FALSE(zk.Get("/presplit/migrations/ns:t", false).ok());
+}
+
+TEST(PlanSize, APartThatDoesNotMatchItsDigestIsRefusedOnRead) {
+  testing::FakeZk zk;
+  PlanStore store(zk, "/presplit", OpenAcls());
+  store.set_part_limits(kTestParts);
+  ASSERT_TRUE(store.Prepare().ok());
+  ASSERT_TRUE(store.Create(PlanOfRegions(400)).ok());
+  const auto parts = Parts(zk);
+  ASSERT_FALSE(parts.empty());
+  const std::string chunk = "/presplit/migration-parts/ns:t/" + parts.front();
+  std::string data = zk.Get(chunk, false)->data;
+  data[10] = data[10] == 'k' ? 'j' : 'k';
+  ASSERT_TRUE(zk.Set(chunk, data, -1).ok());
+  auto read = store.Read("ns:t");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("does not match its MD5 and size"), std::string::npos)
+      << read.status().message();
+  ASSERT_TRUE(zk.Delete(chunk, -1).ok());
+  read = store.Read("ns:t");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), StatusCode::kNotFound) << read.status().message();
+  EXPECT_NE(read.status().message().find("reading the migration plan's part source_regions"),
+            std::string::npos);
+}
+
+// Past what its parts may hold (max_chunks chunks of one field), a plan is refused, naming its
+// size, and nothing is written; a compare-and-set leaves the last plan written.
+TEST(PlanSize, APlanTooLargeForItsPartsIsRefusedAndNothingIsWritten) {
+  MigrationPlan plan = PlanOfRegions(500, 1000);
+  testing::FakeZk zk;
+  PlanStore store(zk, "/presplit", OpenAcls());
+  store.set_part_limits(kTestParts);
   ASSERT_TRUE(store.Prepare().ok());
   zk.write_log.clear();
   Status created = store.Create(plan);
   EXPECT_EQ(created.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(created.message().find("the plan of ns:t would be " + std::to_string(bytes) +
-                                   " bytes, more than the " + std::to_string(kMaxPlanBytes)),
+  EXPECT_NE(created.message().find("bytes of source_regions, more than the " +
+                                   std::to_string(kTestParts.max_chunks * kTestParts.chunk_bytes) +
+                                   " its parts may hold: not written (500 source regions)"),
             std::string::npos)
       << created.message();
-  EXPECT_NE(created.message().find("10000 source regions"), std::string::npos);
   EXPECT_TRUE(zk.write_log.empty());
   EXPECT_FALSE(zk.Get("/presplit/migrations/ns:t", false).ok());
 
-  // One that fits is written; grown past the limit, its compare-and-set is refused the same way
-  // and the znode keeps the last plan written.
   MigrationPlan small = APlan();
   ASSERT_TRUE(store.Create(small).ok());
   auto node = store.Read("ns:t");

@@ -1446,14 +1446,14 @@ TEST_F(MigratorTest, TheVerificationReportStaysBoundedWhateverTheRegionCount) {
             report["regions_differing"]);
 }
 
-// A table of so many regions (with long keys) that the plan would not fit its znode: the
-// migration is not started, the status says why and keeps the table where it is.
-TEST_F(MigratorTest, APlanTooLargeForItsZnodeIsNotStartedAndTheStatusSaysWhy) {
+// A table of so many regions (4,000 with 100-byte keys: 1.2 MB of JSON) that its regions alone
+// would not fit a znode: the migration starts all the same, its regions kept in parts beside a plan that stays small.
+TEST_F(MigratorTest, ThousandsOfRegionsWithLongKeysStartAMigrationWithASmallPlan) {
   {
     std::lock_guard<std::recursive_mutex> lock(admin_.mu);
     auto& regions = admin_.tables[kSource].regions;
     regions.clear();
-    for (int i = 0; i < 10000; ++i) {
+    for (int i = 0; i < 4000; ++i) {
       char start[128];
       std::snprintf(start, sizeof(start), "%d%07d%092d", i / 1000, i % 1000, 0);
       const std::string key = i == 0 ? "" : start;
