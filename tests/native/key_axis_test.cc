@@ -162,7 +162,9 @@ TEST(KeyAxis, RowsAreWhatTheSharesSay) {
       const auto axis = SharedKeyAxis(epochs, view, max_rows);
       ASSERT_TRUE(axis.ok()) << axis.status().ToString();
       // Both ways of adding are used.
-      if (max_rows == 1000) EXPECT_FALSE(axis->plans[0].dense.empty());
+      if (max_rows == 1000) {
+        EXPECT_FALSE(axis->plans[0].dense.empty());
+      }
       EXPECT_FALSE(axis->plans[0].sparse.empty());
       for (int e = 0; e < 3; ++e) {
         std::vector<float> values;
