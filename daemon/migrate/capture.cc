@@ -1,15 +1,23 @@
 // Change capture: the Migrator's side of the replication peers that ship every write of one
 // generation to the other (presplit-hbase.jar's RekeyingReplicationEndpoint on the
-// RegionServers), and the two ways presplitd learns how far a peer has shipped:
+// RegionServers), and the ways presplitd learns how far a peer has shipped:
 //   - probes: a marker written into every region of the shipped table; once the peer has
-//     acknowledged all of them, every write made to that table before the probe has been
-//     applied to the other (a RegionServer ships its WAL in order);
+//     acknowledged all of them, every write each region's current server took before the probe
+//     has been applied to the other (a RegionServer ships its WAL in order);
 //   - closes: a fenced (read-only) table's regions are closed and reopened; the WAL's close
-//     marker is the last entry of each region, so once every close is acknowledged the peer has
-//     shipped everything the table will ever hold.
+//     marker is the last entry of each region on its current server;
+//   - the queue mark: a region moved, split or merged leaves its older edits in the WAL of the
+//     server it left, shipped by that server's queue at its own pace (the peer is not serial:
+//     HBase's serial replication needs REPLICATION_SCOPE 1, which presplit leaves alone). So a
+//     drain, once the closes are in, lists the WAL files the peer's queues hold, has every live
+//     server roll its WAL, and waits until none of those files is listed: each queue has then
+//     read its files to their end, whichever regions they held.
+// Probes serve the verification, which compares again what differs; the drains that precede an
+// irreversible step (the switch, the fence, a rollback) wait for the queue mark.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "daemon/migrate/migrator.h"
@@ -39,7 +47,11 @@ Status Migrator::EnsureCapture(MigrationPlan& plan, bool reverse) {
                         plan.target, options_.zk_root}
           : CaptureSpec{peer,        plan.source,     plan.target, plan.old_layout, plan.new_layout,
                         plan.target, options_.zk_root};
-  PRESPLIT_ASSIGN_OR_RETURN(bool added, bridge_.EnsureCapture(spec));
+  // Never while a drain's WAL roll is under way (see wal_roll_mu_).
+  PRESPLIT_ASSIGN_OR_RETURN(bool added, [&] {
+    std::lock_guard<std::mutex> roll(wal_roll_mu_);
+    return bridge_.EnsureCapture(spec);
+  }());
   if (started_ms == 0) started_ms = NowMs();
   spdlog::info("migration {}: {}capture peer {} {}: every write to {} is shipped to {}{}",
                plan.table, reverse ? "reverse " : "", peer, added ? "added" : "already there",
@@ -328,6 +340,7 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
   if (!described.exists) return Status::NotFound(table + " is gone");
   const auto deadline =
       std::chrono::steady_clock::now() + (timeout.count() > 0 ? timeout : options_.ack_timeout);
+  std::optional<QueueMark> mark;  // taken once, after the closes: see the header
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(auto closed, ClosesShipped(ack_table));
     std::vector<std::string> unclosed;
@@ -343,9 +356,44 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
     if (unclosed.empty()) {
       // Closes come from the live servers; a dead one's WALs may still hold earlier edits.
       auto recovered = RecoveredQueues(peer);
-      if (recovered.ok() && recovered->empty()) return true;
-      waiting = recovered.ok() ? "the WALs of a RegionServer that died: " + recovered->front()
-                               : "the peer's queues (" + recovered.status().message() + ")";
+      if (recovered.ok() && recovered->empty()) {
+        // Every region closed on its current server: the table takes no write any more, so
+        // every edit it took is in a file the peer's queues list now.
+        if (!mark) {
+          auto marked = [&] {
+            std::lock_guard<std::mutex> roll(wal_roll_mu_);
+            return bridge_.MarkCaptureQueues(peer);
+          }();
+          if (marked.ok()) {
+            mark = std::move(*marked);
+            spdlog::info(
+                "capture peer {}: {} closed on its current servers; {} WAL files of its queues "
+                "marked, {} RegionServers rolled: drained once none of them is listed",
+                peer, table, mark->wals.size(), mark->servers_rolled);
+            if (!mark->roll_failed.empty()) {
+              spdlog::warn(
+                  "capture peer {}: {} RegionServers did not roll their WAL ({}); the drain of {} "
+                  "waits for their next roll",
+                  peer, mark->roll_failed.size(), mark->roll_failed.front(), table);
+            }
+          } else {
+            waiting = "a mark of the peer's queues (" + marked.status().message() + ")";
+          }
+        }
+        if (mark) {
+          auto unshipped = bridge_.UnshippedCaptureWals(peer, mark->wals);
+          if (unshipped.ok() && unshipped->count == 0) return true;
+          waiting = unshipped.ok()
+                        ? std::to_string(unshipped->count) +
+                              " WAL files the peer's queues held when the table stopped taking "
+                              "writes (first: " +
+                              (unshipped->first.empty() ? "?" : unshipped->first.front()) + ")"
+                        : "the peer's queues (" + unshipped.status().message() + ")";
+        }
+      } else {
+        waiting = recovered.ok() ? "the WALs of a RegionServer that died: " + recovered->front()
+                                 : "the peer's queues (" + recovered.status().message() + ")";
+      }
     }
     if (Interrupted() || std::chrono::steady_clock::now() >= deadline) {
       spdlog::info("{}: {} of {} regions drained into {} (waiting for {})", table, drained,

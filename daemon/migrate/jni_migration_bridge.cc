@@ -181,6 +181,19 @@ Result<CapturePeerState> JniMigrationBridge::DescribeCapture(const std::string& 
   return ParseCapturePeerState(json);
 }
 
+Result<QueueMark> JniMigrationBridge::MarkCaptureQueues(const std::string& peer_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("markCaptureQueues", {peer_id}));
+  return ParseQueueMark(json);
+}
+
+Result<UnshippedWals> JniMigrationBridge::UnshippedCaptureWals(
+    const std::string& peer_id, const std::vector<std::string>& marked) {
+  PRESPLIT_ASSIGN_OR_RETURN(
+      std::string json,
+      CallStrings("unshippedCaptureWals", {peer_id, nlohmann::json(marked).dump()}));
+  return ParseUnshippedWals(json);
+}
+
 Result<ProbeRound> JniMigrationBridge::Probe(const std::string& table, int64_t probe_id) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
                             CallStrings("probe", {table, std::to_string(probe_id)}));

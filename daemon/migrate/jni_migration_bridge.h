@@ -33,6 +33,9 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<bool> EnsureCapture(const CaptureSpec& spec) override;
   Result<bool> RemoveCapture(const std::string& peer_id) override;
   Result<CapturePeerState> DescribeCapture(const std::string& peer_id) override;
+  Result<QueueMark> MarkCaptureQueues(const std::string& peer_id) override;
+  Result<UnshippedWals> UnshippedCaptureWals(const std::string& peer_id,
+                                             const std::vector<std::string>& marked) override;
   Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) override;
   Result<CaptureAcks> ReadAcks(const std::string& ack_table, int64_t probe_id) override;
   Status SetKeepDeletedCells(const std::string& table, bool keep) override;

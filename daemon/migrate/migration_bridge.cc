@@ -243,6 +243,26 @@ Result<ProbeRound> ParseProbeRound(const std::string& text) {
   return out;
 }
 
+Result<QueueMark> ParseQueueMark(const std::string& text) {
+  constexpr const char* kWhat = "markCaptureQueues";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  QueueMark out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.wals, StringList(o, "wals", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(int64_t rolled, Count(o, "servers_rolled", kWhat));
+  out.servers_rolled = static_cast<int>(rolled);
+  PRESPLIT_ASSIGN_OR_RETURN(out.roll_failed, StringList(o, "roll_failed", kWhat));
+  return out;
+}
+
+Result<UnshippedWals> ParseUnshippedWals(const std::string& text) {
+  constexpr const char* kWhat = "unshippedCaptureWals";
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
+  UnshippedWals out;
+  PRESPLIT_ASSIGN_OR_RETURN(out.count, Count(o, "unshipped", kWhat));
+  PRESPLIT_ASSIGN_OR_RETURN(out.first, StringList(o, "first", kWhat));
+  return out;
+}
+
 Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& text) {
   constexpr const char* kWhat = "listCapturePeers";
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));

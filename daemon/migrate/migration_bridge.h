@@ -87,6 +87,23 @@ struct CapturePeerState {
   std::vector<std::string> recovered_queues;
 };
 
+// A capture peer's replication queues marked once writes to its table stopped: the WAL files they
+// listed then, after which every live RegionServer rolled its WAL so that each of them ends
+// (CaptureQueues in presplit-hbase.jar). Every edit the table took is in one of these files, on
+// the server that wrote it, wherever its region has moved since.
+struct QueueMark {
+  std::vector<std::string> wals;
+  int servers_rolled = 0;
+  std::vector<std::string> roll_failed;  // "<server>: why"
+};
+
+// The marked files the peer's queues still list: the peer has shipped every edit of the table
+// when there are none.
+struct UnshippedWals {
+  int64_t count = 0;
+  std::vector<std::string> first;  // a few of them, "<file>@<queue>@<server>"
+};
+
 // One probe written into every region of a table (see CaptureSignals in presplit-hbase.jar).
 struct ProbeRound {
   int64_t id = 0;
@@ -222,6 +239,11 @@ class MigrationBridge {
   // Removes the peer; false when there was none.
   virtual Result<bool> RemoveCapture(const std::string& peer_id) = 0;
   virtual Result<CapturePeerState> DescribeCapture(const std::string& peer_id) = 0;
+  // Marks the peer's queues (see QueueMark); call it once writes to its table have stopped.
+  virtual Result<QueueMark> MarkCaptureQueues(const std::string& peer_id) = 0;
+  // Which of `marked` (QueueMark.wals) the peer's queues still list.
+  virtual Result<UnshippedWals> UnshippedCaptureWals(const std::string& peer_id,
+                                                     const std::vector<std::string>& marked) = 0;
   // Writes a probe with this id into every region of `table`.
   virtual Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) = 0;
   // The acknowledgements in `ack_table` (the peer's target), the probe rows of `probe_id` among
@@ -356,6 +378,8 @@ Result<std::vector<CellDigest>> ParseCellDigests(const std::string& json, size_t
 Result<bool> ParseFlag(const std::string& json, const char* key);
 Result<CapturePeerState> ParseCapturePeerState(const std::string& json);
 Result<ProbeRound> ParseProbeRound(const std::string& json);
+Result<QueueMark> ParseQueueMark(const std::string& json);
+Result<UnshippedWals> ParseUnshippedWals(const std::string& json);
 Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& json);
 Result<std::vector<CaptureLag>> ParseCaptureLags(const std::string& json);
 Result<CaptureAcks> ParseCaptureAcks(const std::string& json);

@@ -389,11 +389,15 @@ class Migrator {
   void PollCaptureLags();
   // The latest close of every region of `table` the peer shipped into `ack_table`.
   Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
-  // Whether every region of `table` has been closed (and the close shipped into `ack_table` by
-  // `peer`, which holds no dead RegionServer's WALs any more) since `before`: waits up to
-  // ack_timeout (or `timeout`, when it is positive: the switch's bounded pause). The drain of a
-  // fenced generation, which began at fence_started_ms. A region still without a close once the
-  // fence has lasted ack_timeout is reopened (ReopenUnclosed).
+  // Whether `peer` has shipped every edit of the fenced (read-only) `table` into `ack_table`:
+  // every region of it has been closed since `before` and the close shipped, no queue of the peer
+  // holds a dead RegionServer's WALs, and then, since a close on a region's current server says
+  // nothing of the edits a server it moved, split or merged away from has still to ship, none of
+  // the WAL files the peer's queues listed once the closes were in (the queue mark, taken once a
+  // call, every live server's WAL rolled) is listed any more. Waits up to ack_timeout (or
+  // `timeout`, when it is positive: the switch's bounded pause). The drain of a fenced generation,
+  // which began at fence_started_ms. A region still without a close once the fence has lasted
+  // ack_timeout is reopened (ReopenUnclosed).
   Result<bool> AwaitDrained(const std::string& peer, const std::string& table,
                             const std::string& ack_table,
                             const std::map<std::string, int64_t>& before, int64_t fence_started_ms,
@@ -549,6 +553,10 @@ class Migrator {
   std::map<std::string, MigrationProgress> snapshot_;
   // The plan versions whose refusal was logged already (a refused plan is looked at every run).
   std::mutex refusals_mu_;
+  // Held while a capture peer is added and while a drain rolls the RegionServers' WALs: a peer
+  // added while a roll is half done has made HBase abort the RegionServer (its queue lost the new
+  // file's position), and a RegionServer answers a roll before it is done.
+  std::mutex wal_roll_mu_;
   std::map<std::string, std::string> refusals_logged_;
   // The switched migrations whose missing document was logged already (OnDocumentGone); under
   // refusals_mu_.

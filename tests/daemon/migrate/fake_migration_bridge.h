@@ -150,6 +150,29 @@ class FakeMigrationBridge : public MigrationBridge {
     if (queues != recovered_queues.end()) out.recovered_queues = queues->second;
     return out;
   }
+  Result<QueueMark> MarkCaptureQueues(const std::string& peer_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    queue_marks++;
+    QueueMark out;
+    auto queued = queue_wals.find(peer_id);
+    if (queued != queue_wals.end()) out.wals = queued->second;
+    out.servers_rolled = 1;
+    return out;
+  }
+  Result<UnshippedWals> UnshippedCaptureWals(const std::string& peer_id,
+                                             const std::vector<std::string>& marked) override {
+    if (on_unshipped) on_unshipped(peer_id);  // outside the lock
+    std::lock_guard<std::mutex> lock(mu);
+    UnshippedWals out;
+    auto queued = queue_wals.find(peer_id);
+    if (queued == queue_wals.end()) return out;
+    for (const auto& wal : queued->second) {
+      if (std::find(marked.begin(), marked.end(), wal) == marked.end()) continue;
+      out.count++;
+      out.first.push_back(wal + "@" + peer_id + "@rs1");
+    }
+    return out;
+  }
   Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) override {
     std::lock_guard<std::mutex> lock(mu);
     probes++;
@@ -489,6 +512,11 @@ class FakeMigrationBridge : public MigrationBridge {
   std::set<std::string> other_targets;
   // Per peer: queues still holding a dead RegionServer's WALs (what probes cannot see).
   std::map<std::string, std::vector<std::string>> recovered_queues;
+  // WAL files each peer's queues list (a region's older edits on the server it moved away
+  // from): a drain waits until none it marked is listed.
+  std::map<std::string, std::vector<std::string>> queue_wals;
+  int queue_marks = 0;
+  std::function<void(const std::string&)> on_unshipped;
   // Regions whose close a RegionServer's crash prevented during SetReadOnly's reopen.
   std::set<std::string> crashed_during_reopen;
   // ReopenRegions calls: the table, then each region asked for.

@@ -274,7 +274,7 @@ public final class CapturePeers {
 
   /**
    * The peer and the queues of it that still hold a dead RegionServer's WALs (see
-   * {@link RecoveredQueues}; a probe cannot tell that they shipped).
+   * {@link CaptureQueues#recovered}; a probe cannot tell that they shipped).
    *
    * @return {@code {"exists":bool,"enabled":bool,"source":"ns:t"|null,"target":"ns:t"|null,
    *     "recovered_queues":["queue@server",...]}}
@@ -293,7 +293,7 @@ public final class CapturePeers {
     }
     Map<String, String> conf = peer.getPeerConfig().getConfiguration();
     StringBuilder recovered = new StringBuilder();
-    for (String queue : RecoveredQueues.pending(admin.getConfiguration(),
+    for (String queue : CaptureQueues.recovered(admin.getConfiguration(),
         admin.getRegionServers(), peerId)) {
       recovered.append(recovered.length() > 0 ? "," : "").append(Cells.jsonString(queue));
     }
@@ -301,6 +301,33 @@ public final class CapturePeers {
         + jsonOrNull(conf.get(CaptureSpec.SOURCE_KEY)) + ",\"target\":"
         + jsonOrNull(conf.get(CaptureSpec.TARGET_KEY)) + ",\"recovered_queues\":[" + recovered
         + "]}";
+  }
+
+  /**
+   * Marks the peer's replication queues once writes to its table have stopped: the WAL files
+   * they list, every live RegionServer's WAL rolled (see {@link CaptureQueues#mark}).
+   *
+   * @return {@code {"wals":["<file>",...],"servers_rolled":N,"roll_failed":["<server>: why"]}}
+   */
+  public static String markQueues(Admin admin, String peerId) throws IOException {
+    checkPeerId(peerId);
+    return CaptureQueues.mark(admin, peerId);
+  }
+
+  /**
+   * Which of the marked WAL files ({@link #markQueues}) the peer's queues still list: none once
+   * the peer has shipped every edit they held, whichever server wrote it.
+   *
+   * @return {@code {"unshipped":N,"first":["<file>@<queue>@<server>",...]}}
+   */
+  public static String unshippedWals(Admin admin, String peerId, Set<String> marked)
+      throws IOException {
+    checkPeerId(peerId);
+    try {
+      return CaptureQueues.unshipped(admin.getConfiguration(), peerId, marked);
+    } catch (IOException e) {
+      throw AccessDenial.map(AccessDenial.Operation.DESCRIBE_PEER, peerId, e);
+    }
   }
 
   /**

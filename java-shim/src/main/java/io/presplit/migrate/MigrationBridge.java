@@ -12,8 +12,10 @@ import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -438,6 +440,28 @@ public final class MigrationBridge {
   public static String describeCapture(String peerId) throws IOException {
     try (Admin admin = connection().getAdmin()) {
       return CapturePeers.describe(admin, peerId);
+    }
+  }
+
+  public static String markCaptureQueues(String peerId) throws IOException {
+    try (Admin admin = connection().getAdmin()) {
+      return CapturePeers.markQueues(admin, peerId);
+    }
+  }
+
+  /** {@code walsJson}: the JSON array of file names {@link #markCaptureQueues} returned. */
+  public static String unshippedCaptureWals(String peerId, String walsJson) throws IOException {
+    Set<String> marked = new HashSet<>();
+    try {
+      for (JsonElement e : JsonParser.parseString(walsJson).getAsJsonArray()) {
+        marked.add(e.getAsString());
+      }
+    } catch (JsonParseException | IllegalStateException | UnsupportedOperationException e) {
+      throw new IllegalArgumentException("not a JSON array of WAL file names: " + e.getMessage(),
+          e);
+    }
+    try (Admin admin = connection().getAdmin()) {
+      return CapturePeers.unshippedWals(admin, peerId, marked);
     }
   }
 

@@ -45,6 +45,8 @@ public final class AccessDenial {
     ADD_PEER("adding the change capture's replication peer for table", "ADMIN", Scope.GLOBAL),
     REMOVE_PEER("removing the change capture's replication peer", "ADMIN", Scope.GLOBAL),
     DESCRIBE_PEER("reading the change capture's replication peer", "ADMIN", Scope.GLOBAL),
+    ROLL_WAL("rolling the RegionServers' WALs to drain the change capture's replication peer",
+        "ADMIN", Scope.GLOBAL),
     COPY_GRANTS("copying the grants of table", "ADMIN", Scope.TABLE),
     COPY_QUOTAS("copying the quotas of table", "ADMIN", Scope.GLOBAL);
 
