@@ -86,9 +86,11 @@ def read(path):
 
 
 def file_state(path):
-    """What a reinstall or an upgrade must leave as it is: the bytes, the mode and the owner."""
+    """What a reinstall or an upgrade must leave as it is: the bytes (as their SHA-256, so that a
+    failed comparison prints no password), the mode and the owner."""
     st = os.stat(path)
-    return read(path), stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
+    content = hashlib.sha256(read(path).encode()).hexdigest()
+    return content, stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid
 
 
 def credentials(path):
@@ -227,10 +229,11 @@ class DebianPackageTest(unittest.TestCase):
         daemon_user, daemon_password = daemon["identity"].split(":", 1)
         portal_user, portal_password = portal["identity"].split(":", 1)
         self.assertEqual((daemon_user, portal_user), ("daemon", "portal"))
-        # Random: 24 bytes in base64, and not the same twice.
+        # Random: 24 bytes in base64, and not the same twice. (No assertion here prints one.)
         for password in (daemon_password, portal_password):
-            self.assertRegex(password, r"^[A-Za-z0-9+/]{32}$")
-        self.assertNotEqual(daemon_password, portal_password)
+            self.assertTrue(re.fullmatch(r"[A-Za-z0-9+/]{32}", password),
+                            "a password is not 32 base64 characters")
+        self.assertTrue(daemon_password != portal_password, "the same password twice")
         # Each names itself by user and the other by digest only: no file holds both passwords,
         # and both describe the same ACLs.
         self.assertEqual(daemon["daemon"], "daemon")
@@ -239,11 +242,14 @@ class DebianPackageTest(unittest.TestCase):
         self.assertEqual(portal["daemon"], zk_digest_id("daemon", daemon_password))
         self.assertEqual((daemon["scheme"], daemon["readers"]), ("digest", "world"))
         self.assertEqual((portal["scheme"], portal["readers"]), ("digest", "world"))
-        self.assertNotIn(portal_password, read(ZK_AUTH))
-        self.assertNotIn(daemon_password, read(ZK_AUTH_PORTAL))
+        self.assertTrue(portal_password not in read(ZK_AUTH),
+                        "the daemon's file has the portal's password")
+        self.assertTrue(daemon_password not in read(ZK_AUTH_PORTAL),
+                        "the portal's file has the daemon's password")
         # Nothing printed them.
         for password in passwords():
-            self.assertNotIn(password, self.install.stdout + self.install.stderr)
+            self.assertTrue(password not in self.install.stdout + self.install.stderr,
+                            "the install printed a password")
 
     def test_3_installed_binaries_run_from_path(self):
         self.assertEqual(shutil.which("presplitctl"), "/usr/bin/presplitctl")
@@ -343,7 +349,7 @@ class DebianPackageTest(unittest.TestCase):
         self.assertEqual(stopping, "STOPPING=1\nSTATUS=shutting down")
         self.assertEqual(proc.wait(timeout=60), 0, log_text())
         for password in passwords():
-            self.assertNotIn(password, log_text())
+            self.assertTrue(password not in log_text(), "presplitd logged a password")
 
         # What the daemon created lets the portal's generated file write documents, and nobody
         # else (the daemon is stopped first: no HBase table is made for the document).
@@ -359,7 +365,8 @@ class DebianPackageTest(unittest.TestCase):
         def ctl(*args):
             proc = h.run(["presplitctl", "--zk", h.ZK_QUORUM, "--root", root, *args], check=False)
             for password in passwords():
-                self.assertNotIn(password, proc.stdout + proc.stderr)
+                self.assertTrue(password not in proc.stdout + proc.stderr,
+                                "presplitctl printed a password")
             return proc
         for auth in ([], ["--auth-file", ZK_AUTH]):  # none, and the daemon's own
             refused = ctl(*auth, "put", doc)
@@ -391,8 +398,8 @@ class DebianPackageTest(unittest.TestCase):
         self.assertTrue(os.path.isfile("/etc/presplit/presplitd.conf"))
         self.assertTrue(os.path.isfile(ZK_AUTH) and os.path.isfile(ZK_AUTH_PORTAL))
         for old, new in zip(first_passwords, passwords()):
-            self.assertNotEqual(old, new)
-            self.assertNotIn(new, install.stdout + install.stderr)
+            self.assertTrue(old != new, "a purged password came back")
+            self.assertTrue(new not in install.stdout + install.stderr, "the install printed it")
 
         # The config is a conffile: an operator's edit survives a reinstall of the package. The
         # credentials are not replaced either.
