@@ -134,7 +134,7 @@ public final class SaltedTable {
 
   /** Writes a Put whose row is a logical key. */
   public void put(Put logicalPut) throws IOException {
-    writeOne(logicalPut, SaltedTable::salt, Table::put);
+    writeOne(logicalPut, SaltedTable::salt, withoutAnswer(Table::put));
   }
 
   /**
@@ -147,7 +147,7 @@ public final class SaltedTable {
 
   /** Deletes what a Delete whose row is a logical key names. */
   public void delete(Delete logicalDelete) throws IOException {
-    writeOne(logicalDelete, SaltedTable::salt, Table::delete);
+    writeOne(logicalDelete, SaltedTable::salt, withoutAnswer(Table::delete));
   }
 
   /** Deletes a whole row by logical key. */
@@ -168,6 +168,23 @@ public final class SaltedTable {
   @FunctionalInterface
   private interface Sender<M> {
     void send(Table table, M salted) throws IOException;
+  }
+
+  /**
+   * Sends one salted operation and returns HBase's answer with logical keys ({@code layout} is
+   * the one the operation was salted with).
+   */
+  @FunctionalInterface
+  private interface Call<M, R> {
+    R send(Table table, KeyLayout layout, M salted) throws IOException;
+  }
+
+  /** A write HBase answers with nothing (put, delete). */
+  private static <M> Call<M, Void> withoutAnswer(Sender<M> sender) {
+    return (table, layout, salted) -> {
+      sender.send(table, salted);
+      return null;
+    };
   }
 
   /** The handle of the table's snapshots (for tests). */
@@ -194,14 +211,18 @@ public final class SaltedTable {
     return new Writable(s, paused);
   }
 
-  private <M extends Mutation> void writeOne(M logical, Salter<M> salter, Sender<M> sender)
-      throws IOException {
+  /**
+   * One write, and HBase's answer to it. Sent a second time only after the read-only refusal,
+   * which the RegionServer gives before it applies anything: that is what makes the rule safe for
+   * an increment or an append too, which must never be sent again after an outcome that is not
+   * known (a timeout).
+   */
+  private <M, R> R writeOne(M logical, Salter<M> salter, Call<M, R> call) throws IOException {
     Writable w = writable();
     TableSnapshot s = w.snapshot;
     M salted = salter.salt(s.layout(), logical);
     try (Table t = open(s)) {
-      sender.send(t, salted);
-      return;
+      return call.send(t, s.layout(), salted);
     } catch (IOException e) {
       if (!ReadOnlyRefusal.is(e)) {
         throw e;
@@ -209,7 +230,7 @@ public final class SaltedTable {
       TableSnapshot next = nextAfterRefusal(s, w.heldByPause, e);
       M again = salter.salt(next.layout(), logical);
       try (Table t = open(next)) {
-        sender.send(t, again);
+        return call.send(t, next.layout(), again);
       } catch (IOException e2) {
         throw ReadOnlyRefusal.is(e2) ? switchInProgress(next, e2) : e2;
       }
@@ -539,28 +560,36 @@ public final class SaltedTable {
     return to;
   }
 
-  static Put salt(KeyLayout layout, Put logical) throws IOException {
-    byte[] row = layout.encode(logical.getRow());
-    Put p = new Put(row, logical.getTimestamp());
+  /** Adds a cell to a mutation: each kind has its own public {@code add(Cell)}. */
+  @FunctionalInterface
+  private interface CellSink<M> {
+    void add(M mutation, Cell cell) throws IOException;
+  }
+
+  /**
+   * {@code salted}, a new mutation of the salted row, with every cell of {@code logical} moved to
+   * that row, and the settings every mutation carries.
+   */
+  private static <M extends Mutation> M withCellsOf(M logical, M salted, CellSink<M> sink)
+      throws IOException {
+    byte[] row = salted.getRow();
     CellBuilder b = builder();
     for (List<Cell> cells : logical.getFamilyCellMap().values()) {
       for (Cell c : cells) {
-        p.add(withRow(b, row, c));
+        sink.add(salted, withRow(b, row, c));
       }
     }
-    return copyMutation(logical, p);
+    return copyMutation(logical, salted);
+  }
+
+  static Put salt(KeyLayout layout, Put logical) throws IOException {
+    return withCellsOf(logical, new Put(layout.encode(logical.getRow()), logical.getTimestamp()),
+        Put::add);
   }
 
   static Delete salt(KeyLayout layout, Delete logical) throws IOException {
-    byte[] row = layout.encode(logical.getRow());
-    Delete d = new Delete(row, logical.getTimestamp());
-    CellBuilder b = builder();
-    for (List<Cell> cells : logical.getFamilyCellMap().values()) {
-      for (Cell c : cells) {
-        d.add(withRow(b, row, c));
-      }
-    }
-    return copyMutation(logical, d);
+    return withCellsOf(logical,
+        new Delete(layout.encode(logical.getRow()), logical.getTimestamp()), Delete::add);
   }
 
   static Get salt(KeyLayout layout, Get logical) throws IOException {
