@@ -15,12 +15,18 @@ import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
@@ -124,13 +130,14 @@ public final class SaltedTable {
 
   // ---- writes -------------------------------------------------------------------------------
   //
-  // A write goes to the generation the status names. While the status says writes are paused
-  // (presplitd drains the generation before a switch: migration.writes_paused_until_ms), it
-  // first waits for the status that ends the pause (PresplitTables.awaitWritesResumed). A write
-  // refused because its generation is read-only (sent just before the pause, or by a process
-  // that saw the pause late) waits for the status that names the next generation and is sent
-  // there once (see ReadOnlyRefusal for why that is safe); else it fails with
-  // SwitchInProgressException. Any other failure is HBase's, as it is.
+  // A write (put, delete, increment, append, checkAndMutate) goes to the generation the status
+  // names. While the status says writes are paused (presplitd drains the generation before a
+  // switch: migration.writes_paused_until_ms), it first waits for the status that ends the pause
+  // (PresplitTables.awaitWritesResumed). A write refused because its generation is read-only
+  // (sent just before the pause, or by a process that saw the pause late) waits for the status
+  // that names the next generation and is sent there once (see ReadOnlyRefusal for why that is
+  // safe, increments included); else it fails with SwitchInProgressException. Any other failure
+  // is HBase's, as it is.
 
   /** Writes a Put whose row is a logical key. */
   public void put(Put logicalPut) throws IOException {
@@ -158,6 +165,70 @@ public final class SaltedTable {
   /** Deletes by logical keys, all in one generation. */
   public void delete(List<Delete> logicalDeletes) throws IOException {
     writeAll(logicalDeletes, SaltedTable::salt, Table::delete);
+  }
+
+  // Read-modify-writes follow the same rules: held by a pause, sent once more only after the
+  // read-only refusal. Their answers carry logical keys.
+
+  /**
+   * Increments the columns an Increment whose row is a logical key names; returns the new values
+   * (an empty Result when the Increment asks for none). Not idempotent: sent a second time only
+   * after the read-only refusal, never after a timeout or any other error.
+   */
+  public Result increment(Increment logicalIncrement) throws IOException {
+    return writeOne(logicalIncrement, SaltedTable::salt,
+        (table, layout, salted) -> toLogical(layout, table.increment(salted)));
+  }
+
+  /** Appends to the columns an Append whose row is a logical key names; as {@link #increment}. */
+  public Result append(Append logicalAppend) throws IOException {
+    return writeOne(logicalAppend, SaltedTable::salt,
+        (table, layout, salted) -> toLogical(layout, table.append(salted)));
+  }
+
+  /**
+   * HBase's atomic check-and-mutate of one row ({@link Table#checkAndMutate(CheckAndMutate)}): its
+   * row, the row of its mutation and of every mutation of its RowMutations are one logical key,
+   * salted together. The condition's filter, if any, sees the stored (salted) row. Sent a second
+   * time only after the read-only refusal, whose condition was never evaluated.
+   *
+   * @throws IllegalArgumentException when a mutation's row is not the CheckAndMutate's (nothing
+   *     is sent, and the call is not held by a pause)
+   */
+  public CheckAndMutateResult checkAndMutate(CheckAndMutate logicalCheckAndMutate)
+      throws IOException {
+    requireOneRow(logicalCheckAndMutate);
+    return writeOne(logicalCheckAndMutate, SaltedTable::salt,
+        (table, layout, salted) -> toLogical(layout, table.checkAndMutate(salted)));
+  }
+
+  /**
+   * Refuses a CheckAndMutate whose mutations are not all of its row. HBase's builders check this
+   * when they are called, but a row array changed afterwards (a Put made with
+   * {@code rowIsImmutable}) escapes them; salted one by one, such rows would be sent to different
+   * buckets as one atomic operation.
+   */
+  private void requireOneRow(CheckAndMutate logical) {
+    byte[] row = logical.getRow();
+    Row action = logical.getAction();
+    List<Mutation> mutations = action instanceof RowMutations
+        ? ((RowMutations) action).getMutations()
+        : List.of((Mutation) action);
+    if (action instanceof RowMutations && !Bytes.equals(row, action.getRow())) {
+      throw mixedRows(row, action.getRow(), "RowMutations");
+    }
+    for (Mutation m : mutations) {
+      if (!Bytes.equals(row, m.getRow())) {
+        throw mixedRows(row, m.getRow(), m.getClass().getSimpleName());
+      }
+    }
+  }
+
+  private IllegalArgumentException mixedRows(byte[] row, byte[] other, String kind) {
+    return new IllegalArgumentException("table " + name() + ": a CheckAndMutate of row '"
+        + Bytes.toStringBinary(row) + "' holds a " + kind + " of row '"
+        + Bytes.toStringBinary(other) + "': a CheckAndMutate applies to one row (its condition's)"
+        + "; nothing was sent");
   }
 
   @FunctionalInterface
@@ -592,6 +663,74 @@ public final class SaltedTable {
         new Delete(layout.encode(logical.getRow()), logical.getTimestamp()), Delete::add);
   }
 
+  static Increment salt(KeyLayout layout, Increment logical) throws IOException {
+    Increment i = withCellsOf(logical, new Increment(layout.encode(logical.getRow())),
+        Increment::add);
+    i.setTimestamp(logical.getTimestamp());
+    TimeRange tr = logical.getTimeRange();
+    i.setTimeRange(tr.getMin(), tr.getMax());
+    return i.setReturnResults(logical.isReturnResults());
+  }
+
+  static Append salt(KeyLayout layout, Append logical) throws IOException {
+    Append a = withCellsOf(logical, new Append(layout.encode(logical.getRow())), Append::add);
+    a.setTimestamp(logical.getTimestamp());
+    TimeRange tr = logical.getTimeRange();
+    a.setTimeRange(tr.getMin(), tr.getMax());
+    return a.setReturnResults(logical.isReturnResults());
+  }
+
+  /** The same CheckAndMutate on the salted row (its rows checked one by the caller). */
+  static CheckAndMutate salt(KeyLayout layout, CheckAndMutate logical) throws IOException {
+    byte[] row = layout.encode(logical.getRow());
+    CheckAndMutate.Builder b = CheckAndMutate.newBuilder(row);
+    if (logical.hasFilter()) {
+      b.ifMatches(logical.getFilter());
+    } else {
+      b.ifMatches(logical.getFamily(), logical.getQualifier(), logical.getCompareOp(),
+          logical.getValue());
+    }
+    b.timeRange(logical.getTimeRange()).queryMetricsEnabled(logical.isQueryMetricsEnabled());
+    Row action = logical.getAction();
+    if (action instanceof RowMutations) {
+      List<Mutation> mutations = ((RowMutations) action).getMutations();
+      List<Mutation> salted = new ArrayList<>(mutations.size());
+      for (Mutation m : mutations) {
+        salted.add(saltMutation(layout, m));
+      }
+      return b.build(new RowMutations(row, salted.size()).add(salted));
+    }
+    Mutation m = saltMutation(layout, (Mutation) action);
+    if (m instanceof Put) {
+      return b.build((Put) m);
+    }
+    if (m instanceof Delete) {
+      return b.build((Delete) m);
+    }
+    if (m instanceof Increment) {
+      return b.build((Increment) m);
+    }
+    return b.build((Append) m);
+  }
+
+  /** A mutation of any of the four kinds a CheckAndMutate carries, salted. */
+  private static Mutation saltMutation(KeyLayout layout, Mutation logical) throws IOException {
+    if (logical instanceof Put) {
+      return salt(layout, (Put) logical);
+    }
+    if (logical instanceof Delete) {
+      return salt(layout, (Delete) logical);
+    }
+    if (logical instanceof Increment) {
+      return salt(layout, (Increment) logical);
+    }
+    if (logical instanceof Append) {
+      return salt(layout, (Append) logical);
+    }
+    throw new IllegalArgumentException("a CheckAndMutate cannot carry a "
+        + logical.getClass().getName());
+  }
+
   static Get salt(KeyLayout layout, Get logical) throws IOException {
     Get g = new Get(layout.encode(logical.getRow()));
     for (Map.Entry<byte[], NavigableSet<byte[]>> f : logical.getFamilyMap().entrySet()) {
@@ -648,6 +787,15 @@ public final class SaltedTable {
       out[i] = c instanceof ByteBufferExtendedCell ? copyWithoutSalt(c, w) : new LogicalCell(c, w);
     }
     return Result.create(out, r.getExists(), r.isStale(), r.mayHaveMoreCellsInRow());
+  }
+
+  /** A CheckAndMutateResult whose Result (of an Increment or Append) carries logical keys. */
+  static CheckAndMutateResult toLogical(KeyLayout layout, CheckAndMutateResult r) {
+    if (r == null || r.getResult() == null) {
+      return r;
+    }
+    return new CheckAndMutateResult(r.isSuccess(), toLogical(layout, r.getResult()))
+        .setMetrics(r.getMetrics());
   }
 
   @SuppressWarnings("deprecation") // Cell's array accessors for tags and the type byte
