@@ -680,7 +680,7 @@ public final class SaltedTable {
     return a.setReturnResults(logical.isReturnResults());
   }
 
-  /** The same CheckAndMutate on the salted row (its rows checked one by the caller). */
+  /** The same CheckAndMutate on the salted row (the caller checked that its rows are one). */
   static CheckAndMutate salt(KeyLayout layout, CheckAndMutate logical) throws IOException {
     byte[] row = layout.encode(logical.getRow());
     CheckAndMutate.Builder b = CheckAndMutate.newBuilder(row);
