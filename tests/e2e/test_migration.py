@@ -23,9 +23,11 @@ switch.
 - test_5: a plan written by hand naming another table as its target, another snapshot and a
   staging path changes nothing and the table's status says why; so does a plan with the
   expected names replayed at phase fencing onto a table presplit did not create (no marker).
-- test_7: an SDK read-modify-write workload (get, put + 1) on 30 hot counters runs through the
-  verification (the counters differ at every re-read: compared at the switch's write pause) and
-  the switch: every acknowledged increment is there, none failed, and the pause is logged.
+- test_7: SDK read-modify-writes on hot rows (get, put + 1 on 30 counters; increment and a
+  compare-and-set loop of checkAndMutate on 4 rows each) run through the verification (the rows
+  differ at every re-read: compared at the switch's write pause), the switch and a rollback in the
+  grace period: each row equals its acknowledged updates in the new generation after the switch
+  and in the old one after the rollback, none failed, and both pauses are logged.
 - test_6: the new generation keeps what an operator set outside the document (MIN_VERSIONS,
   REPLICATION_SCOPE, a table value, a quota) and its DR peer: refused until the document says
   migration.replication "follow", then joined to the peer.
@@ -487,40 +489,94 @@ class MigrationTest(unittest.TestCase):
         self.assertIn("grants copied: 0, quotas copied: 1, REPLICATION_SCOPE kept; "
                       f"replication peers now shipping it too: {dr_peer}", d.log_text())
 
-    def test_7_read_modify_writes_on_hot_rows_lose_nothing_through_the_switch(self):
+    def test_7_read_modify_writes_on_hot_rows_lose_nothing_through_the_switch_and_a_rollback(
+            self):
         root, table, _ = self.names("mic")
         d = self.daemon(root, 19513).start()
         put_doc(root, document(table, 4))
         h.wait_status(root, table, ["ready"])
         helper(root, "load", table, "2000", str(VERSIONS))
-        stop_file = os.path.join(tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e")), "stop")
-        counters = subprocess.Popen(
-            [*java_program(), "--zk", h.ZK_QUORUM, "--root", root, "counters", table, "30",
-             stop_file], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        control = tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e"))
+        # Its stderr in a file: read while it runs, a pipe would block the reader (or, full,
+        # the workload).
+        errors_path = os.path.join(control, "stderr")
+        with open(errors_path, "w") as errors:
+            counters = subprocess.Popen(
+                [*java_program(), "--zk", h.ZK_QUORUM, "--root", root, "counters", table, "30",
+                 "4", control], stdout=subprocess.PIPE, stderr=errors, text=True)
         self.addCleanup(lambda: counters.poll() is None and counters.kill())
-        put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 0, "workers": 2,
+
+        def errors_tail():
+            with open(errors_path) as f:
+                return f.read()[-3000:]
+
+        def check(name):
+            """The workload's check of every row against its tally, on request (see
+            MigrationE2E.counters), while it goes on."""
+            with open(os.path.join(control, "check-" + name), "w"):
+                pass
+            answer = os.path.join(control, name + ".json")
+            h.wait_for(lambda: os.path.exists(answer) or counters.poll() is not None, 60,
+                       f"the workload's check '{name}'")
+            if not os.path.exists(answer):
+                self.fail(f"the workload ended with {counters.returncode}: {errors_tail()}")
+            with open(answer) as f:
+                return json.load(f)
+
+        def assert_nothing_lost(result, generation, when):
+            print(f"test_7: {when}: {result}", flush=True)
+            self.assertEqual(result["generation"], generation, when)
+            self.assertEqual(result["failures"], 0, f"{when}: {errors_tail()}")
+            for kind in ["get_put", "increment", "check_and_mutate"]:
+                counted = result["kinds"][kind]
+                self.assertGreater(counted["updates"], 0, f"{when}: no {kind} acknowledged")
+                self.assertEqual(counted["differing"], 0, f"{when}: {kind}: {counted['first']}")
+
+        # A grace period long enough to roll back in.
+        put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 600, "workers": 2,
                                           "max_write_pause_ms": 10000}))
-        h.wait_for(lambda: migration_phase(root, table) == "done", 600, "the migration's end")
-        with open(stop_file, "w"):
+        h.wait_for(lambda: migration_phase(root, table) == "grace", 600, "the switch")
+        switched = check("switched")
+        assert_nothing_lost(switched, 2, "in the new generation after the switch")
+        self.assertEqual(switched["generations"], [1, 2], "the workload followed the switch")
+
+        h.ctl(root, "migration", "rollback", table)
+        h.wait_for(lambda: migration_phase(root, table) == "rolled_back", 180,
+                   lambda: f"the rollback: {migration_status(root, table)}")
+        with open(os.path.join(control, "stop"), "w"):
             pass
-        out, err = counters.communicate(timeout=120)
-        self.assertEqual(counters.returncode, 0, err[-3000:])
-        result = json.loads(out.strip().splitlines()[-1])
-        print(f"test_7: {result}", flush=True)
-        self.assertGreater(result["increments"], 0)
-        self.assertEqual(result["failures"], 0, err[-3000:])
-        self.assertEqual(result["counters_differing"], 0, result["first"])
-        self.assertEqual(result["generations"], 2, "the writer followed the switch")
+        out, _ = counters.communicate(timeout=120)
+        self.assertEqual(counters.returncode, 0, errors_tail())
+        rolled_back = json.loads(out.strip().splitlines()[-1])
+        assert_nothing_lost(rolled_back, 1, "in the old generation after the rollback")
+        self.assertEqual(rolled_back["generations"], [1, 2, 1],
+                         "the workload followed the switch and the rollback")
+        for kind in ["get_put", "increment", "check_and_mutate"]:
+            self.assertGreater(rolled_back["kinds"][kind]["updates"],
+                               switched["kinds"][kind]["updates"],
+                               f"{kind}s acknowledged between the two checks")
+        # Every kind of update went through both pauses (held by the SDK, or refused by the
+        # read-only generation and sent again): the switch's from generation 1, the rollback's
+        # from 2.
+        across = rolled_back["across_switch"]
+        for kind in ["get_put", "increment", "check_and_mutate"]:
+            for generation in (1, 2):
+                self.assertIn(f"{kind}@{generation}", across,
+                              f"no {kind} went through generation {generation}'s pause")
+        self.assertGreater(rolled_back["conflicts"], 0,
+                           "the two compare-and-set threads never contended")
+
         status = h.status(root, table)
-        self.assertEqual(status["generation"], 2)
+        self.assertEqual(status["generation"], 1)
         log = d.log_text()
         self.assertRegex(log, r"switched: the status names \S+ \(generation 2\); writes were "
                               r"paused for \d+ ms")
         paused = int(re.search(r"writes were paused for (\d+) ms", log).group(1))
         self.assertLessEqual(paused, 10000)
-        print(f"test_7: writes paused for {paused} ms; verification "
-              f"{status['migration'].get('verification')}", flush=True)
-
+        paused_back = int(re.search(r"rolled back with writes paused for (\d+) ms", log).group(1))
+        self.assertLessEqual(paused_back, 10000)
+        print(f"test_7: writes paused for {paused} ms at the switch, {paused_back} ms at the "
+              f"rollback", flush=True)
 
 if __name__ == "__main__":
     h.main()

@@ -1,9 +1,10 @@
 /*
  * The Java side of tests/e2e/test_migration.py: loads a salted table through the SDK (several
- * versions per cell, explicit timestamps), keeps an SDK writer inserting while presplitd
- * re-salts the table, damages a table behind presplit's back, and checks, with the plain HBase
- * client, that the active generation holds every row once, at its new key, with the same cells
- * and timestamps. Prints one JSON line of evidence on stdout; a failed check exits 1.
+ * versions per cell, explicit timestamps), keeps an SDK writer inserting, or SDK read-modify-writes
+ * updating hot rows, while presplitd re-salts the table, damages a table behind presplit's back,
+ * and checks, with the plain HBase client, that the active generation holds every row once, at
+ * its new key, with the same cells and timestamps. Prints one JSON line of evidence on stdout; a
+ * failed check exits 1.
  */
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,11 +26,14 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -73,7 +77,8 @@ public class MigrationE2E {
         deleteFirstRow(a.get(1));
         break;
       case "counters":
-        counters(a.get(1), Integer.parseInt(a.get(2)), Path.of(a.get(3)));
+        counters(a.get(1), Integer.parseInt(a.get(2)), Integer.parseInt(a.get(3)),
+            Path.of(a.get(4)));
         break;
       case "operator-settings":
         operatorSettings(a.get(1), a.get(2));
@@ -294,57 +299,230 @@ public class MigrationE2E {
     return value == null ? "null" : "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
-  // A read-modify-write workload through the SDK: `counters` rows "counter-NN" of f:q, each read
-  // and written back plus one, round robin, until `stop` exists; then every counter is read
-  // again and compared with the increments this program saw acknowledged. One thread: no
-  // increment races another, so a counter below its tally is an update the migration lost.
-  static void counters(String name, int counters, Path stop) throws Exception {
-    long[] tally = new long[counters];
-    long failures = 0;
-    long maxMs = 0;
-    Set<Long> generations = new java.util.TreeSet<>();
+  // A read-modify-write workload through the SDK on hot rows, while presplitd re-salts the table
+  // and rolls the re-salt back. Three kinds of update, each on rows of its own, each counted once
+  // its call returned:
+  //   - get, then put + 1, on `counters` rows "counter-NN", one thread: no update races
+  //     another, so a counter below its tally is an update the migration lost;
+  //   - increment by 1 on `hot` rows "hot-inc-NN", one thread;
+  //   - compare-and-set (get, then checkAndMutate: put + 1 if the value is still the one read,
+  //     else read again) on `hot` rows "hot-cas-NN", two threads contending for the same rows.
+  // Runs until `dir`/stop exists. A file `dir`/check-NAME asks for a check while it runs: every
+  // update in flight finishes and none starts, every row is read from the one generation the
+  // status names and compared with its tally, the answer goes to `dir`/NAME.json, and the
+  // workload goes on. At the stop the same check is the last line on stdout.
+  static void counters(String name, int counters, int hot, Path dir) throws Exception {
     try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
         new PresplitTables.Options())) {
       SaltedTable t = tables.table(name);
       t.awaitReady(Duration.ofSeconds(60));
-      for (int i = 0; i < counters; i++) {
-        t.put(new Put(counterKey(i)).addColumn(F, Q, Bytes.toBytes(0L)));
-      }
-      for (long op = 0; !Files.exists(stop); op++) {
-        int i = (int) (op % counters);
-        long started = System.nanoTime();
-        try {
-          generations.add(t.snapshot().generation());
-          Result r = t.get(counterKey(i));
-          long value = Bytes.toLong(r.getValue(F, Q));
-          t.put(new Put(counterKey(i)).addColumn(F, Q, Bytes.toBytes(value + 1)));
-          tally[i]++;
-        } catch (java.io.IOException e) {
-          failures++;
-          System.err.println("counters: " + e);
-        }
-        maxMs = Math.max(maxMs, (System.nanoTime() - started) / 1_000_000);
-      }
-      long increments = 0;
-      int lost = 0;
-      String first = null;
-      for (int i = 0; i < counters; i++) {
-        long value = Bytes.toLong(t.get(counterKey(i)).getValue(F, Q));
-        increments += tally[i];
-        if (value != tally[i]) {
-          lost++;
-          if (first == null) {
-            first = "counter-" + i + ": " + value + " read, " + tally[i] + " acknowledged";
+      HotRows rows = new HotRows(t, counters, hot);
+      rows.start();
+      Set<String> answered = new HashSet<>();
+      while (!Files.exists(dir.resolve("stop"))) {
+        try (java.nio.file.DirectoryStream<Path> requests =
+            Files.newDirectoryStream(dir, "check-*")) {
+          for (Path request : requests) {
+            String check = request.getFileName().toString().substring("check-".length());
+            if (answered.add(check)) {
+              Path written = dir.resolve(check + ".json.tmp");
+              Files.writeString(written, rows.check());
+              Files.move(written, dir.resolve(check + ".json"),
+                  java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
           }
         }
+        Thread.sleep(20); // how often requests are looked for
       }
-      System.out.println("{\"increments\":" + increments + ",\"failures\":" + failures
-          + ",\"counters_differing\":" + lost + ",\"first\":" + quoted(first)
-          + ",\"generations\":" + generations.size() + ",\"slowest_ms\":" + maxMs + "}");
+      rows.stop();
+      System.out.println(rows.check());
     }
   }
 
-  static byte[] counterKey(int i) {
-    return Bytes.toBytes(String.format("counter-%02d", i));
+  /** The rows, tallies and threads of the `counters` workload. */
+  static final class HotRows {
+    final SaltedTable t;
+    final int counters;
+    final int hot;
+    final java.util.concurrent.atomic.AtomicLongArray getPut;
+    final java.util.concurrent.atomic.AtomicLongArray incremented;
+    final java.util.concurrent.atomic.AtomicLongArray swapped;
+    // Updates take it shared; a check takes it alone, so it sees no update in flight. Fair: a
+    // waiting check is not starved by the updates that keep coming.
+    final java.util.concurrent.locks.ReentrantReadWriteLock quiet =
+        new java.util.concurrent.locks.ReentrantReadWriteLock(true);
+    final java.util.concurrent.atomic.AtomicLong failures =
+        new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong conflicts =
+        new java.util.concurrent.atomic.AtomicLong();
+    // Updates that started while the status said writes were paused, or during which the status
+    // named another generation, by kind and the generation they started on: the updates the SDK
+    // held through a switch (or sent again after the read-only generation refused them).
+    final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> acrossSwitch =
+        new java.util.concurrent.ConcurrentSkipListMap<>();
+    final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> slowestMs =
+        new java.util.concurrent.ConcurrentSkipListMap<>();
+    final List<Long> generations = new ArrayList<>(); // as the updates saw them, in order
+    final List<Thread> threads = new ArrayList<>();
+    volatile boolean stopping;
+
+    HotRows(SaltedTable t, int counters, int hot) {
+      this.t = t;
+      this.counters = counters;
+      this.hot = hot;
+      getPut = new java.util.concurrent.atomic.AtomicLongArray(counters);
+      incremented = new java.util.concurrent.atomic.AtomicLongArray(hot);
+      swapped = new java.util.concurrent.atomic.AtomicLongArray(hot);
+    }
+
+    @FunctionalInterface
+    interface Update {
+      void apply(int row) throws Exception;
+    }
+
+    void start() throws Exception {
+      List<Put> zeros = new ArrayList<>();
+      for (int i = 0; i < counters; i++) {
+        zeros.add(new Put(key("counter", i)).addColumn(F, Q, Bytes.toBytes(0L)));
+      }
+      for (int i = 0; i < hot; i++) {
+        zeros.add(new Put(key("hot-inc", i)).addColumn(F, Q, Bytes.toBytes(0L)));
+        zeros.add(new Put(key("hot-cas", i)).addColumn(F, Q, Bytes.toBytes(0L)));
+      }
+      t.put(zeros);
+      spawn("get_put", counters, this::getPutOne);
+      spawn("increment", hot, this::incrementOne);
+      spawn("check_and_mutate", hot, this::compareAndSetOne);
+      spawn("check_and_mutate", hot, this::compareAndSetOne);
+    }
+
+    /** A thread updating rows picked at random: the two compare-and-set threads meet often. */
+    void spawn(String kind, int rows, Update update) {
+      Thread thread = new Thread(() -> {
+        while (!stopping) {
+          int row = java.util.concurrent.ThreadLocalRandom.current().nextInt(rows);
+          quiet.readLock().lock();
+          try {
+            TableSnapshot before = t.snapshot();
+            boolean paused = before.writesPausedUntilMs() > System.currentTimeMillis();
+            noteGeneration();
+            long started = System.nanoTime();
+            update.apply(row);
+            if (paused || t.snapshot().generation() != before.generation()) {
+              acrossSwitch.computeIfAbsent(kind + "@" + before.generation(),
+                  k -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
+            }
+            slowestMs.computeIfAbsent(kind, k -> new java.util.concurrent.atomic.AtomicLong())
+                .accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
+          } catch (Exception e) {
+            // An update whose call failed is not in its tally: the check then says whether it
+            // was applied anyway; the test fails on any failure.
+            failures.incrementAndGet();
+            System.err.println(kind + " " + row + ": " + e);
+          } finally {
+            quiet.readLock().unlock();
+          }
+        }
+      }, kind + "-" + threads.size());
+      threads.add(thread);
+      thread.start();
+    }
+
+    void getPutOne(int i) throws Exception {
+      long value = Bytes.toLong(t.get(key("counter", i)).getValue(F, Q));
+      t.put(new Put(key("counter", i)).addColumn(F, Q, Bytes.toBytes(value + 1)));
+      getPut.incrementAndGet(i);
+    }
+
+    void incrementOne(int i) throws Exception {
+      t.increment(new Increment(key("hot-inc", i)).addColumn(F, Q, 1));
+      incremented.incrementAndGet(i);
+    }
+
+    void compareAndSetOne(int i) throws Exception {
+      byte[] key = key("hot-cas", i);
+      byte[] read = t.get(key).getValue(F, Q);
+      CheckAndMutateResult r = t.checkAndMutate(CheckAndMutate.newBuilder(key)
+          .ifEquals(F, Q, read)
+          .build(new Put(key).addColumn(F, Q, Bytes.toBytes(Bytes.toLong(read) + 1))));
+      if (r.isSuccess()) {
+        swapped.incrementAndGet(i);
+      } else {
+        conflicts.incrementAndGet(); // the other thread's set came first: read again
+      }
+    }
+
+    synchronized void noteGeneration() {
+      // Read under the lock: the list is in the order the generations were current.
+      long g = t.snapshot().generation();
+      if (generations.isEmpty() || generations.get(generations.size() - 1) != g) {
+        generations.add(g);
+      }
+    }
+
+    void stop() throws InterruptedException {
+      stopping = true;
+      for (Thread thread : threads) {
+        thread.join();
+      }
+    }
+
+    /** Every row against its tally, read with no update in flight from one generation. */
+    String check() throws Exception {
+      quiet.writeLock().lock();
+      try {
+        while (true) {
+          TableSnapshot before = t.snapshot();
+          String kinds = "{" + compare("get_put", "counter", counters, getPut) + ","
+              + compare("increment", "hot-inc", hot, incremented) + ","
+              + compare("check_and_mutate", "hot-cas", hot, swapped) + "}";
+          if (t.snapshot() != before) {
+            continue; // a status came in between: read again, all from one generation
+          }
+          synchronized (this) {
+            return "{\"generation\":" + before.generation() + ",\"physical\":"
+                + quoted(before.physicalTable().getNameWithNamespaceInclAsString())
+                + ",\"kinds\":" + kinds + ",\"failures\":" + failures.get()
+                + ",\"conflicts\":" + conflicts.get() + ",\"generations\":" + generations
+                + ",\"across_switch\":" + json(acrossSwitch) + ",\"slowest_ms\":"
+                + json(slowestMs) + "}";
+          }
+        }
+      } finally {
+        quiet.writeLock().unlock();
+      }
+    }
+
+    String compare(String kind, String prefix, int rows,
+        java.util.concurrent.atomic.AtomicLongArray tally) throws Exception {
+      long updates = 0;
+      int differing = 0;
+      String first = null;
+      for (int i = 0; i < rows; i++) {
+        byte[] key = key(prefix, i);
+        long value = Bytes.toLong(t.get(key).getValue(F, Q));
+        updates += tally.get(i);
+        if (value != tally.get(i)) {
+          differing++;
+          if (first == null) {
+            first = Bytes.toString(key) + ": " + value + " read, " + tally.get(i)
+                + " acknowledged";
+          }
+        }
+      }
+      return quoted(kind) + ":{\"updates\":" + updates + ",\"differing\":" + differing
+          + ",\"first\":" + quoted(first) + "}";
+    }
+
+    static String json(java.util.Map<String, java.util.concurrent.atomic.AtomicLong> counts) {
+      List<String> fields = new ArrayList<>();
+      counts.forEach((k, v) -> fields.add(quoted(k) + ":" + v.get()));
+      return "{" + String.join(",", fields) + "}";
+    }
   }
+
+  static byte[] key(String prefix, int i) {
+    return Bytes.toBytes(String.format("%s-%02d", prefix, i));
+  }
+
 }

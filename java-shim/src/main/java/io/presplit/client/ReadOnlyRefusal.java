@@ -22,6 +22,11 @@ import org.apache.hadoop.ipc.RemoteException;
  * region's read-only state is fixed for as long as it is open (changing the attribute reopens
  * the regions), so a refused operation left no trace. No other failure is taken as one: a
  * timeout or another error may come after the write was applied.
+ *
+ * <p>One case this cannot see: HBase's client retries a call by itself after a timeout of its
+ * own, and when that retry meets the region reopened read-only, the refusal is all it reports,
+ * though its first attempt may have been applied. A put sent again rewrites the same cells; an
+ * increment or an append would be applied twice. It takes an RPC timeout across a switch's pause.
  */
 final class ReadOnlyRefusal {
 

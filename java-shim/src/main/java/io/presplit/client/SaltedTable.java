@@ -15,12 +15,18 @@ import org.apache.hadoop.hbase.CellBuilderFactory;
 import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
@@ -124,17 +130,18 @@ public final class SaltedTable {
 
   // ---- writes -------------------------------------------------------------------------------
   //
-  // A write goes to the generation the status names. While the status says writes are paused
-  // (presplitd drains the generation before a switch: migration.writes_paused_until_ms), it
-  // first waits for the status that ends the pause (PresplitTables.awaitWritesResumed). A write
-  // refused because its generation is read-only (sent just before the pause, or by a process
-  // that saw the pause late) waits for the status that names the next generation and is sent
-  // there once (see ReadOnlyRefusal for why that is safe); else it fails with
-  // SwitchInProgressException. Any other failure is HBase's, as it is.
+  // A write (put, delete, increment, append, checkAndMutate) goes to the generation the status
+  // names. While the status says writes are paused (presplitd drains the generation before a
+  // switch: migration.writes_paused_until_ms), it first waits for the status that ends the pause
+  // (PresplitTables.awaitWritesResumed). A write refused because its generation is read-only
+  // (sent just before the pause, or by a process that saw the pause late) waits for the status
+  // that names the next generation and is sent there once (see ReadOnlyRefusal for why that is
+  // safe, increments included); else it fails with SwitchInProgressException. Any other failure
+  // is HBase's, as it is.
 
   /** Writes a Put whose row is a logical key. */
   public void put(Put logicalPut) throws IOException {
-    writeOne(logicalPut, SaltedTable::salt, Table::put);
+    writeOne(logicalPut, SaltedTable::salt, withoutAnswer(Table::put));
   }
 
   /**
@@ -147,7 +154,7 @@ public final class SaltedTable {
 
   /** Deletes what a Delete whose row is a logical key names. */
   public void delete(Delete logicalDelete) throws IOException {
-    writeOne(logicalDelete, SaltedTable::salt, Table::delete);
+    writeOne(logicalDelete, SaltedTable::salt, withoutAnswer(Table::delete));
   }
 
   /** Deletes a whole row by logical key. */
@@ -160,6 +167,70 @@ public final class SaltedTable {
     writeAll(logicalDeletes, SaltedTable::salt, Table::delete);
   }
 
+  // Read-modify-writes follow the same rules: held by a pause, sent once more only after the
+  // read-only refusal. Their answers carry logical keys.
+
+  /**
+   * Increments the columns an Increment whose row is a logical key names; returns the new values
+   * (an empty Result when the Increment asks for none). Not idempotent: sent a second time only
+   * after the read-only refusal, never after a timeout or any other error.
+   */
+  public Result increment(Increment logicalIncrement) throws IOException {
+    return writeOne(logicalIncrement, SaltedTable::salt,
+        (table, layout, salted) -> toLogical(layout, table.increment(salted)));
+  }
+
+  /** Appends to the columns an Append whose row is a logical key names; as {@link #increment}. */
+  public Result append(Append logicalAppend) throws IOException {
+    return writeOne(logicalAppend, SaltedTable::salt,
+        (table, layout, salted) -> toLogical(layout, table.append(salted)));
+  }
+
+  /**
+   * HBase's atomic check-and-mutate of one row ({@link Table#checkAndMutate(CheckAndMutate)}): its
+   * row, the row of its mutation and of every mutation of its RowMutations are one logical key,
+   * salted together. The condition's filter, if any, sees the stored (salted) row. Sent a second
+   * time only after the read-only refusal, whose condition was never evaluated.
+   *
+   * @throws IllegalArgumentException when a mutation's row is not the CheckAndMutate's (nothing
+   *     is sent, and the call is not held by a pause)
+   */
+  public CheckAndMutateResult checkAndMutate(CheckAndMutate logicalCheckAndMutate)
+      throws IOException {
+    requireOneRow(logicalCheckAndMutate);
+    return writeOne(logicalCheckAndMutate, SaltedTable::salt,
+        (table, layout, salted) -> toLogical(layout, table.checkAndMutate(salted)));
+  }
+
+  /**
+   * Refuses a CheckAndMutate whose mutations are not all of its row. HBase's builders check this
+   * when they are called, but a row array changed afterwards (a Put made with
+   * {@code rowIsImmutable}) escapes them; salted one by one, such rows would be sent to different
+   * buckets as one atomic operation.
+   */
+  private void requireOneRow(CheckAndMutate logical) {
+    byte[] row = logical.getRow();
+    Row action = logical.getAction();
+    List<Mutation> mutations = action instanceof RowMutations
+        ? ((RowMutations) action).getMutations()
+        : List.of((Mutation) action);
+    if (action instanceof RowMutations && !Bytes.equals(row, action.getRow())) {
+      throw mixedRows(row, action.getRow(), "RowMutations");
+    }
+    for (Mutation m : mutations) {
+      if (!Bytes.equals(row, m.getRow())) {
+        throw mixedRows(row, m.getRow(), m.getClass().getSimpleName());
+      }
+    }
+  }
+
+  private IllegalArgumentException mixedRows(byte[] row, byte[] other, String kind) {
+    return new IllegalArgumentException("table " + name() + ": a CheckAndMutate of row '"
+        + Bytes.toStringBinary(row) + "' holds a " + kind + " of row '"
+        + Bytes.toStringBinary(other) + "': a CheckAndMutate applies to one row (its condition's)"
+        + "; nothing was sent");
+  }
+
   @FunctionalInterface
   private interface Salter<M> {
     M salt(KeyLayout layout, M logical) throws IOException;
@@ -168,6 +239,23 @@ public final class SaltedTable {
   @FunctionalInterface
   private interface Sender<M> {
     void send(Table table, M salted) throws IOException;
+  }
+
+  /**
+   * Sends one salted operation and returns HBase's answer with logical keys ({@code layout} is
+   * the one the operation was salted with).
+   */
+  @FunctionalInterface
+  private interface Call<M, R> {
+    R send(Table table, KeyLayout layout, M salted) throws IOException;
+  }
+
+  /** A write HBase answers with nothing (put, delete). */
+  private static <M> Call<M, Void> withoutAnswer(Sender<M> sender) {
+    return (table, layout, salted) -> {
+      sender.send(table, salted);
+      return null;
+    };
   }
 
   /** The handle of the table's snapshots (for tests). */
@@ -194,14 +282,18 @@ public final class SaltedTable {
     return new Writable(s, paused);
   }
 
-  private <M extends Mutation> void writeOne(M logical, Salter<M> salter, Sender<M> sender)
-      throws IOException {
+  /**
+   * One write, and HBase's answer to it. Sent a second time only after the read-only refusal,
+   * which the RegionServer gives before it applies anything: that is what makes the rule safe for
+   * an increment or an append too, which must never be sent again after an outcome that is not
+   * known (a timeout).
+   */
+  private <M, R> R writeOne(M logical, Salter<M> salter, Call<M, R> call) throws IOException {
     Writable w = writable();
     TableSnapshot s = w.snapshot;
     M salted = salter.salt(s.layout(), logical);
     try (Table t = open(s)) {
-      sender.send(t, salted);
-      return;
+      return call.send(t, s.layout(), salted);
     } catch (IOException e) {
       if (!ReadOnlyRefusal.is(e)) {
         throw e;
@@ -209,7 +301,7 @@ public final class SaltedTable {
       TableSnapshot next = nextAfterRefusal(s, w.heldByPause, e);
       M again = salter.salt(next.layout(), logical);
       try (Table t = open(next)) {
-        sender.send(t, again);
+        return call.send(t, next.layout(), again);
       } catch (IOException e2) {
         throw ReadOnlyRefusal.is(e2) ? switchInProgress(next, e2) : e2;
       }
@@ -539,28 +631,104 @@ public final class SaltedTable {
     return to;
   }
 
-  static Put salt(KeyLayout layout, Put logical) throws IOException {
-    byte[] row = layout.encode(logical.getRow());
-    Put p = new Put(row, logical.getTimestamp());
+  /** Adds a cell to a mutation: each kind has its own public {@code add(Cell)}. */
+  @FunctionalInterface
+  private interface CellSink<M> {
+    void add(M mutation, Cell cell) throws IOException;
+  }
+
+  /**
+   * {@code salted}, a new mutation of the salted row, with every cell of {@code logical} moved to
+   * that row, and the settings every mutation carries.
+   */
+  private static <M extends Mutation> M withCellsOf(M logical, M salted, CellSink<M> sink)
+      throws IOException {
+    byte[] row = salted.getRow();
     CellBuilder b = builder();
     for (List<Cell> cells : logical.getFamilyCellMap().values()) {
       for (Cell c : cells) {
-        p.add(withRow(b, row, c));
+        sink.add(salted, withRow(b, row, c));
       }
     }
-    return copyMutation(logical, p);
+    return copyMutation(logical, salted);
+  }
+
+  static Put salt(KeyLayout layout, Put logical) throws IOException {
+    return withCellsOf(logical, new Put(layout.encode(logical.getRow()), logical.getTimestamp()),
+        Put::add);
   }
 
   static Delete salt(KeyLayout layout, Delete logical) throws IOException {
+    return withCellsOf(logical,
+        new Delete(layout.encode(logical.getRow()), logical.getTimestamp()), Delete::add);
+  }
+
+  static Increment salt(KeyLayout layout, Increment logical) throws IOException {
+    Increment i = withCellsOf(logical, new Increment(layout.encode(logical.getRow())),
+        Increment::add);
+    i.setTimestamp(logical.getTimestamp());
+    TimeRange tr = logical.getTimeRange();
+    i.setTimeRange(tr.getMin(), tr.getMax());
+    return i.setReturnResults(logical.isReturnResults());
+  }
+
+  static Append salt(KeyLayout layout, Append logical) throws IOException {
+    Append a = withCellsOf(logical, new Append(layout.encode(logical.getRow())), Append::add);
+    a.setTimestamp(logical.getTimestamp());
+    TimeRange tr = logical.getTimeRange();
+    a.setTimeRange(tr.getMin(), tr.getMax());
+    return a.setReturnResults(logical.isReturnResults());
+  }
+
+  /** The same CheckAndMutate on the salted row (the caller checked that its rows are one). */
+  static CheckAndMutate salt(KeyLayout layout, CheckAndMutate logical) throws IOException {
     byte[] row = layout.encode(logical.getRow());
-    Delete d = new Delete(row, logical.getTimestamp());
-    CellBuilder b = builder();
-    for (List<Cell> cells : logical.getFamilyCellMap().values()) {
-      for (Cell c : cells) {
-        d.add(withRow(b, row, c));
-      }
+    CheckAndMutate.Builder b = CheckAndMutate.newBuilder(row);
+    if (logical.hasFilter()) {
+      b.ifMatches(logical.getFilter());
+    } else {
+      b.ifMatches(logical.getFamily(), logical.getQualifier(), logical.getCompareOp(),
+          logical.getValue());
     }
-    return copyMutation(logical, d);
+    b.timeRange(logical.getTimeRange()).queryMetricsEnabled(logical.isQueryMetricsEnabled());
+    Row action = logical.getAction();
+    if (action instanceof RowMutations) {
+      List<Mutation> mutations = ((RowMutations) action).getMutations();
+      List<Mutation> salted = new ArrayList<>(mutations.size());
+      for (Mutation m : mutations) {
+        salted.add(saltMutation(layout, m));
+      }
+      return b.build(new RowMutations(row, salted.size()).add(salted));
+    }
+    Mutation m = saltMutation(layout, (Mutation) action);
+    if (m instanceof Put) {
+      return b.build((Put) m);
+    }
+    if (m instanceof Delete) {
+      return b.build((Delete) m);
+    }
+    if (m instanceof Increment) {
+      return b.build((Increment) m);
+    }
+    return b.build((Append) m);
+  }
+
+  /** A mutation of any of the four kinds a CheckAndMutate carries, salted. */
+  private static Mutation saltMutation(KeyLayout layout, Mutation logical) throws IOException {
+    if (logical instanceof Put) {
+      return salt(layout, (Put) logical);
+    }
+    if (logical instanceof Delete) {
+      return salt(layout, (Delete) logical);
+    }
+    if (logical instanceof Increment) {
+      return salt(layout, (Increment) logical);
+    }
+    if (logical instanceof Append) {
+      return salt(layout, (Append) logical);
+    }
+    throw new IllegalArgumentException("a CheckAndMutate cannot carry a "
+        + logical.getClass().getName());
   }
 
   static Get salt(KeyLayout layout, Get logical) throws IOException {
@@ -619,6 +787,15 @@ public final class SaltedTable {
       out[i] = c instanceof ByteBufferExtendedCell ? copyWithoutSalt(c, w) : new LogicalCell(c, w);
     }
     return Result.create(out, r.getExists(), r.isStale(), r.mayHaveMoreCellsInRow());
+  }
+
+  /** A CheckAndMutateResult whose Result (of an Increment or Append) carries logical keys. */
+  static CheckAndMutateResult toLogical(KeyLayout layout, CheckAndMutateResult r) {
+    if (r == null || r.getResult() == null) {
+      return r;
+    }
+    return new CheckAndMutateResult(r.isSuccess(), toLogical(layout, r.getResult()))
+        .setMetrics(r.getMetrics());
   }
 
   @SuppressWarnings("deprecation") // Cell's array accessors for tags and the type byte

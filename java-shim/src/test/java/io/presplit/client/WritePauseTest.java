@@ -1,5 +1,6 @@
 package io.presplit.client;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -34,15 +35,26 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.io.TimeRange;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -490,6 +502,191 @@ class WritePauseTest {
         "an action that is not one of those sent is not guessed");
   }
 
+  // ---- read-modify-writes: the same salting, pause and refusal rules as put ----------------
+
+  static Increment increment(String key, long amount) {
+    return new Increment(Bytes.toBytes(key)).addColumn(F, Q, amount);
+  }
+
+  /** Sets a counter only if it does not exist yet: a compare-and-set. */
+  static CheckAndMutate setIfAbsent(String key) {
+    return CheckAndMutate.newBuilder(Bytes.toBytes(key)).ifNotExists(F, Q).build(put(key));
+  }
+
+  @Test
+  void readModifyWritesAreSaltedWholeAndAnswerWithLogicalKeys() throws Exception {
+    set(STATUS, status(G1, 1, 4, null));
+    SaltedTable t = open(2_000, 5_000);
+    KeyLayout g1 = t.snapshot().layout();
+
+    Increment logical = increment("abcd-1", 5).setTimeRange(10, 20).setReturnResults(true);
+    logical.setDurability(Durability.SKIP_WAL).setAttribute("app", Bytes.toBytes("x"));
+    Result counted = t.increment(logical);
+    assertEquals("abcd-1", Bytes.toString(counted.getRow()), "the answer's row is logical");
+    assertEquals(5, Bytes.toLong(counted.getValue(F, Q)));
+    Increment sent = (Increment) hbase.applied(G1).get(0);
+    assertArrayEquals(g1.encode(Bytes.toBytes("abcd-1")), sent.getRow());
+    assertEquals(5L, sent.getFamilyMapOfLongs().get(F).get(Q));
+    assertEquals(10, sent.getTimeRange().getMin());
+    assertEquals(20, sent.getTimeRange().getMax());
+    assertEquals(Durability.SKIP_WAL, sent.getDurability());
+    assertArrayEquals(Bytes.toBytes("x"), sent.getAttribute("app"));
+
+    Result appended = t.append(new Append(Bytes.toBytes("wxyz-2")).addColumn(F, Q,
+        Bytes.toBytes("tail")));
+    assertEquals("wxyz-2", Bytes.toString(appended.getRow()));
+    assertArrayEquals(g1.encode(Bytes.toBytes("wxyz-2")), hbase.applied(G1).get(1).getRow());
+
+    // A condition on a column with a time range, then a Put and a Delete of the same row: all
+    // on the one salted row, the condition as it was.
+    byte[] row = Bytes.toBytes("abcd-3");
+    CheckAndMutateResult swapped = t.checkAndMutate(CheckAndMutate.newBuilder(row)
+        .ifEquals(F, Q, Bytes.toBytes("old")).timeRange(TimeRange.between(1, 99))
+        .build(RowMutations.of(List.of(new Put(row).addColumn(F, Q, Bytes.toBytes("new")),
+            new Delete(row).addColumns(F, Bytes.toBytes("r"))))));
+    assertTrue(swapped.isSuccess());
+    CheckAndMutate checked = hbase.checked(G1).get(0);
+    byte[] saltedRow = g1.encode(row);
+    assertArrayEquals(saltedRow, checked.getRow());
+    assertArrayEquals(F, checked.getFamily());
+    assertArrayEquals(Q, checked.getQualifier());
+    assertEquals(CompareOperator.EQUAL, checked.getCompareOp());
+    assertArrayEquals(Bytes.toBytes("old"), checked.getValue());
+    assertEquals(1, checked.getTimeRange().getMin());
+    assertEquals(99, checked.getTimeRange().getMax());
+    List<Mutation> both = ((RowMutations) checked.getAction()).getMutations();
+    assertInstanceOf(Put.class, both.get(0));
+    assertInstanceOf(Delete.class, both.get(1));
+    for (Mutation m : both) {
+      assertArrayEquals(saltedRow, m.getRow());
+    }
+
+    // A filter as the condition, an Increment as the action: its answer's row is logical too.
+    Filter isNew = new SingleColumnValueFilter(F, Q, CompareOperator.EQUAL, Bytes.toBytes("new"));
+    CheckAndMutateResult bumped = t.checkAndMutate(CheckAndMutate.newBuilder(row)
+        .ifMatches(isNew).build(new Increment(row).addColumn(F, Bytes.toBytes("n"), 2)));
+    assertSame(isNew, hbase.checked(G1).get(1).getFilter());
+    assertArrayEquals(saltedRow, hbase.checked(G1).get(1).getAction().getRow());
+    assertEquals("abcd-3", Bytes.toString(bumped.getResult().getRow()));
+    assertEquals(2, Bytes.toLong(bumped.getResult().getValue(F, Bytes.toBytes("n"))));
+  }
+
+  @Test
+  void readModifyWritesDuringAPauseWaitAndLandOnTheNewGeneration() throws Exception {
+    long until = System.currentTimeMillis() + 60_000;
+    set(STATUS, pausedOnG1(until));
+    SaltedTable t = open(2_000, 5_000);
+    Future<Result> counted = writers.submit(() -> t.increment(increment("abcd-1", 1)));
+    Future<CheckAndMutateResult> swapped =
+        writers.submit(() -> t.checkAndMutate(setIfAbsent("abcd-2")));
+    Future<Result> appended = writers.submit(() -> t.append(new Append(Bytes.toBytes("wxyz-3"))
+        .addColumn(F, Q, Bytes.toBytes("x"))));
+    await("three read-modify-writes held by the pause", () -> t.handle().writesHeld() == 3);
+    assertEquals(0, hbase.attempts(G1));
+    assertFalse(counted.isDone() || swapped.isDone() || appended.isDone());
+
+    set(STATUS, switchedToG2());
+    assertEquals("abcd-1", Bytes.toString(result(counted).getRow()));
+    assertTrue(result(swapped).isSuccess());
+    assertEquals("wxyz-3", Bytes.toString(result(appended).getRow()));
+    assertTrue(System.currentTimeMillis() < until, "released by the switch, not the deadline");
+    assertEquals(0, hbase.attempts(G1));
+    assertEquals(3, hbase.attempts(G2), "each sent once");
+    KeyLayout g2 = t.snapshot().layout();
+    assertEquals(16, g2.buckets());
+    for (Mutation m : hbase.applied(G2)) {
+      String logical = Bytes.toString(m.getRow()).substring(g2.saltWidth());
+      assertArrayEquals(g2.encode(Bytes.toBytes(logical)), m.getRow(), "salted for generation 2");
+    }
+    assertArrayEquals(g2.encode(Bytes.toBytes("abcd-2")), hbase.checked(G2).get(0).getRow());
+    assertEquals(0, t.handle().writesHeld());
+  }
+
+  @Test
+  void aRefusedReadModifyWriteIsSentOnceMoreAfterTheSwitch() throws Exception {
+    // Refused by the read-only old generation before anything was applied: safe to send again,
+    // increment included.
+    set(STATUS, migratingOnG1());
+    SaltedTable t = open(2_000, 60_000);
+    hbase.readOnly(G1);
+    Future<Result> counted = writers.submit(() -> t.increment(increment("abcd-1", 7)));
+    Future<CheckAndMutateResult> swapped =
+        writers.submit(() -> t.checkAndMutate(setIfAbsent("abcd-2")));
+    await("the refused writes waiting", () -> t.handle().writesHeld() == 2);
+    assertEquals(2, hbase.attempts(G1));
+    assertEquals(0, hbase.applied(G1).size());
+    set(STATUS, switchedToG2());
+    assertEquals(7, Bytes.toLong(result(counted).getValue(F, Q)));
+    assertTrue(result(swapped).isSuccess());
+    assertEquals(2, hbase.attempts(G2), "each sent once more, once");
+    assertEquals(2, hbase.applied(G2).size());
+    assertEquals(1, hbase.checked(G2).size());
+    assertEquals(2, hbase.attempts(G1), "not sent to the refusing table again");
+  }
+
+  @Test
+  void aReadModifyWriteWhoseOutcomeIsUnknownIsNeverSentAgain() throws Exception {
+    // A timeout may come after the increment was applied: sending it to the next generation
+    // would count it twice. The switch happens while it is in flight; it is not sent there.
+    set(STATUS, migratingOnG1());
+    SaltedTable t = open(2_000, 60_000);
+    hbase.failWith(G1, () -> {
+      try {
+        set(STATUS, switchedToG2());
+        await("the switch seen while the increment is in flight",
+            () -> t.snapshot().generation() == 2);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+      return new IOException("Call to rs1:16020 failed on local exception: "
+          + "org.apache.hadoop.hbase.ipc.CallTimeoutException: timeout 60000 ms");
+    });
+    IOException timeout =
+        assertThrows(IOException.class, () -> t.increment(increment("abcd-1", 1)));
+    assertTrue(timeout.getMessage().contains("CallTimeoutException"), timeout.getMessage());
+    assertEquals(1, hbase.attempts(G1));
+    assertEquals(0, hbase.attempts(G2));
+
+    // Any other refusal, on the generation the status names: HBase's, as it is, sent once.
+    hbase.failWith(G2, () -> new DoNotRetryIOException(
+        "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: family g"));
+    assertThrows(DoNotRetryIOException.class, () -> t.checkAndMutate(setIfAbsent("abcd-2")));
+    assertThrows(DoNotRetryIOException.class,
+        () -> t.append(new Append(Bytes.toBytes("abcd-3")).addColumn(F, Q, Bytes.toBytes("x"))));
+    assertEquals(2, hbase.attempts(G2));
+    assertEquals(1, hbase.attempts(G1));
+    assertEquals(0, hbase.applied(G1).size() + hbase.applied(G2).size());
+    assertEquals(0, t.handle().writesHeld());
+  }
+
+  @Test
+  void aCheckAndMutateMixingRowsIsRefusedAtOnceAndNothingIsWritten() throws Exception {
+    // HBase's builders check the rows when they are called; a row array changed afterwards (a
+    // Put built with rowIsImmutable) is not seen by them. Refused before the pause holds it.
+    set(STATUS, pausedOnG1(System.currentTimeMillis() + 60_000));
+    SaltedTable t = open(2_000, 5_000);
+    byte[] changing = Bytes.toBytes("abcd-1");
+    Put moved = new Put(changing, true).addColumn(F, Q, Bytes.toBytes("v"));
+    CheckAndMutate mixed = CheckAndMutate.newBuilder(Bytes.toBytes("abcd-1")).ifNotExists(F, Q)
+        .build(RowMutations.of(List.of(put("abcd-1"), moved)));
+    changing[5] = '2';
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> result(writers.submit(() -> t.checkAndMutate(mixed))));
+    assertTrue(e.getMessage().contains("table default:t"), e.getMessage());
+    assertTrue(e.getMessage().contains("row 'abcd-1' holds a Put of row 'abcd-2'"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("nothing was sent"), e.getMessage());
+
+    byte[] lone = Bytes.toBytes("abcd-3");
+    CheckAndMutate single = CheckAndMutate.newBuilder(Bytes.toBytes("abcd-3"))
+        .ifNotExists(F, Q).build(new Put(lone, true).addColumn(F, Q, Bytes.toBytes("v")));
+    lone[0] = 'w';
+    assertThrows(IllegalArgumentException.class,
+        () -> result(writers.submit(() -> t.checkAndMutate(single))));
+    assertEquals(0, t.handle().writesHeld());
+    assertEquals(0, hbase.attempts(G1) + hbase.attempts(G2));
+  }
+
   @Test
   void aPauseThatIsNotANumberIsRefusedAndTheLastSnapshotKept() throws Exception {
     set(STATUS, migratingOnG1());
@@ -528,10 +725,13 @@ class WritePauseTest {
    * HBase as the SDK's writes see it: one fake Table per physical table recording the mutations
    * it applied, refusing them as a READONLY table's RegionServer does (the DoNotRetryIOException
    * of HRegion.checkReadOnly; for a batch, a RetriesExhaustedWithDetailsException naming the
-   * refused actions, the others applied), or failing with another exception.
+   * refused actions, the others applied), or failing with another exception. An increment or an
+   * append answers with its own cells; a checkAndMutate's condition always holds, and it answers
+   * with its action's cells.
    */
   static final class FakeHBase {
     private final Map<TableName, List<Mutation>> applied = new ConcurrentHashMap<>();
+    private final Map<TableName, List<CheckAndMutate>> checked = new ConcurrentHashMap<>();
     private final Map<TableName, Integer> attempts = new ConcurrentHashMap<>();
     private final Map<TableName, Predicate<byte[]>> refusing = new ConcurrentHashMap<>();
     private final Map<TableName, java.util.function.Supplier<IOException>> failing =
@@ -561,6 +761,11 @@ class WritePauseTest {
 
     List<Mutation> applied(TableName table) {
       return applied.getOrDefault(table, List.of());
+    }
+
+    /** The checkAndMutates a table applied (their mutations are in {@link #applied} too). */
+    List<CheckAndMutate> checked(TableName table) {
+      return checked.getOrDefault(table, List.of());
     }
 
     int attempts(TableName table) {
@@ -599,9 +804,15 @@ class WritePauseTest {
                   List<Mutation> batch = (List<Mutation>) args[0];
                   batch(name, batch);
                 } else {
-                  one(name, (Mutation) args[0]);
+                  one(name, (Mutation) args[0], List.of((Mutation) args[0]));
                 }
                 return null;
+              case "increment":
+              case "append":
+                one(name, (Mutation) args[0], List.of((Mutation) args[0]));
+                return answer((Mutation) args[0]);
+              case "checkAndMutate":
+                return checkAndMutate(name, (CheckAndMutate) args[0]);
               case "getName":
                 return name;
               case "close":
@@ -614,17 +825,40 @@ class WritePauseTest {
           });
     }
 
-    private synchronized void one(TableName name, Mutation m) throws IOException {
+    /** One operation on one row, applying {@code mutations} unless it fails or is refused. */
+    private synchronized void one(TableName name, Row operation, List<Mutation> mutations)
+        throws IOException {
       attempts.merge(name, 1, Integer::sum);
       java.util.function.Supplier<IOException> failure = failing.get(name);
       if (failure != null) {
         throw failure.get();
       }
       Predicate<byte[]> refused = refusing.get(name);
-      if (refused != null && refused.test(m.getRow())) {
+      if (refused != null && refused.test(operation.getRow())) {
         throw readOnlyRefusal();
       }
-      applied.computeIfAbsent(name, n -> Collections.synchronizedList(new ArrayList<>())).add(m);
+      applied.computeIfAbsent(name, n -> Collections.synchronizedList(new ArrayList<>()))
+          .addAll(mutations);
+    }
+
+    private CheckAndMutateResult checkAndMutate(TableName name, CheckAndMutate cam)
+        throws IOException {
+      Row action = cam.getAction();
+      List<Mutation> mutations = action instanceof RowMutations
+          ? ((RowMutations) action).getMutations()
+          : List.of((Mutation) action);
+      one(name, cam, mutations);
+      checked.computeIfAbsent(name, n -> Collections.synchronizedList(new ArrayList<>()))
+          .add(cam);
+      boolean answers = action instanceof Increment || action instanceof Append;
+      return new CheckAndMutateResult(true, answers ? answer((Mutation) action) : null);
+    }
+
+    /** What HBase answers an increment or an append with: its cells, on the row it was sent. */
+    private static Result answer(Mutation m) {
+      List<org.apache.hadoop.hbase.Cell> cells = new ArrayList<>();
+      m.getFamilyCellMap().values().forEach(cells::addAll);
+      return Result.create(cells);
     }
 
     private synchronized void batch(TableName name, List<Mutation> batch) throws IOException {
