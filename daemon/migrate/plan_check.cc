@@ -61,6 +61,22 @@ Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts) {
     return Refuse("the table's status names " + physical + " (generation " +
                   std::to_string(facts.status_generation) + "), neither its source nor its target");
   }
+  // The phase agrees with the generation the status names: before the switch the source, once
+  // the old generation is being fenced the target. Between the two (switching, catching_up,
+  // grace, rolling_back) either: a switch or a rollback stopped between its status write and its
+  // plan write leaves the plan one step behind the status, and the next step catches up.
+  const bool before_switch = plan.phase < Phase::kSwitching || plan.phase == Phase::kFailedVerification;
+  const bool after_grace = plan.phase == Phase::kFencing || plan.phase == Phase::kDone;
+  if (before_switch && !names_source) {
+    return Refuse(std::string("it is in phase ") + PhaseName(plan.phase) +
+                  ", before the switch, but the table's status names " + physical + " (generation " +
+                  std::to_string(facts.status_generation) + "), not its source");
+  }
+  if (after_grace && !names_target) {
+    return Refuse(std::string("it is in phase ") + PhaseName(plan.phase) +
+                  ", after the switch, but the table's status names " + physical + " (generation " +
+                  std::to_string(facts.status_generation) + "), not its target");
+  }
   if (!facts.status_layout.empty()) {
     const std::string& expected = names_source ? plan.old_layout : plan.new_layout;
     if (!SameJson(facts.status_layout, expected)) {

@@ -1831,6 +1831,16 @@ class ForgedPlanTest : public MigratorTest {
   }
 };
 
+// The phase must agree with the generation the status names: a plan at "fencing" (which would
+// make the old generation read-only and drop its peer) while the status still names the source
+// is not one this daemon wrote.
+TEST_F(ForgedPlanTest, APhasePastTheSwitchWhileTheStatusNamesTheSourceIsRefused) {
+  Forge([](json& plan) { plan["phase"] = "fencing"; }, "");
+  ExpectNothingDone(
+      "it is in phase fencing, after the switch, but the table's status names tinawang:check "
+      "(generation 1), not its target");
+}
+
 TEST_F(ForgedPlanTest, AnotherTableAsTargetIsNeverDropped) {
   Forge([](json& plan) { plan["target"] = "other:victim"; });
   ExpectNothingDone("its target 'other:victim' is not generation 2 of tinawang:check");
@@ -1871,12 +1881,13 @@ TEST_F(ForgedPlanTest, AnotherPeerIsNeverRemoved) {
 
 TEST_F(ForgedPlanTest, APlanReplayedPastItsCreationOntoATargetItDidNotCreateDoesNothing) {
   // The target exists and carries another migration's marker: a plan of that table's copied
-  // here, with this table's names, at the phase that makes the source read-only.
+  // here, with this table's names, in the grace period that ends by making the source read-only
+  // (a phase the status agrees with either way: see APhasePastTheSwitch... for fencing).
   admin_.tables[kTarget] = admin_.tables.at(kSource);
   admin_.tables[kTarget].table = kTarget;
   admin_.tables[kTarget].attributes[FakeMigrationBridge::kMarkerSource] = kSource;
   admin_.tables[kTarget].attributes[FakeMigrationBridge::kMarkerPlan] = "0123456789abcdef";
-  Forge([](json& plan) { plan["phase"] = "fencing"; }, "");
+  Forge([](json& plan) { plan["phase"] = "grace"; }, "");
   ExpectNothingDone(
       "was created by presplit for the migration of tinawang:check (plan "
       "0123456789abcdef)");
