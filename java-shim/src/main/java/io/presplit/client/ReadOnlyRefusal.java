@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.ipc.RemoteException;
@@ -20,8 +21,11 @@ import org.apache.hadoop.ipc.RemoteException;
  * RegionServer checks {@code READONLY} before it applies anything (first thing in
  * {@code batchMutate}, {@code checkAndMutate}, {@code increment} and {@code append}), and a
  * region's read-only state is fixed for as long as it is open (changing the attribute reopens
- * the regions), so a refused operation left no trace. No other failure is taken as one: a
- * timeout or another error may come after the write was applied.
+ * the regions), so a refused operation left no trace. The same holds for a fenced generation
+ * that was dropped since (a rollback drops the new one once it is read-only and drained): the
+ * client finds no table ({@link TableNotFoundException}) before it sends anything; such a failure
+ * is sent again only where the status names another generation. No other failure is taken as
+ * one: a timeout or another error may come after the write was applied.
  *
  * <p>One case this cannot see: HBase's client retries a call by itself after a timeout of its
  * own, and when that retry meets the region reopened read-only, the refusal is all it reports,
@@ -63,6 +67,13 @@ final class ReadOnlyRefusal {
   }
 
   private static boolean isItself(Throwable t) {
+    // A fenced generation dropped meanwhile (a rollback drops the new one once it is read-only
+    // and drained): the client finds no table before it sends anything. Only taken as a refusal
+    // when the status names another generation (nextAfterRefusal), like the read-only one.
+    if (t instanceof TableNotFoundException || (t instanceof RemoteException
+        && TableNotFoundException.class.getName().equals(((RemoteException) t).getClassName()))) {
+      return true;
+    }
     String message = t.getMessage();
     if (message == null || !message.contains(MESSAGE)) {
       return false;

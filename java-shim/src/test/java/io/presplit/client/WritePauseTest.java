@@ -38,6 +38,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
@@ -352,6 +353,32 @@ class WritePauseTest {
     set(STATUS, switchedToG2());
     result(single);
     assertEquals(1, hbase.applied(G2).size());
+    assertEquals(0, hbase.applied(G1).size());
+  }
+
+  @Test
+  void aWriteToAGenerationDroppedMeanwhileGoesWhereTheStatusNowPoints() throws Exception {
+    // A rollback dropped the generation this writer still used (read-only, drained, dropped):
+    // the client finds no table before it sends anything, so the write goes to the generation
+    // the status names now.
+    set(STATUS, migratingOnG1());
+    SaltedTable t = open(2_000, 60_000);
+    hbase.failWith(G1, () -> new TableNotFoundException(G1));
+    Future<Void> single = write(t, put("abcd-2"));
+    await("the refused write waiting", () -> t.handle().writesHeld() == 1);
+    set(STATUS, switchedToG2());
+    result(single);
+    assertEquals(1, hbase.applied(G2).size());
+    assertEquals(0, hbase.applied(G1).size());
+  }
+
+  @Test
+  void aTableNotFoundWhereTheStatusStillPointsIsThrown() throws Exception {
+    set(STATUS, status(G1, 1, 4, null)); // no migration: the table is simply gone
+    SaltedTable t = open(2_000, 60_000);
+    hbase.failWith(G1, () -> new TableNotFoundException(G1));
+    assertThrows(TableNotFoundException.class, () -> result(write(t, put("abcd-3"))));
+    assertEquals(1, hbase.attempts(G1));
     assertEquals(0, hbase.applied(G1).size());
   }
 
