@@ -243,8 +243,13 @@ Status JniMigrationBridge::RestoreKeepDeletedCells(const std::string& target,
   return CallStrings("restoreKeepDeletedCells", {target, source}).status();
 }
 
-Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only) {
-  return CallStrings("setReadOnly", {table, read_only ? "true" : "false"}).status();
+Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only, bool* changed) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json,
+                            CallStrings("setReadOnly", {table, read_only ? "true" : "false"}));
+  if (changed != nullptr) {
+    PRESPLIT_ASSIGN_OR_RETURN(*changed, ParseFlag(json, "changed"));
+  }
+  return Status::Ok();
 }
 
 Status JniMigrationBridge::ReopenRegions(const std::string& table,

@@ -39,7 +39,7 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<ProbeRound> Probe(const std::string& table, int64_t probe_id) override;
   Result<CaptureAcks> ReadAcks(const std::string& ack_table, int64_t probe_id) override;
   Status SetKeepDeletedCells(const std::string& table, bool keep) override;
-  Status SetReadOnly(const std::string& table, bool read_only) override;
+  Status SetReadOnly(const std::string& table, bool read_only, bool* changed = nullptr) override;
   Status ReopenRegions(const std::string& table,
                        const std::vector<std::string>& encoded_regions) override;
   Result<std::vector<CapturePeerOwner>> ListCapturePeers() override;

@@ -253,7 +253,8 @@ class MigrationBridge {
   // runs, so a marker the peer shipped first is not compacted away before the copy's cell).
   virtual Status SetKeepDeletedCells(const std::string& table, bool keep) = 0;
   // READONLY: writes refused by the RegionServers (the fence of a generation).
-  virtual Status SetReadOnly(const std::string& table, bool read_only) = 0;
+  // `changed` (when given): whether the table's READONLY was changed now (false: it was so).
+  virtual Status SetReadOnly(const std::string& table, bool read_only, bool* changed = nullptr) = 0;
   // Closes and reopens these regions of `table` (encoded names), each on a server HBase picks:
   // the close is the region's last entry in its server's WAL. For a fenced generation whose
   // regions a RegionServer's crash reopened elsewhere without writing a close. Every region is

@@ -109,6 +109,7 @@ std::string PlanToJson(const MigrationPlan& p) {
         {"reverse_started_ms", c.reverse_started_ms},
         {"caught_up_ms", c.caught_up_ms},
         {"fence_started_ms", c.fence_started_ms},
+        {"drained_ms", c.drained_ms},
         {"closed_before", c.closed_before},
         {"bulk_loads", c.bulk_loads},
         {"unfit", c.unfit},
@@ -219,6 +220,7 @@ Result<MigrationPlan> ParsePlan(const std::string& text, size_t max_bytes) {
     capture.reverse_started_ms = Field<int64_t>(c, "reverse_started_ms", 0);
     capture.caught_up_ms = Field<int64_t>(c, "caught_up_ms", 0);
     capture.fence_started_ms = Field<int64_t>(c, "fence_started_ms", 0);
+    capture.drained_ms = Field<int64_t>(c, "drained_ms", 0);
     if (c.contains("closed_before") && c["closed_before"].is_object()) {
       for (const auto& [region, ts] : c["closed_before"].items()) {
         if (ts.is_number_integer()) capture.closed_before[region] = ts.get<int64_t>();

@@ -33,6 +33,7 @@
 //    "caught_up_ms": N,        // the forward peer shipped everything written before the switch
 //    "fence_started_ms": N,    // the old generation's fence began (read-only, then drained)
 //    "closed_before": {"<encoded region>": ts, ...},  // close acks seen before the fence
+//    "drained_ms": N,          // the fenced generation was drained then and has stayed read-only
 //    "bulk_loads": N, "unfit": N, "first_unfit": "..."}  // what the peer could not ship
 //
 // Bulk copy ("mapreduce": io.presplit.mapreduce.ResaltBulkJob instead of the chunked copy):
@@ -114,6 +115,9 @@ struct CaptureState {
   int64_t reverse_started_ms = 0;
   int64_t caught_up_ms = 0;
   int64_t fence_started_ms = 0;
+  // Set when a rollback's pause drained the new generation (read-only since): rolling_back need
+  // not drain it again. 0 otherwise; cleared whenever the fence is lifted.
+  int64_t drained_ms = 0;
   std::map<std::string, int64_t> closed_before;
   int64_t bulk_loads = 0;
   int64_t unfit = 0;

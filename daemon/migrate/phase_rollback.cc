@@ -82,10 +82,12 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
     }
     spdlog::info("migration {}: rolled back with writes paused for {} ms", plan.table,
                  NowMs() - plan.capture.fence_started_ms);
-    // The new generation stays read-only and drained: RollingBack finds its closes shipped (the
-    // fence's record is kept) and drops it.
+    // The new generation stays read-only and drained: RollingBack need not drain it again (its
+    // closes may be gone from the ack row by then: a major compaction of the old generation,
+    // after a split, purges them) and drops it.
     plan.writes_paused_until_ms = 0;
     plan.paused_table.clear();
+    plan.capture.drained_ms = NowMs();
   }
   counters_.rollbacks++;
   plan.rolled_back_at_ms = NowMs();
@@ -124,17 +126,22 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
     if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   }
   if (!MayAct()) return Step::kStopped;
-  Status fenced = bridge_.SetReadOnly(plan.target, true);
+  bool made_read_only = false;
+  Status fenced = bridge_.SetReadOnly(plan.target, true, &made_read_only);
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
     return Fail(node, "rolling back: making " + plan.target + " read-only: " + fenced.message());
   }
+  // Writable meanwhile (by hand): whatever it took since the rollback's drain is drained now.
+  if (made_read_only) plan.capture.drained_ms = 0;
   // Gone: an earlier run of this step drained and dropped it, and stopped before the end was
   // written (a crash, a status write that lost to another writer); nothing is left to drain.
   auto target = admin_.DescribeTable(plan.target);
   if (!target.ok()) {
     return Fail(node, "rolling back: describing " + plan.target + ": " + target.status().message());
   }
-  auto drained = target->exists
+  // Drained at the rollback's pause and read-only since (SetReadOnly above changed nothing):
+  // nothing more can have been written to it.
+  auto drained = target->exists && plan.capture.drained_ms == 0
                      ? AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
                                     plan.capture.closed_before, plan.capture.fence_started_ms)
                      : Result<bool>(true);

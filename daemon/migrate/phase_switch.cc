@@ -201,6 +201,7 @@ Status Migrator::LiftWritePause(MigrationPlan& plan) {
   plan.paused_table.clear();
   plan.capture.closed_before.clear();
   plan.capture.fence_started_ms = 0;
+  plan.capture.drained_ms = 0;
   return Status::Ok();
 }
 

@@ -153,6 +153,7 @@ class FakeMigrationBridge : public MigrationBridge {
   Result<QueueMark> MarkCaptureQueues(const std::string& peer_id) override {
     std::lock_guard<std::mutex> lock(mu);
     queue_marks++;
+    marks_by_peer[peer_id]++;
     QueueMark out;
     auto queued = queue_wals.find(peer_id);
     if (queued != queue_wals.end()) out.wals = queued->second;
@@ -265,12 +266,15 @@ class FakeMigrationBridge : public MigrationBridge {
   static constexpr const char* kMarkerSource = "presplit.migration.source";
   static constexpr const char* kMarkerPlan = "presplit.migration.plan";
 
-  Status SetReadOnly(const std::string& table, bool read_only_now) override {
+  Status SetReadOnly(const std::string& table, bool read_only_now,
+                     bool* changed = nullptr) override {
     std::lock_guard<std::mutex> lock(mu);
     if (!read_only_now) {
+      if (changed != nullptr) *changed = read_only.count(table) > 0;
       read_only.erase(table);
       return Status::Ok();
     }
+    if (changed != nullptr) *changed = read_only.count(table) == 0;
     if (read_only.count(table)) return Status::Ok();
     read_only.insert(table);
     // The reopen closes every region: the close is each region's last entry in the WAL. A
@@ -516,6 +520,7 @@ class FakeMigrationBridge : public MigrationBridge {
   // from): a drain waits until none it marked is listed.
   std::map<std::string, std::vector<std::string>> queue_wals;
   int queue_marks = 0;
+  std::map<std::string, int> marks_by_peer;
   std::function<void(const std::string&)> on_unshipped;
   // Regions whose close a RegionServer's crash prevented during SetReadOnly's reopen.
   std::set<std::string> crashed_during_reopen;

@@ -520,6 +520,29 @@ TEST_F(MigratorTest, ARollbackWaitsForTheReversePeersMarkedWals) {
   EXPECT_EQ(bridge_.tables[kSource].at(held_row), (FakeMigrationBridge::Row{9, 1}));
 }
 
+// A rollback's pause drains the new generation and leaves it read-only: rolling_back drops it
+// without a second drain, which could not end by closes anyway once a major compaction of the
+// old generation (after a split) purged the close acknowledgements from its ack row.
+TEST_F(MigratorTest, ARollbackDrainedAtItsPauseIsNotDrainedAgain) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  const std::string reverse = ReversePeerOf(kTarget);
+  bridge_.on_unshipped = [&](const std::string& id) {
+    if (id != reverse) return;
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.close_acks[kSource].clear();  // compacted away right after the drain
+  };
+  Request("rollback");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "rolled_back");
+  EXPECT_TRUE(admin_.deleted.count(kTarget));
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_EQ(bridge_.marks_by_peer[reverse], 1) << "drained once, at the pause";
+}
+
 // A RegionServer died while the read-only change reopened the old generation: the region it
 // held opened again elsewhere without a close, and no close of it would ever come. Once the fence
 // has lasted ack_timeout, the regions still without a close are reopened, which writes it.
