@@ -19,9 +19,14 @@ SplitWorkload) and against reference tables (CaptureE2E), never through presplit
   HFiles into the regions (their logs say "Moving", never "Copying"), the staging directory
   empties, and the new generation matches a reference cell by cell.
 - test_4: a RegionServer SIGKILLed during a migration's copy and started again, as a supervisor
-  would, under a writer: the new generation matches the reference cell by cell, nothing lost,
-  nothing doubled, and no verification fails: presplitd waits for the dead server's recovered
-  replication queue before it trusts a probe.
+  would, under a writer, with replication throttled (256 KB/s per peer and server) and regions
+  moving and splitting: the old generation's during the copy and again after the switch, the new
+  generation's once it takes the writes. The new generation matches the reference cell by cell,
+  nothing lost, nothing doubled, and no verification fails: presplitd waits for the dead server's
+  recovered replication queue before it trusts a probe, and drains each peer by its queues (the
+  WAL files they held once the table stopped taking writes), not by closes alone.
+- test_5: the same moves and splits (the new generation's in the grace period), then a rollback,
+  under a writer of every kind of mutation: the old generation matches the reference.
 """
 import collections
 import glob
@@ -51,6 +56,7 @@ INFO_PORT = int(os.environ["PRESPLIT_INFO_PORT"])
 STAGING = f"/presplit-staging-{RUN}"
 HFILE_ROWS = int(os.environ.get("PRESPLIT_E2E_MULTI_HFILE_ROWS", "12000"))
 KILL_ROWS = int(os.environ.get("PRESPLIT_E2E_MULTI_KILL_ROWS", "30000"))
+ROLLBACK_ROWS = int(os.environ.get("PRESPLIT_E2E_MULTI_ROLLBACK_ROWS", "8000"))
 VERSIONS = 3
 GROUPS = 300
 
@@ -67,6 +73,12 @@ def capture(*args, timeout=600):
     if proc.returncode != 0:
         raise AssertionError(f"CaptureE2E {args} failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def churn(table, moves, splits):
+    """Moves `moves` regions of the physical table to other servers and splits `splits` of them
+    (SplitWorkload churn); what it did, as JSON."""
+    return json.loads(workload("churn", table, str(moves), str(splits)).strip().splitlines()[-1])
 
 
 def local_cluster(*args, timeout=300):
@@ -390,7 +402,7 @@ class MultiServerTest(unittest.TestCase):
         k = port - RS_PORT + 1
 
         h.ctl(ROOT, "put", "-", input=salted_document(table, 16, {
-            "allowed": True, "workers": 2, "engine": "put", "grace_period_s": 5,
+            "allowed": True, "workers": 2, "engine": "put", "grace_period_s": 10,
             "max_cells_per_s": 4000}))
 
         def copying():
@@ -405,6 +417,10 @@ class MultiServerTest(unittest.TestCase):
               flush=True)
         local_cluster("rs-start", str(k))
         print(f"regionserver {k} back after {time.time() - killed:.0f} s", flush=True)
+        # The old generation's regions move and split under the copy (or the verification after
+        # it), with the capture throttled: their older edits stay in their first servers' queues.
+        print(f"test_4: {killed_at['phase']} -> {migration_phase(table)}: old generation "
+              f"{churn(table, 2, 1)}", flush=True)
 
         # The crashed server's last WAL edits reach the target only when another server's
         # recovered replication queue ships them, which HBase starts once the crashed server's
@@ -412,6 +428,13 @@ class MultiServerTest(unittest.TestCase):
         # into the reopened regions come back before that; presplitd must not trust them while
         # the peer still has a dead server's queue, so no verification may fail on those edits.
         phases = []
+        # Once the new generation takes the writes (catching up or in the grace period), a region
+        # of the old one moves again and the new one's move and split, while both peers run (and
+        # the fence may begin meanwhile).
+        h.wait_for(lambda: migration_phase(table) in ("catching_up", "grace", "fencing", "done"),
+                   600, lambda: "the switch\n" + self.migration_story(table))
+        print(f"test_4: {migration_phase(table)}: old generation {churn(table, 1, 0)}, "
+              f"new generation {churn(table + '__g2', 2, 1)}", flush=True)
 
         def finished():
             phase = migration_phase(table)
@@ -436,6 +459,55 @@ class MultiServerTest(unittest.TestCase):
         print(f"test_4: migration done {time.time() - killed:.0f} s after the kill through "
               f"{phases}; waited for a recovered queue: {waited}; mutations {mutations}; "
               f"compared {evidence}", flush=True)
+
+    def test_5_regions_moved_and_split_under_a_rollback_lose_nothing(self):
+        ns = "msr" + RUN
+        table, reference = ns + ":events", ns + ":reference"
+        h.ctl(ROOT, "put", "-", input=salted_document(table, 6))
+        h.wait_status(ROOT, table, ["ready"], timeout=180)
+        capture("load", table, reference, str(ROLLBACK_ROWS))
+        work = tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e"))
+        stop_file = os.path.join(work, "stop")
+        # Every kind of mutation, the non-idempotent ones too: no server dies here, and a region
+        # moving refuses a request before applying it.
+        with open(os.path.join(work, "mutator.err"), "w") as err:
+            mutator = subprocess.Popen(
+                [*h.java_command(CAPTURE, sdk=True), "--zk", h.ZK_QUORUM, "--root", ROOT,
+                 "mutator", table, reference, str(ROLLBACK_ROWS), "3600000", stop_file],
+                stdout=subprocess.PIPE, stderr=err, text=True)
+        self.addCleanup(lambda: mutator.poll() is None and mutator.kill())
+        h.ctl(ROOT, "put", "-", input=salted_document(table, 12, {
+            "allowed": True, "workers": 2, "engine": "put", "grace_period_s": 3600,
+            "max_cells_per_s": 4000}))
+
+        def copying():
+            status = migration_status(table) or {}
+            return status.get("phase") == "copying" and status.get("rows", 0) > 0
+        h.wait_for(copying, 180, "the first checkpoints")
+        print(f"test_5: copying: old generation {churn(table, 2, 1)}", flush=True)
+        h.wait_for(lambda: migration_phase(table) == "grace", 600,
+                   lambda: "the grace period\n" + self.migration_story(table))
+        # Writes land on the new generation, whose regions move and split before the rollback
+        # drains it back through the reverse peer.
+        print(f"test_5: grace: new generation {churn(table + '__g2', 2, 1)}", flush=True)
+        h.ctl(ROOT, "migration", "rollback", table)
+        h.wait_for(lambda: migration_phase(table) == "rolled_back", 300,
+                   lambda: "the rollback\n" + self.migration_story(table))
+        with open(stop_file, "w"):
+            pass
+        out, _ = mutator.communicate(timeout=300)
+        with open(os.path.join(work, "mutator.err"), errors="replace") as f:
+            self.assertEqual(mutator.returncode, 0, f.read()[-3000:])
+        mutations = json.loads(out.strip().splitlines()[-1])
+        self.assertEqual(mutations["generations"], 2, "the writer followed the switch and back")
+        evidence = capture("compare", table, reference)
+        self.assertEqual(evidence["generation"], 1)
+        self.assertEqual(evidence["buckets"], 6)
+        # The switch and the rollback each drained their peer by its queues, not by closes alone.
+        marks = [line for line in self.daemon.log_text().splitlines()
+                 if "WAL files of its queues marked" in line and table in line]
+        self.assertGreaterEqual(len(marks), 2, "\n".join(marks))
+        print(f"test_5: rolled back; mutations {mutations}; compared {evidence}", flush=True)
 
 
 if __name__ == "__main__":

@@ -143,6 +143,9 @@ public class SplitWorkload {
           break;
         }
         case "move": move(c, admin, table, Bytes.toBytesBinary(rest[0])); break;
+        case "churn": churn(c, admin, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]));
+          break;
+
         case "regions":
           for (RegionInfo r : sorted(admin, table)) {
             if (r.getStartKey().length > 0) System.out.println(Bytes.toStringBinary(r.getStartKey()));
@@ -212,6 +215,56 @@ public class SplitWorkload {
       }
     });
     System.out.println(target.getPort());
+  }
+
+  /**
+   * Regions moving and splitting under a live table, as the balancer, a daughter mover and a
+   * split policy would: `moves` regions (spread over the table) each moved to another server,
+   * then `splits` regions (not the first) split inside their range, each waited for. Prints
+   * {"moved":N,"split":N}.
+   */
+  static void churn(Connection c, Admin admin, TableName table, int moves, int splits)
+      throws Exception {
+    List<RegionInfo> rs = sorted(admin, table);
+    int moved = 0;
+    long movesDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    for (int i = 0; moved < moves && !rs.isEmpty(); i++) {
+      RegionInfo r = rs.get((i * rs.size() / Math.max(1, moves) + i) % rs.size());
+      try {
+        move(c, admin, table, r.getStartKey());
+      } catch (java.io.IOException e) {
+        if (System.nanoTime() > movesDeadline) throw e;
+        System.err.println("churn: " + r.getEncodedName() + " not moved now (" + e + ")");
+        Thread.sleep(500);
+        rs = sorted(admin, table);
+        continue;
+      }
+      moved++;
+    }
+    int split = 0;
+    rs = sorted(admin, table);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    for (int i = 0; split < splits && rs.size() > 1; i++) {
+      RegionInfo r = rs.get(1 + (i * 7) % (rs.size() - 1));
+      // Inside the region whatever its end (a salted region ends at the next bucket's prefix),
+      // between the mutator's "new-" rows and its "old-" and "ttl-" ones.
+      byte[] point = Bytes.add(r.getStartKey(), Bytes.toBytes("o"));
+      int before = sorted(admin, table).size();
+      try {
+        admin.splitRegionAsync(r.getRegionName(), point).get(60, TimeUnit.SECONDS);
+      } catch (java.io.IOException | java.util.concurrent.ExecutionException e) {
+        // The balancer (or a migration's reopen) has the region in transition: another one.
+        if (System.nanoTime() > deadline) throw e;
+        System.err.println("churn: " + r.getEncodedName() + " not split now (" + e + ")");
+        Thread.sleep(500);
+        rs = sorted(admin, table);
+        continue;
+      }
+      waitRegions(admin, table, before + 1, 120);
+      split++;
+      rs = sorted(admin, table);
+    }
+    System.out.println("{\"moved\":" + moved + ",\"split\":" + split + "}");
   }
 
   static void waitRegions(Admin admin, TableName table, int n, int seconds) throws Exception {
