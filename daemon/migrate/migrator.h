@@ -418,7 +418,8 @@ class Migrator {
 
   // ---- phase_copy.cc
   Step Copy(PlanNode& node);
-  // The copy is complete: the target stops keeping deleted cells; verification next.
+  // The copy is complete: the target stops keeping deleted cells and its guard refuses bulk
+  // loads (one modifyTable); verification next.
   Step FinishCopy(PlanNode& node);
 
   // ---- phase_copy_bulk.cc: the "mapreduce" engine's copy

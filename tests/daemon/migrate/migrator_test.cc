@@ -1838,6 +1838,16 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
   EXPECT_EQ(*chunk->next_row, "ab");
   EXPECT_FALSE(ParseChunkCopied(R"({"rows":2})").ok());
   EXPECT_FALSE(ParseChunkCopied("[]").ok());
+  // What MigrationBridge.guardTable and unguardTable return.
+  auto guard = ParseGuardChange(R"({"changed":true,"other_plan":null})", "guardTable");
+  ASSERT_TRUE(guard.ok()) << guard.status().ToString();
+  EXPECT_EQ(*guard, (GuardChange{true, ""}));
+  auto left = ParseGuardChange(R"({"changed":false,"other_plan":"0a1b"})", "unguardTable");
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_EQ(*left, (GuardChange{false, "0a1b"}));
+  EXPECT_FALSE(ParseGuardChange(R"({"changed":true})", "guardTable").ok());
+  EXPECT_FALSE(ParseGuardChange(R"({"changed":"yes","other_plan":null})", "guardTable").ok());
+  EXPECT_FALSE(ParseGuardChange(R"({"changed":true,"other_plan":3})", "guardTable").ok());
   auto partitions = ParsePartitionDigests(
       R"({"rows":1,"cells":1,"digest":"0000000000000001","partitions":["0000000000000001","0000000000000000"]})",
       2);
