@@ -276,7 +276,8 @@ class MigrationGuardTest {
     assertNull(unguarded.getValue(MigrationGuard.PLAN_ATTRIBUTE));
     assertNull(unguarded.getValue(MigrationGuard.COPY_LOADS_ATTRIBUTE));
     assertTrue(unguarded.hasCoprocessor(OPERATORS), "the operator's coprocessor stays");
-    assertThrows(IllegalArgumentException.class, () -> MigrationGuard.guarded(operators, "", false));
+    assertThrows(IllegalArgumentException.class,
+        () -> MigrationGuard.guarded(operators, "", false));
   }
 
   @Test
