@@ -4,9 +4,10 @@
 # PRESPLIT_LIB_DIR before these lines.
 # The jar also carries the library for linux-x86_64 (extracted to a temporary file when it is not
 # found on java.library.path); the explicit path below is preferred in production.
-# The HMaster needs the jar too: its BucketGuardObserver, and a re-salting migration's replication
+# The HMaster needs the jar too: its BucketGuardObserver, a re-salting migration's replication
 # peer (the HMaster instantiates the peer's endpoint class when the peer is added; the
-# RegionServers run it, with the library).
+# RegionServers run it, with the library), and the migration's MigrationGuard (a table
+# coprocessor: the HMaster checks that its class loads before it accepts the table change).
 PRESPLIT_JAR=${PRESPLIT_JAR:-/usr/share/presplit/presplit-hbase.jar}
 PRESPLIT_LIB_DIR=${PRESPLIT_LIB_DIR:-/usr/lib/presplit}
 export HBASE_CLASSPATH="${HBASE_CLASSPATH:+$HBASE_CLASSPATH:}$PRESPLIT_JAR"

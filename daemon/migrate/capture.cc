@@ -301,30 +301,107 @@ Result<std::vector<std::string>> Migrator::RecoveredQueues(const std::string& pe
   return state.recovered_queues;
 }
 
-void Migrator::CollectNotices(MigrationPlan& plan, const std::string& ack_table) {
-  auto acks = bridge_.ReadAcks(ack_table, 0);
-  if (!acks.ok()) {
-    spdlog::warn("migration {}: reading the capture's notices in {}: {}", plan.table, ack_table,
-                 acks.status().message());
-    return;
-  }
+Result<BulkLoadsSeen> Migrator::CollectNotices(MigrationPlan& plan, const std::string& ack_table) {
+  PRESPLIT_ASSIGN_OR_RETURN(CaptureAcks acks, bridge_.ReadAcks(ack_table, 0));
   CaptureState& c = plan.capture;
-  if (static_cast<int64_t>(acks->bulk_loads.size()) > c.bulk_loads) {
-    spdlog::warn(
-        "migration {}: {} bulk loads into {} since the capture began ({}...): the WAL does not "
-        "carry their cells, so the capture peer cannot ship them; the verification compares "
-        "what arrived",
-        plan.table, acks->bulk_loads.size(), plan.source, acks->bulk_loads.front());
-    c.bulk_loads = static_cast<int64_t>(acks->bulk_loads.size());
+  BulkLoadsSeen seen;
+  if (static_cast<int64_t>(acks.bulk_loads.size()) > c.bulk_loads) {
+    seen.count = static_cast<int64_t>(acks.bulk_loads.size()) - c.bulk_loads;
+    seen.example = acks.bulk_loads.front();
+    c.bulk_loads = static_cast<int64_t>(acks.bulk_loads.size());
   }
-  if (static_cast<int64_t>(acks->unfit.size()) > c.unfit) {
-    c.unfit = static_cast<int64_t>(acks->unfit.size());
-    c.first_unfit = acks->unfit.front();
+  if (static_cast<int64_t>(acks.unfit.size()) > c.unfit) {
+    c.unfit = static_cast<int64_t>(acks.unfit.size());
+    c.first_unfit = acks.unfit.front();
     spdlog::error(
         "migration {}: {} rows written to {} do not fit its layout and were not shipped (first: "
         "{})",
         plan.table, c.unfit, plan.source, c.first_unfit);
   }
+  return seen;
+}
+
+Migrator::Step Migrator::StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen) {
+  MigrationPlan& plan = node.plan;
+  counters_.errors++;
+  const std::string loads =
+      std::to_string(seen.count) + " bulk loads into " + plan.source + " (" + seen.example + ")";
+  if (!IsSwitched(plan.phase)) {
+    Status lifted = LiftWritePause(plan);
+    if (!lifted.ok()) {
+      return Fail(node, "stopping for bulk loads the capture cannot ship: making " + plan.source +
+                            " writable again: " + lifted.message());
+    }
+    counters_.verification_failures++;
+    plan.phase = Phase::kFailedVerification;
+    plan.deferred_rows.clear();
+    plan.error = "verification failed: " + loads +
+                 " reached the capture, which cannot ship a bulk load's cells to " + plan.target +
+                 ": they got past the MigrationGuard (removed from " + plan.source +
+                 " by hand?); nothing switched; resume to verify again (the comparison shows "
+                 "whether the copy read them), or abort and start the migration again (its copy "
+                 "reads them)";
+  } else if (plan.phase == Phase::kCatchingUp || plan.phase == Phase::kGrace) {
+    plan.paused = true;
+    plan.error = "paused: " + loads + " reached the capture, which cannot ship a bulk load's " +
+                 "cells to " + plan.target + ": they got past the MigrationGuard (removed from " +
+                 plan.source + " by hand?); `presplitctl migration rollback " + plan.table +
+                 "` (then `resume`) switches back to " + plan.source +
+                 ", which has them and every write made to " + plan.target +
+                 " since the switch; or resume, and run the load again into the table once the "
+                 "migration is done";
+  } else {
+    plan.paused = true;
+    plan.error = "paused: " + loads + " reached the capture, which cannot ship a bulk load's " +
+                 "cells to " + plan.target + ": they got past the MigrationGuard (removed from " +
+                 plan.source + " by hand?); " + plan.source +
+                 " stays (read-only) until you resume; run the load again into the table (its "
+                 "status names " +
+                 plan.target + ", which takes bulk loads again), then resume";
+  }
+  spdlog::error("migration {}: {}", plan.table, plan.error);
+  Step saved = Save(node);
+  return saved == Step::kAdvanced ? Step::kWaiting : saved;
+}
+
+Result<bool> Migrator::GuardSource(const MigrationPlan& plan) {
+  if (plan.plan_id.empty()) return false;
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  PRESPLIT_ASSIGN_OR_RETURN(GuardChange change, bridge_.GuardTable(plan.source, plan.plan_id));
+  if (!change.other_plan.empty()) {
+    spdlog::warn(
+        "migration {}: {} carried the MigrationGuard of another migration (plan {}, whose plan "
+        "is gone: removed by hand?); this migration's replaces it",
+        plan.table, plan.source, change.other_plan);
+  }
+  if (change.changed) {
+    spdlog::info(
+        "migration {}: MigrationGuard attached to {} (its regions reopened): bulk loads and "
+        "Durability.SKIP_WAL writes, which the capture cannot ship, are refused until the "
+        "migration ends",
+        plan.table, plan.source);
+  }
+  return change.changed;
+}
+
+Status Migrator::Unguard(const MigrationPlan& plan, const std::string& table, const char* why) {
+  if (plan.plan_id.empty()) return Status::Ok();
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  PRESPLIT_ASSIGN_OR_RETURN(GuardChange change, bridge_.UnguardTable(table, plan.plan_id));
+  if (!change.other_plan.empty()) {
+    spdlog::warn(
+        "migration {}: the MigrationGuard on {} is another migration's (plan {}): left in place; "
+        "if no migration of {} is under way, remove it: hbase shell: alter '{}', METHOD => "
+        "'table_att_unset', NAME => 'coprocessor$<n>'",
+        plan.table, table, change.other_plan, plan.table, table);
+  }
+  if (change.changed) {
+    spdlog::info(
+        "migration {}: MigrationGuard removed from {} ({}; its regions reopened): bulk loads and "
+        "Durability.SKIP_WAL writes are accepted again",
+        plan.table, table, why);
+  }
+  return Status::Ok();
 }
 
 Result<std::map<std::string, int64_t>> Migrator::ClosesShipped(const std::string& ack_table) {

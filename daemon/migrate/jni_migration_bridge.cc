@@ -49,8 +49,8 @@ Status JniMigrationBridge::Resolve(JNIEnv* env) {
                              "presplit-hbase.jar on the daemon's classpath have it?)");
   }
   const std::string s = kS;
-  copy_chunk_ = env->GetStaticMethodID(
-      cls, "copyChunk", Signature({s, s, s, s, "[B", "[B", "I", "J", s}).c_str());
+  copy_chunk_ = env->GetStaticMethodID(cls, "copyChunk",
+                                       Signature({s, s, s, s, "[B", "[B", "I", "J", s}).c_str());
   if (copy_chunk_ == nullptr) {
     return TakeJavaException(env,
                              "MigrationBridge does not have the expected methods (version "
@@ -113,8 +113,9 @@ Result<std::string> JniMigrationBridge::CallStrings(const char* name,
       signature += std::string(")") + kS;
       id = env->GetStaticMethodID(class_, name, signature.c_str());
       if (id == nullptr) {
-        return TakeJavaException(env, what + " is missing (version mismatch between presplitd "
-                                             "and presplit-hbase.jar?)");
+        return TakeJavaException(env, what +
+                                          " is missing (version mismatch between presplitd "
+                                          "and presplit-hbase.jar?)");
       }
       std::lock_guard<std::mutex> lock(mu_);
       string_methods_[key] = id;
@@ -238,9 +239,21 @@ Result<GenerationCheck> JniMigrationBridge::CheckGeneration(const std::string& t
   return ParseGenerationCheck(out);
 }
 
-Status JniMigrationBridge::RestoreKeepDeletedCells(const std::string& target,
-                                                   const std::string& source) {
-  return CallStrings("restoreKeepDeletedCells", {target, source}).status();
+Status JniMigrationBridge::SettleAfterCopy(const std::string& target, const std::string& source,
+                                           const std::string& plan_id) {
+  return CallStrings("settleAfterCopy", {target, source, plan_id}).status();
+}
+
+Result<GuardChange> JniMigrationBridge::GuardTable(const std::string& table,
+                                                   const std::string& plan_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, CallStrings("guardTable", {table, plan_id}));
+  return ParseGuardChange(out, "guardTable");
+}
+
+Result<GuardChange> JniMigrationBridge::UnguardTable(const std::string& table,
+                                                     const std::string& plan_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, CallStrings("unguardTable", {table, plan_id}));
+  return ParseGuardChange(out, "unguardTable");
 }
 
 Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only, bool* changed) {
@@ -289,14 +302,13 @@ Result<PartitionDigests> JniMigrationBridge::DigestPartitions(const std::string&
                                                               int partitions) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
-      CallStrings("digestPartitions", {table, layout, Base64Encode(from_row),
-                                       Base64Encode(end_row), std::to_string(partitions)}));
+      CallStrings("digestPartitions", {table, layout, Base64Encode(from_row), Base64Encode(end_row),
+                                       std::to_string(partitions)}));
   return ParsePartitionDigests(json, partitions);
 }
 
 Result<std::vector<PartitionDigests>> JniMigrationBridge::DigestTargetPartitions(
-    const CopyRange& range, const std::vector<std::string>& source_region_starts,
-    int partitions) {
+    const CopyRange& range, const std::vector<std::string>& source_region_starts, int partitions) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
       CallStrings("digestTargetPartitions",

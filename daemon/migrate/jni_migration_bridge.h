@@ -53,11 +53,14 @@ class JniMigrationBridge final : public MigrationBridge {
                                                 const std::string& replication) override;
   Result<GenerationCheck> CheckGeneration(const std::string& table, const std::string& source,
                                           const std::string& plan_id) override;
-  Status RestoreKeepDeletedCells(const std::string& target, const std::string& source) override;
+  Status SettleAfterCopy(const std::string& target, const std::string& source,
+                         const std::string& plan_id) override;
+  Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) override;
+  Result<GuardChange> UnguardTable(const std::string& table, const std::string& plan_id) override;
 
   Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string& layout,
-                                            const std::string& from_row,
-                                            const std::string& end_row, int partitions) override;
+                                            const std::string& from_row, const std::string& end_row,
+                                            int partitions) override;
   Result<std::vector<PartitionDigests>> DigestTargetPartitions(
       const CopyRange& range, const std::vector<std::string>& source_region_starts,
       int partitions) override;

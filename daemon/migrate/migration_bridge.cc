@@ -513,4 +513,17 @@ Result<GenerationCheck> ParseGenerationCheck(const std::string& text) {
   return GenerationCheck{o["exists"].get<bool>(), o["why_not"].get<std::string>()};
 }
 
+Result<GuardChange> ParseGuardChange(const std::string& text, const char* what) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, what));
+  if (!o.contains("changed") || !o["changed"].is_boolean() || !o.contains("other_plan") ||
+      !(o["other_plan"].is_null() || o["other_plan"].is_string())) {
+    return Status::Internal(std::string("MigrationBridge.") + what +
+                            ": fields 'changed' and 'other_plan' are required");
+  }
+  GuardChange out;
+  out.changed = o["changed"].get<bool>();
+  if (o["other_plan"].is_string()) out.other_plan = o["other_plan"].get<std::string>();
+  return out;
+}
+
 }  // namespace presplit::daemon::migrate

@@ -214,6 +214,15 @@ struct TableSettingsCopied {
   std::vector<std::string> peers_followed;
 };
 
+// What MigrationBridge::GuardTable or UnguardTable did: `changed` (the table's regions were
+// reopened), and the other plan whose guard the table carried ("" when none): replaced by
+// GuardTable, left in place by UnguardTable.
+struct GuardChange {
+  bool changed = false;
+  std::string other_plan;
+  bool operator==(const GuardChange&) const = default;
+};
+
 // Whether a table is a generation this plan created (MigrationBridge::CheckGeneration).
 struct GenerationCheck {
   bool exists = false;
@@ -287,9 +296,23 @@ class MigrationBridge {
   virtual Result<GenerationCheck> CheckGeneration(const std::string& table,
                                                   const std::string& source,
                                                   const std::string& plan_id) = 0;
-  // Every family of `target` gets the KEEP_DELETED_CELLS of the same family of `source` (the
-  // end of the copy).
-  virtual Status RestoreKeepDeletedCells(const std::string& target, const std::string& source) = 0;
+  // The end of the copy, in one modifyTable of `target` (a reopen of its regions; none when
+  // nothing changes): every family gets the KEEP_DELETED_CELLS of the same family of `source`, and
+  // the MigrationGuard of `plan_id` refuses bulk loads from now on (presplit's copy no longer
+  // loads; attached when missing).
+  virtual Status SettleAfterCopy(const std::string& target, const std::string& source,
+                                 const std::string& plan_id) = 0;
+
+  // ---- the guard: presplit-hbase.jar's MigrationGuard, a table coprocessor refusing what the
+  // capture cannot carry (bulk loads, Durability.SKIP_WAL writes), with the table attribute
+  // naming the plan that attached it. Each change is a modifyTable, which reopens the table's
+  // regions; none when the table is so already.
+  // Attaches the guard of `plan_id` (refusing bulk loads too), replacing another plan's.
+  virtual Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) = 0;
+  // Removes the guard of `plan_id` (or one without a plan attribute); another plan's is left in
+  // place (GuardChange::other_plan). A table that is gone: nothing changed.
+  virtual Result<GuardChange> UnguardTable(const std::string& table,
+                                           const std::string& plan_id) = 0;
 
   // ---- verification
   // Digests of the live cells of a table's rows [from_row, end_row), per partition.
@@ -398,6 +421,7 @@ Result<SnapshotAccess> ParseSnapshotAccess(const std::string& json);
 Result<GenerationCreated> ParseGenerationCreated(const std::string& json);
 Result<TableSettingsCopied> ParseTableSettingsCopied(const std::string& json);
 Result<GenerationCheck> ParseGenerationCheck(const std::string& json);
+Result<GuardChange> ParseGuardChange(const std::string& json, const char* what);
 
 // "<16 lower-case hex digits>" <-> the digest.
 std::string DigestHex(uint64_t digest);

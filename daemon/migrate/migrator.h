@@ -7,17 +7,21 @@
 // endpoint (presplit-hbase.jar's RekeyingReplicationEndpoint, on every RegionServer) ships every
 // WAL edit of the source table to the target, re-keyed, whatever its timestamp, delete markers
 // and tags included. The copy covers what was written before the peer existed, the peer
-// everything after; where they overlap both write the same cells.
+// everything after; where they overlap both write the same cells. What the WAL does not carry
+// (bulk loads, Durability.SKIP_WAL writes) is refused by a table coprocessor, presplit-hbase.jar's
+// MigrationGuard, on both generations from before the peer exists until the migration ends.
 //
 // The reconciler starts a migration (StartMigration writes the plan); the Migrator drives every
 // plan through the phases of migration_plan.h, one file per phase, each plan on a driver thread
 // of its own (see "Drivers" below):
 //   planned      (phase_create.cc) the target is created pre-split for the new layout, keeping
-//                delete markers (KEEP_DELETED_CELLS) while the copy runs; the forward capture
-//                peer (old -> new) is added;
+//                delete markers (KEEP_DELETED_CELLS) while the copy runs, guarded (the copy's
+//                bulk loads allowed); the source is guarded; the forward capture peer
+//                (old -> new) is added;
 //   copying      (phase_copy.cc, phase_copy_bulk.cc) engine "put" or "hfile": a bounded pool of
 //                threads copies the source region by region, chunk by chunk, checkpointed;
-//                engine "mapreduce": one ResaltBulkJob. Then the target drops KEEP_DELETED_CELLS;
+//                engine "mapreduce": one ResaltBulkJob. Then the target drops KEEP_DELETED_CELLS
+//                and its guard refuses bulk loads too;
 //   verifying    (phase_verify.cc) source and target compared cell by cell, live: digests per
 //                region and partition, the partitions that differ compared row by row after the
 //                peer shipped past the reads, and only rows that still differ then count;
@@ -29,13 +33,17 @@
 //   grace        (phase_retire.cc) both peers run: a late writer of the old generation still
 //                reaches the new one, and `rollback` can switch back without losing the writes
 //                made to the new one;
-//   fencing      the reverse peer is removed, the old generation made read-only (writes
-//                refused, loudly), the forward peer drained (every old region's close shipped)
-//                and removed; then, with drop_old, a final check and the drop;
+//   fencing      the reverse peer is removed and the new generation's guard with it, the old
+//                generation made read-only (writes refused, loudly), the forward peer drained
+//                (every old region's close shipped) and removed; then, with drop_old, a final
+//                check and the drop;
 //   done         the old generation disabled (dropped when asked); plan removed.
 //   rolling_back (phase_rollback.cc) after a rollback: the status names the old generation
-//                again; the new one is fenced, drained through the reverse peer, and dropped.
-// Abort (phase_abort.cc, before the switch only) removes the peers and drops the target.
+//                again, which loses its guard; the new one is fenced, drained through the
+//                reverse peer, and dropped.
+// Abort (phase_abort.cc, before the switch only) removes the peers, drops the target and the
+// source's guard. A bulk load the capture sees anyway got past the guard: the migration stops
+// (StopForBulkLoads).
 //
 // Every step can be interrupted (SIGKILL, lost leadership) and is resumed from the plan and the
 // checkpoints by whichever daemon leads next; every write to ZooKeeper is compare-and-set and
@@ -243,6 +251,12 @@ struct MigratorCounters {
   std::atomic<uint64_t> exceptions_caught{0};
 };
 
+// Bulk loads the capture noticed for the first time (Migrator::CollectNotices).
+struct BulkLoadsSeen {
+  int64_t count = 0;
+  std::string example;  // one of them: "<region>@<ms>"
+};
+
 class Migrator {
  public:
   Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge, MigratorOptions options);
@@ -371,8 +385,25 @@ class Migrator {
   // The peer's queues that still hold a dead RegionServer's WALs (empty: none, or no peer).
   Result<std::vector<std::string>> RecoveredQueues(const std::string& peer);
   // What the peer shipping into `ack_table` could not ship (bulk loads, rows that do not fit
-  // the layout), into the plan's capture record; logs what is new.
-  void CollectNotices(MigrationPlan& plan, const std::string& ack_table);
+  // the layout), into the plan's capture record; logs what is new. Returns the bulk loads seen
+  // for the first time: the guard refuses bulk loads from before the peer existed (and its
+  // reopen puts every earlier WAL entry below what the peer skips), so each one got past it.
+  Result<BulkLoadsSeen> CollectNotices(MigrationPlan& plan, const std::string& ack_table);
+  // Stops a migration whose capture saw bulk loads it cannot ship (CollectNotices): before the
+  // switch the verification fails (nothing switched; resume verifies again, the comparison
+  // covering the loaded cells); after it the migration is paused, the old generation kept, with
+  // what to do (a rollback while one is possible). A switch's write pause is lifted first.
+  Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen);
+  // The guard (MigrationBridge::GuardTable): the source refuses what the capture cannot carry,
+  // bulk loads and SKIP_WAL writes, from before the capture and the copy begin to the end.
+  // Attached once (a reopen of the source's regions); made sure of again when the verification
+  // begins (one removed by hand, or a migration an older presplitd started). Whether it was
+  // attached now; a plan without an id attaches nothing.
+  Result<bool> GuardSource(const MigrationPlan& plan);
+  // Removes this plan's guard from the generation that stays (`why` is for the log): nothing
+  // when there is none, another plan's is left in place (logged). A plan without an id never
+  // attached one: nothing.
+  Status Unguard(const MigrationPlan& plan, const std::string& table, const char* why);
   // Removes the capture peers (presplit_*) that carry this daemon's root as owner and that no
   // plan under that root names: a migration that ended without removing its peer (a daemon
   // killed between steps, a plan removed by hand) leaves one, and it keeps HBase from deleting
@@ -424,7 +455,8 @@ class Migrator {
 
   // ---- phase_copy.cc
   Step Copy(PlanNode& node);
-  // The copy is complete: the target stops keeping deleted cells; verification next.
+  // The copy is complete: the target stops keeping deleted cells and its guard refuses bulk
+  // loads (one modifyTable); verification next.
   Step FinishCopy(PlanNode& node);
 
   // ---- phase_copy_bulk.cc: the "mapreduce" engine's copy

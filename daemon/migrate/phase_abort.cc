@@ -1,7 +1,8 @@
 // Abort, before the switch only: the capture peers are removed first (a peer whose target is gone
 // would refuse every batch and keep the source's WALs forever), the bulk job killed and its
 // staging removed, then the target dropped if it carries this plan's marker (a table of that name
-// presplit did not create for this plan is left alone). The source was never touched. The status
+// presplit did not create for this plan is left alone), and the source's MigrationGuard removed.
+// The source's data was never touched. The status
 // says "aborted" before the plan goes, so the reconciler does not start the same migration again
 // for this document version.
 //
@@ -48,6 +49,12 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
       return Fail(node, "abort: dropping the target " + plan.target + ": " + deleted.message());
     }
+  }
+  // Nothing captures the source any more: it takes bulk loads and SKIP_WAL writes again.
+  Status unguarded = Unguard(plan, plan.source, "aborted: the old generation stays");
+  if (!unguarded.ok()) {
+    return Fail(node, "abort: removing the MigrationGuard from " + plan.source + ": " +
+                          unguarded.message());
   }
   plan.error = why;
   Status published = PublishProgress(plan, "aborted");

@@ -249,17 +249,20 @@ Migrator::Step Migrator::FinishCopy(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   // From here on nothing writes an old cell into the target: the capture peer only applies
   // edits in the order the source's RegionServers wrote them, so deleted cells need not be kept
-  // for the copy's sake; each family gets the source's own KEEP_DELETED_CELLS back.
+  // for the copy's sake; each family gets the source's own KEEP_DELETED_CELLS back. Nor does the
+  // copy bulk-load any more: the target's guard refuses bulk loads from now on, in the same
+  // modifyTable (one reopen of the target's regions).
   if (!MayAct()) return Step::kStopped;
-  Status kept = bridge_.RestoreKeepDeletedCells(plan.target, plan.source);
-  if (!kept.ok()) {
-    return Fail(node, "restoring KEEP_DELETED_CELLS of " + plan.target + " after the copy: " +
-                          kept.message());
+  Status settled = bridge_.SettleAfterCopy(plan.target, plan.source, plan.plan_id);
+  if (!settled.ok()) {
+    return Fail(node, "settling " + plan.target +
+                          " after the copy (KEEP_DELETED_CELLS back to the source's, the "
+                          "MigrationGuard refusing bulk loads): " +
+                          settled.message());
   }
   plan.phase = Phase::kVerifying;
   plan.error.clear();
   return Save(node);
 }
-
 
 }  // namespace presplit::daemon::migrate

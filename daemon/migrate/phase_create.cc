@@ -1,10 +1,13 @@
-// Phase "planned": the target is created pre-split for the new layout, and the forward capture
-// peer is added, before the copy reads a single row: the copy then covers what was written before
-// the peer existed, the peer everything after. The target is the same table as the source in a
-// new layout: the source's table attributes, family settings, grants and quotas, the document's
-// layout, and a marker naming this plan (MigrationBridge::CreateGeneration). A migration
-// presplit cannot carry out without losing something (visibility labels; a table another
-// replication peer ships while the document's migration.replication is "refuse") is refused
+// Phase "planned": the target is created pre-split for the new layout, the source guarded, and
+// the forward capture peer is added, before the copy reads a single row: the copy then covers
+// what was written before the peer existed, the peer everything after, and the guard
+// (presplit-hbase.jar's MigrationGuard) refuses what neither can carry, bulk loads and
+// Durability.SKIP_WAL writes. The target is the same table as the source in a new layout: the
+// source's table attributes, family settings, grants and quotas, the document's layout, a marker
+// naming this plan and the plan's guard (MigrationBridge::CreateGeneration). A migration
+// presplit cannot carry out without losing something (visibility labels; a table whose own
+// DURABILITY is SKIP_WAL; a table another replication peer ships while the document's
+// migration.replication is "refuse") is refused
 // here, before anything is created: the status says "aborted" with the reason.
 #include <spdlog/spdlog.h>
 
@@ -61,6 +64,18 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
       created->replication_scope.empty() ? "none" : created->replication_scope,
       created->peers_followed.empty() ? "" : "; replication peers now shipping it too: ",
       JoinNames(created->peers_followed));
+  // Before the capture and the copy begin: from here on the source refuses what the capture
+  // cannot carry (bulk loads, SKIP_WAL writes). The target was created guarded (taking only the
+  // copy's bulk loads). The reopen also puts every earlier WAL entry of the source's regions,
+  // an earlier bulk load's marker included, below what the peer skips.
+  auto guarded = GuardSource(plan);
+  if (!guarded.ok()) {
+    return Fail(node, "attaching the MigrationGuard to " + plan.source +
+                          " (it refuses bulk loads and SKIP_WAL writes during the migration): " +
+                          guarded.status().message() +
+                          " (the HMaster and every RegionServer need presplit-hbase.jar on their "
+                          "classpath)");
+  }
   // The peer may ship a delete marker before the copy writes the cell it masks; the target keeps
   // deleted cells and markers until the copy is complete, so no compaction drops that marker
   // first (FinishCopy gives the families the source's setting back). CreateGeneration made it so
@@ -68,8 +83,8 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   if (!MayAct()) return Step::kStopped;
   Status kept = bridge_.SetKeepDeletedCells(plan.target, true);
   if (!kept.ok()) {
-    return Fail(node, "keeping deleted cells in " + plan.target + " while the copy runs: " +
-                          kept.message());
+    return Fail(node, "keeping deleted cells in " + plan.target +
+                          " while the copy runs: " + kept.message());
   }
   Status captured = EnsureCapture(plan, /*reverse=*/false);
   if (!captured.ok()) {

@@ -1,8 +1,11 @@
 // Phases "grace", "fencing" and "done": the old generation stays captured until it is fenced.
 //   grace:   both peers run until grace_until_ms: a writer that still writes to the old
-//            generation reaches the new one; a rollback is possible.
-//   fencing: the reverse peer is removed (no rollback from here on), the old generation is made
-//            read-only (its RegionServers refuse writes, loudly), and the forward peer drained:
+//            generation reaches the new one; a rollback is possible. A bulk load the capture
+//            saw past the guard pauses the migration at its end (StopForBulkLoads), while a
+//            rollback still keeps it.
+//   fencing: the reverse peer is removed (no rollback from here on) and the new generation's
+//            MigrationGuard with it, the old generation is made read-only (its RegionServers
+//            refuse writes, loudly), and the forward peer drained:
 //            the read-only change reopens every region, whose close is the last entry of the
 //            region in the WAL; once every close is shipped, nothing of the old generation is
 //            left behind. Then the forward peer is removed; with drop_old a final check (every
@@ -18,9 +21,17 @@ Migrator::Step Migrator::Grace(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   UpdateSnapshot(plan);
   if (NowMs() < plan.grace_until_ms) return Step::kWaiting;
+  // The last moment a rollback keeps what a bulk load past the guard put into the old generation.
+  auto seen = CollectNotices(plan, plan.target);
+  if (!seen.ok()) {
+    return Fail(node, "ending the grace period: reading the capture's notices in " + plan.target +
+                          ": " + seen.status().message());
+  }
+  if (seen->count > 0) return StopForBulkLoads(node, *seen);
   // The closes the forward peer shipped so far: the drain waits for newer ones.
   auto before = ClosesShipped(plan.target);
-  if (!before.ok()) return Fail(node, "fencing: reading the capture's acks: " + before.status().message());
+  if (!before.ok())
+    return Fail(node, "fencing: reading the capture's acks: " + before.status().message());
   plan.capture.closed_before = *before;
   plan.capture.fence_started_ms = NowMs();
   plan.phase = Phase::kFencing;
@@ -32,6 +43,13 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   Status reverse = RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
   if (!reverse.ok()) return Fail(node, "fencing: removing the reverse peer: " + reverse.message());
+  // No peer ships the new generation any more: it stays, and takes bulk loads and SKIP_WAL
+  // writes again (also those an operator runs again while a fence is paused for bulk loads).
+  Status unguarded = Unguard(plan, plan.target, "the new generation stays");
+  if (!unguarded.ok()) {
+    return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
+                          unguarded.message());
+  }
   if (!MayAct()) return Step::kStopped;
   Status fenced = bridge_.SetReadOnly(plan.source, true);
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
@@ -39,14 +57,21 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   }
   auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
                               plan.capture.closed_before, plan.capture.fence_started_ms);
-  if (!drained.ok()) return Fail(node, "fencing: draining the capture: " + drained.status().message());
+  if (!drained.ok())
+    return Fail(node, "fencing: draining the capture: " + drained.status().message());
   if (!*drained) {
     plan.error = "fencing: the capture peer has not shipped every region's last write of " +
                  plan.source + " yet; looking again on the next run";
     Step saved = Save(node);
     return saved == Step::kAdvanced ? Step::kWaiting : saved;
   }
-  CollectNotices(plan, plan.target);
+  auto seen = CollectNotices(plan, plan.target);
+  if (!seen.ok()) {
+    return Fail(node, "fencing: reading the capture's notices in " + plan.target + ": " +
+                          seen.status().message());
+  }
+  // Paused before the forward peer goes and the old generation is disabled: it has their cells.
+  if (seen->count > 0) return StopForBulkLoads(node, *seen);
   spdlog::info("migration {}: {} is read-only and drained: every write it took is in {}",
                plan.table, plan.source, plan.target);
   Status forward = RemoveCapture(plan.capture.peer, "the old generation is drained");

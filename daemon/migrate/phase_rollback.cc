@@ -6,7 +6,8 @@
 // step; the request stays and is tried again on the next run. Then, in phase "rolling_back", the
 // new generation is fenced like the old one would have been: the forward peer removed, the new
 // generation made read-only and drained through the reverse peer, the reverse peer removed, and the
-// new generation, a copy whose every write reached the old one, dropped. The status says
+// new generation, a copy whose every write reached the old one, dropped. The old generation loses
+// its MigrationGuard once the forward peer is gone. The status says
 // "rolled_back", and the reconciler does not start the same migration again for this document
 // version.
 #include <spdlog/spdlog.h>
@@ -116,6 +117,13 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
   Status forward = RemoveCapture(plan.capture.peer, "rolled back: the old generation leads");
   if (!forward.ok())
     return Fail(node, "rolling back: removing the capture peer: " + forward.message());
+  // No peer ships the old generation any more: it stays, and takes bulk loads and SKIP_WAL
+  // writes again. (The new one keeps its guard until it is dropped.)
+  Status unguarded = Unguard(plan, plan.source, "rolled back: the old generation stays");
+  if (!unguarded.ok()) {
+    return Fail(node, "rolling back: removing the MigrationGuard from " + plan.source + ": " +
+                          unguarded.message());
+  }
   if (plan.capture.fence_started_ms == 0) {
     auto before = ClosesShipped(plan.source);
     if (!before.ok()) {

@@ -16,7 +16,9 @@
 // the pause lifted, the switch tried again options.switch_retry later, as Vitess's SwitchTraffic
 // does. A deferred row that still differs is a broken copy: failed_verification, nothing switched.
 // "catching_up" then writes one more probe into the source and waits for it, which is immediate
-// after a drain; it is kept for plans that switched before the pause existed.
+// after a drain; it is kept for plans that switched before the pause existed. A bulk load the
+// capture noticed (one that got past the MigrationGuard) stops the switch before its status
+// write, or pauses the migration after it (StopForBulkLoads).
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -104,6 +106,14 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
                                    std::to_string(plan.max_write_pause_ms) +
                                    " ms (migration.max_write_pause_ms)");
   }
+  // Drained: every bulk-load marker the source's WAL holds has reached the capture too. One
+  // that got past the guard since the verification read the table may be missing from the
+  // target: nothing switches.
+  auto seen = CollectNotices(plan, plan.target);
+  if (!seen.ok()) {
+    return AbandonSwitch(node, "reading the capture's notices failed: " + seen.status().message());
+  }
+  if (seen->count > 0) return StopForBulkLoads(node, *seen);
   // Drained: the target holds every write the source took, and neither changes now. The rows
   // the verification could not catch still are compared at this one point.
   if (!plan.deferred_rows.empty()) {
@@ -233,7 +243,12 @@ Migrator::Step Migrator::CatchUp(PlanNode& node) {
     if (Halted()) return Step::kStopped;
     return Fail(node, "catching up: " + shipped.message());
   }
-  CollectNotices(plan, plan.target);
+  auto seen = CollectNotices(plan, plan.target);
+  if (!seen.ok()) {
+    return Fail(node, "catching up: reading the capture's notices in " + plan.target + ": " +
+                          seen.status().message());
+  }
+  if (seen->count > 0) return StopForBulkLoads(node, *seen);  // paused: a rollback keeps them
   plan.capture.caught_up_ms = NowMs();
   plan.phase = Phase::kGrace;
   plan.grace_until_ms = NowMs() + plan.grace_period_s * 1000;

@@ -12,8 +12,9 @@
 //      unless their source row changed between two re-reads (a counter, a status row: written
 //      all the time, they can never compare equal read at two moments): those are compared once
 //      more at the switch, with writes paused, when neither side changes (phase_switch.cc).
-// A row that differs is a broken copy (or a write the WAL did not carry: SKIP_WAL, a bulk load):
-// nothing switches, the report names the first rows and their cells.
+// A row that differs is a broken copy (or a write the WAL did not carry and the guard did not
+// refuse): nothing switches, the report names the first rows and their cells. A bulk load the
+// capture noticed stops the verification before it compares anything (StopForBulkLoads).
 // The report is kept in the plan znode, so its size does not grow with the table: totals, counts,
 // and only the first few differing regions and rows (kReportRegions, kReportRows), each row's
 // description cut at kReportRowBytes. A table of thousands of regions would otherwise push the
@@ -77,7 +78,27 @@ std::string Printable(const std::string& key) {
 Migrator::Step Migrator::Verify(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   const int partitions = std::max(1, options_.verify_partitions);
-  CollectNotices(plan, plan.target);
+  // The guard is there from the start; one removed by hand (or never attached: a migration an
+  // older presplitd started) is attached again before anything is compared.
+  auto guarded = GuardSource(plan);
+  if (!guarded.ok()) {
+    return Fail(node, "verification: attaching the MigrationGuard to " + plan.source + ": " +
+                          guarded.status().message());
+  }
+  if (*guarded) {
+    spdlog::warn(
+        "migration {}: the MigrationGuard was missing from {} (removed by hand, or the migration "
+        "was started by an older presplitd): attached again",
+        plan.table, plan.source);
+  }
+  // A bulk load the capture saw got past the guard: its cells may be missing from the target,
+  // and nothing switches until an operator looked (a row that does not fit fails below anyway).
+  auto seen = CollectNotices(plan, plan.target);
+  if (!seen.ok()) {
+    return Fail(node, "verification: reading the capture's notices in " + plan.target + ": " +
+                          seen.status().message());
+  }
+  if (seen->count > 0 && plan.capture.unfit == 0) return StopForBulkLoads(node, *seen);
 
   // Every digest, comparison and re-read takes from the adaptive throttle's gate in the bridge,
   // until this returns.

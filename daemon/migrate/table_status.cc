@@ -111,17 +111,15 @@ Status Migrator::PublishProgress(const MigrationPlan& plan, const std::string& e
   json warnings = json::array();
   if (c.bulk_loads > 0) {
     warnings.push_back(std::to_string(c.bulk_loads) + " bulk loads into " + plan.source +
-                       " during the migration: the WAL does not carry them, the capture peer "
-                       "cannot ship them (verification compares what arrived)");
+                       " got past the MigrationGuard during the migration: the WAL does not "
+                       "carry their cells, the capture peer cannot ship them (the migration "
+                       "stopped for them: see error)");
   }
   if (c.unfit > 0) {
     warnings.push_back(std::to_string(c.unfit) + " rows written to " + plan.source +
                        " do not fit its layout and were not shipped (first: " + c.first_unfit +
                        ")");
   }
-  warnings.push_back(
-      "writes with Durability.SKIP_WAL are not in the WAL: the capture cannot ship them "
-      "(verification compares what arrived)");
   json migration{{"phase", extra_phase.empty() ? PhaseName(plan.phase) : extra_phase},
                  {"paused", plan.paused},
                  {"source", plan.source},

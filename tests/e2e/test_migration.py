@@ -30,7 +30,9 @@ switch.
   and in the old one after the rollback, none failed, and both pauses are logged.
 - test_6: the new generation keeps what an operator set outside the document (MIN_VERSIONS,
   REPLICATION_SCOPE, a table value, a quota) and its DR peer: refused until the document says
-  migration.replication "follow", then joined to the peer.
+  migration.replication "follow", then joined to the peer. While that migration is paused before
+  its switch, a bulk load and a SKIP_WAL put into the table are refused with the guard's message and
+  reach neither generation; once it is done, both work on the new generation.
 """
 import json
 import re
@@ -466,12 +468,34 @@ class MigrationTest(unittest.TestCase):
         self.assertIn("false", h.probe("exists", table + "__g2").stdout.lower(),
                       "nothing was created")
 
-        # "follow": the new generation keeps the scope and joins the DR peer.
+        # "follow": the new generation keeps the scope and joins the DR peer. The pause below
+        # lands before the switch: a copy of one worker, then a verification, come first.
         put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 0,
-                                          "replication": "follow"}))
+                                          "replication": "follow", "workers": 1}))
+        target = table + "__g2"
+        # While it runs, the table refuses what the capture cannot carry, saying why.
+        h.wait_for(lambda: migration_phase(root, table) == "copying", 120, "the copy")
+        h.ctl(root, "migration", "pause", table)
+        h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 60, "the pause")
+        staging = tempfile.mkdtemp(prefix="bulk-", dir=os.path.join(h.BUILD_DIR, "e2e"))
+        during = helper(root, "guard-probe", table, "during", staging, table, target)
+        self.assertEqual(during["generation"], 1,
+                         f"paused before the switch: {migration_status(root, table)}")
+        plan = re.search(r"migration plan ([0-9a-f]{32})", during["skip_wal"])
+        self.assertIsNotNone(plan, during)
+        for write, refused, what_to_do in (
+                ("skip_wal", "a write with Durability.SKIP_WAL to", "Write with the WAL"),
+                ("bulk_load", "a bulk load into", "Load the files once the migration has ended")):
+            self.assertIn("DoNotRetryIOException", during[write])
+            self.assertIn(f"presplit: {refused} {table} is refused: presplit is re-salting "
+                          f"{table} (migration plan {plan.group(1)})", during[write])
+            self.assertIn(what_to_do, during[write])
+            self.assertIn(f"presplitctl migration status {table}", during[write])
+        self.assertEqual(during["rows"], {table: 0, target: 0},
+                         "nothing of the refused writes in either generation")
+        h.ctl(root, "migration", "resume", table)
         h.wait_for(lambda: h.status(root, table).get("generation") == 2
                    and migration_phase(root, table) == "done", 300, "the migration's end")
-        target = table + "__g2"
         settings = helper(root, "settings", target)
         self.assertEqual(settings["min_versions"], 2, settings)
         self.assertEqual(settings["scope"], 1)
@@ -482,10 +506,15 @@ class MigrationTest(unittest.TestCase):
         self.assertEqual(settings["quotas"], 1, "the table's throttle")
         self.assertEqual(settings["peers_naming_it"], [dr_peer])
         self.assertEqual(settings["marker_source"], table)
-        self.assertEqual(len(settings["marker_plan"]), 32)
+        self.assertEqual(settings["marker_plan"], plan.group(1), "the refusals named this plan")
+        # Only the loaded rows: nothing of the refused writes reached the new generation.
         evidence = helper(root, "verify", table, "300", str(VERSIONS), "0")
         self.assertEqual(evidence["rows"], 300)
         self.assertEqual(evidence["generation"], 2)
+        # The migration has ended: the new generation takes both again.
+        self.assertEqual(helper(root, "guard-probe", table, "after", staging, target),
+                         {"physical": target, "generation": 2, "skip_wal": "ok",
+                          "bulk_load": "ok", "rows": {target: 2}})
         self.assertIn("grants copied: 0, quotas copied: 1, REPLICATION_SCOPE kept; "
                       f"replication peers now shipping it too: {dr_peer}", d.log_text())
 

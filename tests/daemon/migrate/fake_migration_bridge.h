@@ -2,9 +2,10 @@
 // logical key (the real bridge re-salts; here a row keeps its key in both generations), capture
 // peers that queue every write of their source table and apply it to their target when they
 // ship (which they do whenever acknowledgements are read, unless stalled, all or one), probes and
-// region closes acknowledged in order with the writes, read-only tables that refuse writes, and a
-// bulk job that a test finishes, fails or forgets. The real bridge runs end to end in
-// tests/e2e/test_migration*.py.
+// region closes acknowledged in order with the writes, read-only tables that refuse writes, the
+// MigrationGuard of a table (refusing bulk loads and SKIP_WAL writes; one that gets past it is
+// noticed by the capture, not shipped), and a bulk job that a test finishes, fails or forgets. The
+// real bridge runs end to end in tests/e2e/test_migration*.py.
 #pragma once
 
 #include <algorithm>
@@ -78,6 +79,32 @@ class FakeMigrationBridge : public MigrationBridge {
     std::lock_guard<std::mutex> lock(mu);
     return WriteLocked(table, key, Row{0, 0}, "", Edit::kDelete);
   }
+  // A bulk load of one row: refused by a guard that refuses bulk loads; else in the table, its
+  // cells outside the WAL (no peer ships them), and its marker noticed by every peer of it.
+  bool BulkLoad(const std::string& table, const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto guard = guards.find(table);
+    if (guard != guards.end() && !guard->second.copy_loads) {
+      refused_bulk_loads++;
+      return false;
+    }
+    tables[table][key] = Row{};
+    for (const auto& [id, peer] : peers) {
+      if (peer.source == table)
+        bulk_load_notices.push_back("region-of-" + key + "@" + std::to_string(++clock));
+    }
+    return true;
+  }
+  // A write with Durability.SKIP_WAL: refused by a guard; else in the table, no peer ships it.
+  bool WriteSkippingWal(const std::string& table, const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (guards.count(table)) {
+      refused_skip_wal++;
+      return false;
+    }
+    tables[table][key] = Row{};
+    return true;
+  }
   // Behind presplit's back, and outside any WAL: a broken copy.
   void Damage(const std::string& table, const std::string& key) {
     std::lock_guard<std::mutex> lock(mu);
@@ -129,6 +156,7 @@ class FakeMigrationBridge : public MigrationBridge {
     peers[spec.peer_id] =
         Peer{spec.source_table, spec.target_table, spec.migration, {}, spec.owner};
     peers_ever.insert(spec.peer_id);
+    events.push_back("capture " + spec.source_table);
     return true;
   }
   Result<bool> RemoveCapture(const std::string& peer_id) override {
@@ -224,6 +252,12 @@ class FakeMigrationBridge : public MigrationBridge {
     marked.attributes[kMarkerPlan] = plan_id;
     Status created = admin->CreateTable(marked);
     if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
+    if (created.ok()) {
+      // Born guarded, taking the copy's bulk loads: no reopen.
+      std::lock_guard<std::mutex> lock(mu);
+      guards[spec.table] = Guard{plan_id, /*copy_loads=*/true};
+      events.push_back("create " + spec.table);
+    }
     GenerationCreated out;
     out.created = created.ok();
     out.replication_scope = "none";
@@ -257,11 +291,44 @@ class FakeMigrationBridge : public MigrationBridge {
     }
     return GenerationCheck{true, ""};
   }
-  Status RestoreKeepDeletedCells(const std::string& target, const std::string& source) override {
+  Status SettleAfterCopy(const std::string& target, const std::string& source,
+                         const std::string& plan_id) override {
     std::lock_guard<std::mutex> lock(mu);
     restored_keep_deleted.push_back(target + "<-" + source);
     keep_deleted_history.push_back(target + "=SOURCE'S");
+    guards[target] = Guard{plan_id, /*copy_loads=*/false};
+    modifies[target]++;  // one modifyTable for both
+    events.push_back("settle " + target);
     return Status::Ok();
+  }
+  Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!guard_error.ok()) return guard_error;
+    GuardChange out;
+    auto it = guards.find(table);
+    if (it != guards.end() && it->second == Guard{plan_id, false}) return out;
+    if (it != guards.end() && it->second.plan != plan_id) out.other_plan = it->second.plan;
+    guards[table] = Guard{plan_id, false};
+    modifies[table]++;
+    events.push_back("guard " + table);
+    out.changed = true;
+    return out;
+  }
+  Result<GuardChange> UnguardTable(const std::string& table, const std::string& plan_id) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!unguard_error.ok()) return unguard_error;
+    GuardChange out;
+    auto it = guards.find(table);
+    if (it == guards.end()) return out;
+    if (!it->second.plan.empty() && it->second.plan != plan_id) {
+      out.other_plan = it->second.plan;
+      return out;
+    }
+    guards.erase(it);
+    modifies[table]++;
+    events.push_back("unguard " + table);
+    out.changed = true;
+    return out;
   }
   static constexpr const char* kMarkerSource = "presplit.migration.source";
   static constexpr const char* kMarkerPlan = "presplit.migration.plan";
@@ -463,6 +530,10 @@ class FakeMigrationBridge : public MigrationBridge {
     std::lock_guard<std::mutex> lock(mu);
     if (!finished) return Status::FailedPrecondition("no finished job output");
     if (loaded) return BulkLoaded{};
+    auto guard = guards.find(target_name);
+    if (guard != guards.end() && !guard->second.copy_loads) {
+      return Status::FailedPrecondition("a bulk load into " + target_name + " is refused");
+    }
     loads++;
     for (const auto& [key, row] : tables[source_name]) tables[target_name][key] = row;
     loaded = true;
@@ -550,6 +621,20 @@ class FakeMigrationBridge : public MigrationBridge {
   int generation_creates = 0, settings_copies = 0;
   std::vector<std::string> generation_replication;  // the `replication` of every create/copy
   std::vector<std::string> restored_keep_deleted;   // "target<-source" of every restore
+  // The MigrationGuard of a table: the plan that attached it, and whether presplit's copy may
+  // still bulk-load into it.
+  struct Guard {
+    std::string plan;
+    bool copy_loads = false;
+    bool operator==(const Guard&) const = default;
+  };
+  std::map<std::string, Guard> guards;
+  std::map<std::string, int> modifies;  // modifyTables (region reopens) of the guard and settle
+  // In order: "create <t>", "guard <t>", "capture <source>" (a peer added), "copy" (chunks),
+  // "settle <t>", "unguard <t>".
+  std::vector<std::string> events;
+  Status guard_error, unguard_error;
+  int refused_bulk_loads = 0, refused_skip_wal = 0;
   std::function<void(int calls)> after_chunk;
   std::function<void()> after_target_digest;
   std::function<void(const std::string& from_row)> before_source_digest;
@@ -614,6 +699,7 @@ class FakeMigrationBridge : public MigrationBridge {
                                  int64_t max_cells_per_s) {
     std::lock_guard<std::mutex> lock(mu);
     copy_calls++;
+    if (events.empty() || events.back() != "copy") events.push_back("copy");
     last_rate = max_cells_per_s;
     staging_specs.insert(range.hfile_staging_spec);
     chunk_sizes.insert(max_rows);

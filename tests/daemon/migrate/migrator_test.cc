@@ -8,6 +8,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <memory>
@@ -130,6 +131,7 @@ class MigratorTest : public MigrationZnodesTest {
     EXPECT_FALSE(status["migration"].contains("previous"))
         << "no SDK reads a previous generation of an aborted migration";
     EXPECT_TRUE(bridge_.peers.empty()) << "no capture peer left behind";
+    EXPECT_FALSE(bridge_.guards.count(kSource)) << "the source takes bulk loads again";
   }
 
   HookedAdmin admin_;
@@ -288,6 +290,218 @@ TEST_F(MigratorTest, TheOldGenerationStaysCapturedThroughTheGracePeriodUntilFenc
   EXPECT_TRUE(bridge_.peers.empty());
   EXPECT_FALSE(bridge_.Write(kSource, "80000001")) << "the fenced old generation refuses writes";
   EXPECT_TRUE(admin_.disabled.count(kSource));
+}
+
+// The capture rides on the WAL; what bypasses it (bulk loads, SKIP_WAL writes) is refused on both
+// generations from before the capture and the copy begin, each table reopened as few times as
+// possible, until the new generation is the one that stays.
+TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyToTheEnd) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600, "workers": 1})");
+  const std::string plan_id = Plan()["plan_id"];
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  using Guard = FakeMigrationBridge::Guard;
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    EXPECT_EQ(bridge_.events,
+              (std::vector<std::string>{
+                  "create " + std::string(kTarget), "guard " + std::string(kSource),
+                  "capture " + std::string(kSource), "copy", "settle " + std::string(kTarget),
+                  "capture " + std::string(kTarget)}))
+        << "the target born guarded, the source guarded before its capture and copy, the "
+           "target's guard closed to bulk loads when the copy ended";
+    EXPECT_EQ(bridge_.guards[kSource], (Guard{plan_id, false}));
+    EXPECT_EQ(bridge_.guards[kTarget], (Guard{plan_id, false}));
+    EXPECT_EQ(bridge_.modifies[kSource], 1) << "one reopen of the source for its guard";
+    EXPECT_EQ(bridge_.modifies[kTarget], 1) << "the guard rode on the copy's end";
+  }
+  // Both generations refuse what the capture could not carry, during the grace period too.
+  EXPECT_FALSE(bridge_.BulkLoad(kSource, "30001234"));
+  EXPECT_FALSE(bridge_.BulkLoad(kTarget, "30001234"));
+  EXPECT_FALSE(bridge_.WriteSkippingWal(kSource, "30001235"));
+  EXPECT_FALSE(bridge_.WriteSkippingWal(kTarget, "30001235"));
+  EXPECT_TRUE(bridge_.Write(kTarget, "30001236")) << "a write through the WAL passes";
+
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    EXPECT_FALSE(bridge_.guards.count(kTarget)) << "the new generation stays, unguarded";
+    EXPECT_EQ(bridge_.modifies[kTarget], 2);
+    EXPECT_EQ(bridge_.events.back(), "unguard " + std::string(kTarget));
+    EXPECT_TRUE(bridge_.guards.count(kSource)) << "the disabled old generation is not reopened";
+  }
+  EXPECT_TRUE(bridge_.BulkLoad(kTarget, "30001237"));
+  EXPECT_TRUE(bridge_.WriteSkippingWal(kTarget, "30001238"));
+  EXPECT_EQ(bridge_.refused_bulk_loads, 2);
+  EXPECT_EQ(bridge_.refused_skip_wal, 2);
+}
+
+TEST_F(MigratorTest, AGuardAttachedJustBeforeACrashIsNotAttachedAgain) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  // The daemon dies (its lease is gone) right after the source was guarded, before its peer.
+  MigratorOptions dying = options_;
+  dying.lease = [&] {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    return !bridge_.guards.count(kSource);
+  };
+  {
+    Migrator first(zk_, admin_, bridge_, dying);
+    (void)first.RunOnceAndWait();
+  }
+  ASSERT_EQ(Plan()["phase"], "planned");
+  EXPECT_TRUE(bridge_.peers_ever.empty());
+  EXPECT_EQ(bridge_.modifies[kSource], 1);
+
+  Migrator next(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(next.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  ExpectTargetEqualsSource();
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_EQ(bridge_.modifies[kSource], 1) << "found attached: no second reopen";
+  EXPECT_EQ(
+      std::count(bridge_.events.begin(), bridge_.events.end(), "guard " + std::string(kSource)), 1);
+  EXPECT_FALSE(bridge_.guards.count(kTarget));
+}
+
+TEST_F(MigratorTest, AFenceResumedAfterACrashRemovesTheNewGenerationsGuardOnce) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  MigratorOptions dying = options_;
+  dying.lease = [&] {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    return bridge_.events.empty() || bridge_.events.back() != "unguard " + std::string(kTarget);
+  };
+  {
+    Migrator first(zk_, admin_, bridge_, dying);
+    (void)first.RunOnceAndWait();
+  }
+  ASSERT_EQ(Plan()["phase"], "fencing");
+  EXPECT_FALSE(bridge_.guards.count(kTarget));
+
+  Migrator next(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(next.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_EQ(bridge_.modifies[kTarget], 2) << "settled once, unguarded once";
+}
+
+TEST_F(MigratorTest, AGuardTheClusterRefusesStopsTheStartSayingWhatToDoAndCapturesNothing) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  bridge_.guard_error = Status::Internal(
+      "org.apache.hadoop.hbase.DoNotRetryIOException: Class "
+      "io.presplit.capture.MigrationGuard cannot be loaded");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "planned");
+  const std::string error = Plan()["error"];
+  EXPECT_NE(error.find("attaching the MigrationGuard to tinawang:check"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("cannot be loaded"), std::string::npos) << error;
+  EXPECT_NE(error.find("need presplit-hbase.jar on their classpath"), std::string::npos) << error;
+  EXPECT_EQ(Status()["migration"]["error"], error);
+  EXPECT_TRUE(bridge_.peers_ever.empty()) << "no capture without the guard";
+  EXPECT_EQ(bridge_.copy_calls, 0);
+
+  bridge_.guard_error = Status::Ok();  // the jar installed: the next run goes on
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  ExpectTargetEqualsSource();
+}
+
+TEST_F(MigratorTest, ABulkLoadPastTheGuardBeforeTheSwitchFailsTheVerification) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 1})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  // Someone removes the guard by hand and bulk-loads into a region the copy has not read yet.
+  bridge_.after_chunk = [&](int calls) {
+    if (calls != 1) return;
+    {
+      std::lock_guard<std::mutex> lock(bridge_.mu);
+      bridge_.guards.erase(kSource);
+    }
+    EXPECT_TRUE(bridge_.BulkLoad(kSource, "90000001"));
+  };
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "failed_verification");
+  EXPECT_EQ(Status()["physical_table"], kSource) << "nothing switched";
+  const std::string error = Plan()["error"];
+  EXPECT_NE(error.find("verification failed: 1 bulk loads into tinawang:check "
+                       "(region-of-90000001@"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("got past the MigrationGuard"), std::string::npos) << error;
+  EXPECT_NE(error.find("resume to verify again"), std::string::npos) << error;
+  EXPECT_EQ(bridge_.diff_calls, 0) << "stopped before comparing anything";
+  const std::string warnings = Status()["migration"]["warnings"].dump();
+  EXPECT_NE(warnings.find("1 bulk loads into tinawang:check got past the MigrationGuard"),
+            std::string::npos)
+      << warnings;
+
+  // The copy read that region after the load: verified again, the comparison finds its cells.
+  Request("resume");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done") << Status().dump();
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_TRUE(bridge_.tables[kTarget].count("90000001"));
+}
+
+TEST_F(MigratorTest, ABulkLoadPastTheGuardDuringTheVerificationStopsTheSwitch) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 1})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  // After the verification's notices were read, while it digests the source.
+  std::once_flag once;
+  bridge_.before_source_digest = [&](const std::string&) {
+    std::call_once(once, [&] {
+      {
+        std::lock_guard<std::mutex> lock(bridge_.mu);
+        bridge_.guards.erase(kSource);
+      }
+      // The same cells again (a load run twice): the comparison cannot tell, the capture can.
+      EXPECT_TRUE(bridge_.BulkLoad(kSource, Key(2)));
+    });
+  };
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "failed_verification");
+  EXPECT_EQ(Status()["physical_table"], kSource) << "nothing switched";
+  EXPECT_EQ(Plan()["writes_paused_until_ms"], 0) << "the switch's write pause is lifted";
+  EXPECT_FALSE(bridge_.read_only.count(kSource));
+  const std::string error = Plan()["error"];
+  EXPECT_NE(error.find("1 bulk loads into tinawang:check"), std::string::npos) << error;
+  EXPECT_GE(Plan()["switch_attempts"].get<int>(), 1) << "found during the switch's pause";
+}
+
+TEST_F(MigratorTest, ABulkLoadPastTheGuardAfterTheSwitchPausesWhileARollbackCanKeepIt) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.guards.erase(kSource);
+  }
+  ASSERT_TRUE(bridge_.BulkLoad(kSource, "40000004"));
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "grace") << "not fenced";
+  EXPECT_EQ(Plan()["paused"], true);
+  const std::string error = Plan()["error"];
+  EXPECT_NE(error.find("paused: 1 bulk loads into tinawang:check"), std::string::npos) << error;
+  EXPECT_NE(
+      error.find("presplitctl migration rollback tinawang:check` (then `resume`) switches back"),
+      std::string::npos)
+      << error;
+  EXPECT_EQ(bridge_.peers.size(), 2u) << "both peers kept: a rollback loses nothing";
+
+  Request("rollback");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["physical_table"], kSource) << "switched back";
+  Request("resume");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "rolled_back");
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_TRUE(bridge_.tables[kSource].count("40000004")) << "the loaded cells kept";
 }
 
 TEST_F(MigratorTest, AFenceWhosePeerHasNotDrainedWaitsAndKeepsThePeer) {
@@ -607,6 +821,11 @@ TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   EXPECT_FALSE(admin_.disabled.count(kSource));
   EXPECT_FALSE(bridge_.read_only.count(kSource));
   EXPECT_TRUE(bridge_.peers.empty());
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    EXPECT_FALSE(bridge_.guards.count(kSource)) << "the old generation stays, unguarded";
+    EXPECT_EQ(bridge_.modifies[kSource], 2) << "guarded once, unguarded once";
+  }
   EXPECT_EQ(migrator.counters().rollbacks, 1u);
   EXPECT_EQ(migrator.counters().completed, 0u) << "a rollback is no completed migration";
   EXPECT_EQ(migrator.counters().finished, 1u) << "but its end is (the load watcher re-reads)";
@@ -1225,7 +1444,8 @@ TEST_F(MigratorTest, RowsThatDoNotFitTheLayoutFailVerificationLoudly) {
   EXPECT_NE(Plan()["error"].get<std::string>().find("do not fit its layout"), std::string::npos);
   const std::string warnings = Status()["migration"]["warnings"].dump();
   EXPECT_NE(warnings.find("1 bulk loads into tinawang:check"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("SKIP_WAL"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("SKIP_WAL"), std::string::npos)
+      << "the guard refuses SKIP_WAL writes: no warning about them " << warnings;
 }
 
 // Runs a whole migration with the "hfile" engine under options_ and returns the one staging
@@ -1846,6 +2066,7 @@ class ForgedPlanTest : public MigratorTest {
     EXPECT_TRUE(bridge_.peers_ever.empty());
     EXPECT_TRUE(bridge_.cleanups.empty()) << "no snapshot or staging directory deleted";
     EXPECT_TRUE(bridge_.read_only.empty());
+    EXPECT_TRUE(bridge_.modifies.empty()) << "no guard attached or removed";
     EXPECT_EQ(bridge_.copy_calls, 0);
     EXPECT_EQ(migrator.counters().plans_refused, 2u);
     const std::string refused = Status()["migration"].value("refused", "");
@@ -1996,6 +2217,16 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
   EXPECT_EQ(*chunk->next_row, "ab");
   EXPECT_FALSE(ParseChunkCopied(R"({"rows":2})").ok());
   EXPECT_FALSE(ParseChunkCopied("[]").ok());
+  // What MigrationBridge.guardTable and unguardTable return.
+  auto guard = ParseGuardChange(R"({"changed":true,"other_plan":null})", "guardTable");
+  ASSERT_TRUE(guard.ok()) << guard.status().ToString();
+  EXPECT_EQ(*guard, (GuardChange{true, ""}));
+  auto left = ParseGuardChange(R"({"changed":false,"other_plan":"0a1b"})", "unguardTable");
+  ASSERT_TRUE(left.ok()) << left.status().ToString();
+  EXPECT_EQ(*left, (GuardChange{false, "0a1b"}));
+  EXPECT_FALSE(ParseGuardChange(R"({"changed":true})", "guardTable").ok());
+  EXPECT_FALSE(ParseGuardChange(R"({"changed":"yes","other_plan":null})", "guardTable").ok());
+  EXPECT_FALSE(ParseGuardChange(R"({"changed":true,"other_plan":3})", "guardTable").ok());
   auto partitions = ParsePartitionDigests(
       R"({"rows":1,"cells":1,"digest":"0000000000000001","partitions":["0000000000000001","0000000000000000"]})",
       2);

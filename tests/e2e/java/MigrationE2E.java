@@ -25,6 +25,14 @@ import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.filter.RowFilter;
+import org.apache.hadoop.hbase.filter.RegexStringComparator;
+import org.apache.hadoop.hbase.io.hfile.CacheConfig;
+import org.apache.hadoop.hbase.io.hfile.HFile;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
+import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.CheckAndMutateResult;
@@ -33,6 +41,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -91,6 +100,9 @@ public class MigrationE2E {
           admin.removeReplicationPeer(a.get(1));
         }
         System.out.println("{\"removed\":true}");
+        break;
+      case "guard-probe":
+        guardProbe(a.get(1), a.get(2), Path.of(a.get(3)), a.subList(4, a.size()));
         break;
       case "create-plain":
         try (Connection c = hbase(); Admin admin = c.getAdmin()) {
@@ -525,4 +537,97 @@ public class MigrationE2E {
     return Bytes.toBytes(String.format("%s-%02d", prefix, i));
   }
 
+  // The two writes a migration's capture cannot carry, made as an application makes them into the
+  // generation the table's status names: a put with Durability.SKIP_WAL through the SDK (row
+  // "skipwal-<tag>"), and a bulk load of an HFile written under `staging` (row "bulk-<tag>",
+  // salted with the status's layout). Each is "ok" once read back through the SDK, or the
+  // messages of its failure (the cause chain). Then how many rows of either each of the
+  // `physicals` holds, read raw (what a refused write left behind: nothing).
+  static void guardProbe(String name, String tag, Path staging, List<String> physicals)
+      throws Exception {
+    try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
+        new PresplitTables.Options())) {
+      SaltedTable t = tables.table(name);
+      TableSnapshot snap = t.awaitReady(Duration.ofSeconds(60));
+      byte[] skipRow = Bytes.toBytes("skipwal-" + tag);
+      String skipWal;
+      try {
+        Put put = new Put(skipRow).addColumn(F, Q, Bytes.toBytes(tag));
+        put.setDurability(Durability.SKIP_WAL);
+        t.put(put);
+        skipWal = t.get(skipRow).isEmpty() ? "written, not read back" : "ok";
+      } catch (java.io.IOException e) {
+        skipWal = causes(e);
+      }
+      byte[] bulkRow = Bytes.toBytes("bulk-" + tag);
+      String bulkLoad;
+      try {
+        org.apache.hadoop.fs.Path dir =
+            new org.apache.hadoop.fs.Path(staging.resolve("bulk-" + tag).toUri());
+        org.apache.hadoop.fs.Path file =
+            new org.apache.hadoop.fs.Path(new org.apache.hadoop.fs.Path(dir, "f"), "hfile");
+        Configuration conf = c.getConfiguration();
+        try (HFile.Writer w = HFile.getWriterFactory(conf, new CacheConfig(conf))
+            .withPath(file.getFileSystem(conf), file)
+            .withFileContext(new HFileContextBuilder().build()).create()) {
+          w.append(new KeyValue(snap.layout().encode(bulkRow), F, Q, BASE_TS, Bytes.toBytes(tag)));
+        }
+        BulkLoadHFiles.create(conf).bulkLoad(snap.physicalTable(), dir);
+        bulkLoad = t.get(bulkRow).isEmpty() ? "loaded, not read back" : "ok";
+      } catch (java.io.IOException e) {
+        bulkLoad = causes(e);
+      }
+      System.out.println("{\"physical\":\"" + snap.physicalTable() + "\",\"generation\":"
+          + snap.generation() + ",\"skip_wal\":" + json(skipWal) + ",\"bulk_load\":"
+          + json(bulkLoad) + ",\"rows\":" + rowsMatching(c, "(skipwal|bulk)-" + tag, physicals)
+          + "}");
+    }
+  }
+
+  // The rows of each physical table, raw (delete markers and all), whose key matches `regex`
+  // somewhere: {"<table>": N, ...} (0 for a table that does not exist).
+  static String rowsMatching(Connection c, String regex, List<String> physicals)
+      throws java.io.IOException {
+    StringBuilder out = new StringBuilder("{");
+    try (Admin admin = c.getAdmin()) {
+      for (String physical : physicals) {
+        TableName name = TableName.valueOf(physical);
+        int rows = 0;
+        if (admin.tableExists(name)) {
+          try (Table table = c.getTable(name); ResultScanner scanner = table.getScanner(new Scan()
+              .setRaw(true).setFilter(new RowFilter(CompareOperator.EQUAL,
+                  new RegexStringComparator(regex))))) {
+            for (Result r : scanner) {
+              rows++;
+            }
+          }
+        }
+        out.append(out.length() > 1 ? "," : "").append(json(physical)).append(':').append(rows);
+      }
+    }
+    return out.append('}').toString();
+  }
+
+  static String causes(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      out.append(out.length() > 0 ? " <- " : "").append(t.getClass().getSimpleName()).append(": ")
+          .append(t.getMessage());
+    }
+    return out.toString();
+  }
+
+  static String json(String text) {
+    StringBuilder out = new StringBuilder("\"");
+    for (char ch : text.toCharArray()) {
+      if (ch == '"' || ch == '\\') {
+        out.append('\\').append(ch);
+      } else if (ch < 0x20) {
+        out.append(String.format("\\u%04x", (int) ch));
+      } else {
+        out.append(ch);
+      }
+    }
+    return out.append('"').toString();
+  }
 }

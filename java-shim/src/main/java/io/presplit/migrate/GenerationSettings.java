@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.security.SecurityCapability;
 import org.apache.hadoop.hbase.quotas.QuotaFilter;
@@ -61,7 +62,9 @@ final class GenerationSettings {
   /**
    * Why the migration of {@code source} must not start, or "" when it may: visibility labels
    * (presplit's reads would skip the cells its user may not see, so they would be neither copied
-   * nor compared, and a drop of the old generation would lose them), or a replication peer other
+   * nor compared, and a drop of the old generation would lose them), a table whose own
+   * DURABILITY is SKIP_WAL (none of its writes would reach the capture, and the
+   * {@link io.presplit.capture.MigrationGuard} would refuse them all), or a replication peer other
    * than presplit's own that ships the table's families to another cluster when the document
    * does not say what the new generation does about it.
    */
@@ -73,6 +76,12 @@ final class GenerationSettings {
           + "read only the cells whose labels its user may see, so labelled cells would be "
           + "neither copied nor compared; a table on a cluster with visibility labels is not "
           + "re-salted";
+    }
+    if (source.getDurability() == Durability.SKIP_WAL) {
+      return source.getTableName().getNameWithNamespaceInclAsString() + " has DURABILITY "
+          + "SKIP_WAL: none of its writes reaches the WAL, which the change capture reads, so "
+          + "none would reach the new generation; give the table a DURABILITY that writes the "
+          + "WAL (hbase shell: alter with DURABILITY => 'USE_DEFAULT') before re-salting it";
     }
     if (replication != Replication.REFUSE) {
       return "";

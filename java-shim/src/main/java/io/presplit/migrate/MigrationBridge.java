@@ -2,6 +2,7 @@ package io.presplit.migrate;
 
 import io.presplit.capture.CapturePeers;
 import io.presplit.capture.CaptureSpec;
+import io.presplit.capture.MigrationGuard;
 import io.presplit.hbase.admin.AccessDenial;
 import io.presplit.hbase.admin.AdminBridge;
 import io.presplit.hbase.nativelib.NativeException;
@@ -35,6 +36,7 @@ import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
@@ -544,9 +546,7 @@ public final class MigrationBridge {
     List<byte[]> splits = base64List(splitKeysJson);
     TableName from = tableName(source, "source");
     GenerationSettings.Replication mode = GenerationSettings.Replication.parse(replication);
-    if (planId == null || planId.isEmpty()) {
-      throw new IllegalArgumentException("plan id is missing");
-    }
+    requirePlanId(planId);
     JsonObject out = new JsonObject();
     try (Admin admin = connection().getAdmin()) {
       TableDescriptor old = admin.getDescriptor(from);
@@ -566,7 +566,7 @@ public final class MigrationBridge {
         TableDescriptor target = NextGeneration.of(old, document,
             mode != GenerationSettings.Replication.STOP, planId);
         // The copy needs deleted cells kept (see setKeepDeletedCells): set from the start, which
-        // spares the new table a reopen; restoreKeepDeletedCells gives the source's back.
+        // spares the new table a reopen; settleAfterCopy gives the source's back.
         TableDescriptorBuilder keeping = TableDescriptorBuilder.newBuilder(target);
         for (ColumnFamilyDescriptor family : target.getColumnFamilies()) {
           keeping.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(family)
@@ -655,15 +655,20 @@ public final class MigrationBridge {
   }
 
   /**
-   * Gives every family of {@code target} the KEEP_DELETED_CELLS of the same family of
-   * {@code source} (FALSE for a family the source lacks): the end of the copy, which kept
-   * deleted cells in the target, gives the table back the setting its owner chose.
+   * The end of the copy, in one modifyTable of {@code target} (a reopen of its regions; none when
+   * nothing changes): every family gets the KEEP_DELETED_CELLS of the same family of
+   * {@code source} (FALSE for a family the source lacks), giving the table back the setting its
+   * owner chose after the copy kept deleted cells; and the {@link MigrationGuard} of plan
+   * {@code planId} refuses bulk loads from now on (presplit's copy no longer loads; attached when
+   * missing, on a target an older presplitd created).
    *
    * @return {@code {"changed":true|false}}
    */
-  public static String restoreKeepDeletedCells(String target, String source) throws IOException {
+  public static String settleAfterCopy(String target, String source, String planId)
+      throws IOException {
     TableName to = tableName(target, "target");
     TableName from = tableName(source, "source");
+    requirePlanId(planId);
     try (Admin admin = connection().getAdmin()) {
       TableDescriptor old = admin.getDescriptor(from);
       TableDescriptor descriptor = admin.getDescriptor(to);
@@ -679,10 +684,81 @@ public final class MigrationBridge {
           changed = true;
         }
       }
+      TableDescriptor settled = builder.build();
+      if (!MigrationGuard.isGuarded(settled, planId, /*copyLoads=*/false)) {
+        settled = MigrationGuard.guarded(settled, planId, /*copyLoads=*/false);
+        changed = true;
+      }
       if (changed) {
-        modify(admin, builder.build());
+        modify(admin, settled);
       }
       return "{\"changed\":" + changed + "}";
+    }
+  }
+
+  /**
+   * Attaches the {@link MigrationGuard} of plan {@code planId} to {@code table}, refusing
+   * SKIP_WAL writes and bulk loads (a modifyTable, which reopens its regions; nothing when it is
+   * attached so already). A guard of another plan (one whose plan was removed by hand before it
+   * could end) is replaced.
+   *
+   * @return {@code {"changed":true|false,"other_plan":null|"<the replaced plan's id>"}}
+   */
+  public static String guardTable(String table, String planId) throws IOException {
+    TableName name = tableName(table, "table");
+    requirePlanId(planId);
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor descriptor = admin.getDescriptor(name);
+      String before = MigrationGuard.guardingPlan(descriptor);
+      boolean changed = !MigrationGuard.isGuarded(descriptor, planId, /*copyLoads=*/false);
+      if (changed) {
+        modify(admin, MigrationGuard.guarded(descriptor, planId, /*copyLoads=*/false));
+      }
+      return guardChange(changed,
+          before == null || before.isEmpty() || before.equals(planId) ? null : before);
+    }
+  }
+
+  /**
+   * Removes the {@link MigrationGuard} of plan {@code planId} (or one without its plan
+   * attribute) from {@code table} (a modifyTable, which reopens its regions; nothing when no
+   * guard is attached, or the table is gone). A guard of another plan is left in place: that
+   * migration's own end removes it.
+   *
+   * @return {@code {"changed":true|false,"other_plan":null|"<the plan of the guard left>"}}
+   */
+  public static String unguardTable(String table, String planId) throws IOException {
+    TableName name = tableName(table, "table");
+    requirePlanId(planId);
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor descriptor;
+      try {
+        descriptor = admin.getDescriptor(name);
+      } catch (TableNotFoundException e) {
+        return guardChange(false, null);
+      }
+      String guarding = MigrationGuard.guardingPlan(descriptor);
+      if (guarding == null) {
+        return guardChange(false, null);
+      }
+      if (!guarding.isEmpty() && !guarding.equals(planId)) {
+        return guardChange(false, guarding);
+      }
+      modify(admin, MigrationGuard.unguarded(descriptor));
+      return guardChange(true, null);
+    }
+  }
+
+  private static String guardChange(boolean changed, String otherPlan) {
+    JsonObject out = new JsonObject();
+    out.addProperty("changed", changed);
+    out.addProperty("other_plan", otherPlan);
+    return out.toString();
+  }
+
+  private static void requirePlanId(String planId) {
+    if (planId == null || planId.isEmpty()) {
+      throw new IllegalArgumentException("plan id is missing");
     }
   }
 

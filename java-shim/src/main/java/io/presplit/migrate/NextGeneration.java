@@ -3,6 +3,7 @@ package io.presplit.migrate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import io.presplit.capture.MigrationGuard;
 import java.util.Optional;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
@@ -26,7 +27,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * {@code presplit.*} value), presplit's split policy and coprocessors, and every attribute the
  * document sets. A family the document names and the old generation lacks is added as the
  * document says. The marker ({@link #MARKER_SOURCE}, {@link #MARKER_PLAN}) says which migration
- * created the table, so that nothing acts on a table a plan did not create.
+ * created the table, so that nothing acts on a table a plan did not create. The new generation is
+ * born with the plan's {@link MigrationGuard}, letting through the bulk loads of presplit's own
+ * copy until the copy ends ({@link MigrationBridge#settleAfterCopy}).
  */
 public final class NextGeneration {
 
@@ -104,7 +107,9 @@ public final class NextGeneration {
         builder.setColumnFamily(family);
       }
     }
-    return builder.build();
+    // Created guarded: no reopen later. The old generation's guard (an io.presplit class, a
+    // presplit.* value) went with the rest of what presplit owns above.
+    return MigrationGuard.guarded(builder.build(), planId, /*copyLoads=*/true);
   }
 
   /** The families whose REPLICATION_SCOPE is not local (another cluster may receive them). */

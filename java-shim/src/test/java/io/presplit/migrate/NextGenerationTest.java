@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.presplit.capture.MigrationGuard;
 import io.presplit.hbase.admin.TableSpec;
 import java.util.List;
 import org.apache.hadoop.hbase.HConstants;
@@ -67,8 +68,10 @@ class NextGenerationTest {
     assertEquals("payments", next.getValue("app.owner-team"));
     assertTrue(next.hasCoprocessor(OPERATORS), "the operator's coprocessor stays");
     assertTrue(next.hasCoprocessor(SAMPLER));
-    assertEquals(2, next.getCoprocessorDescriptors().size(),
-        "presplit's coprocessor once, whatever key the document gave it");
+    assertEquals(3, next.getCoprocessorDescriptors().size(),
+        "presplit's coprocessor once, whatever key the document gave it, and the guard");
+    assertTrue(MigrationGuard.isGuarded(next, "plan-1", true),
+        "born guarded, taking the copy's bulk loads");
     assertEquals("io.presplit.hbase.NativeSplitPolicy", next.getRegionSplitPolicyClassName());
 
     ColumnFamilyDescriptor f = next.getColumnFamily(Bytes.toBytes("f"));
@@ -108,8 +111,11 @@ class NextGenerationTest {
     TableDescriptor g2 = NextGeneration.of(oldGeneration(), document(), true, "plan-1");
     TableDescriptor g3doc = TableSpec.parse(
         "{\"table\":\"ns:events__g3\",\"families\":[{\"name\":\"f\"}]}").descriptor();
-    TableDescriptor g3 = NextGeneration.of(g2, g3doc, true, "plan-2");
+    TableDescriptor g3 = NextGeneration.of(MigrationGuard.guarded(g2, "plan-2", false), g3doc,
+        true, "plan-2");
     assertEquals("", NextGeneration.whyNotMarked(g3, "ns:events__g2", "plan-2"));
+    assertTrue(MigrationGuard.isGuarded(g3, "plan-2", true),
+        "its own guard, not the guarded old generation's");
     assertTrue(NextGeneration.whyNotMarked(g3, "ns:events", "plan-1")
         .contains("created by presplit for the migration of ns:events__g2 (plan plan-2)"));
   }
