@@ -407,16 +407,17 @@ class MigrationTest(unittest.TestCase):
         self.assertTrue(d.alive())
         self.assertIn("plan refused, nothing done with it", d.log_text())
 
-        # A plan with the names the daemon expects, replayed at the phase that makes the source
-        # read-only, onto a table whose next generation's name is taken by a table presplit did
-        # not create for it: refused, the source stays writable.
+        # A plan with the names the daemon expects, replayed in the grace period (whose end makes
+        # the source read-only; at fencing itself the status, naming the source, refuses it
+        # first), onto a table whose next generation's name is taken by a table presplit did not
+        # create for it: refused by the target's marker, the source stays writable.
         generation = table + "__g2"
         helper(root, "create-plain", generation)
         # The layouts as the daemon writes them (defaults filled in), so that only the target
         # tells this plan from one the daemon wrote.
         old_layout = h.status(root, table)["layout"]
         new_layout = {"salt": dict(old_layout["salt"], buckets=16, width=2)}
-        replayed = dict(plan, target=generation, engine="put", phase="fencing",
+        replayed = dict(plan, target=generation, engine="put", phase="grace",
                         plan_id="0123456789abcdef0123456789abcdef", old_layout=old_layout,
                         new_layout=new_layout)
         del replayed["bulk"]
