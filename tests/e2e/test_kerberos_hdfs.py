@@ -272,8 +272,11 @@ def write_salted_table(test, d, table, rows):
 
 def migrate(test, d, table, engine):
     """Re-salts `table` from 4 into 8 buckets with `engine` and waits for the migration's end."""
+    # A write pause of 15 s, not the default 5: the read-only reopen over three servers, its
+    # closes and the drain's WAL roll on each server overran 5 s beside the rest of the suite on
+    # 2 cores on the split cluster (test_multi_server.py PAUSE_MS), abandoning every switch.
     put(d.root, salted(table, 8, {"allowed": True, "workers": 1, "engine": engine,
-                                  "grace_period_s": 5}))
+                                  "grace_period_s": 5, "max_write_pause_ms": 15000}))
 
     def migration():
         proc = h.ctl(d.root, "migration", "status", table, "--json", check=False)
