@@ -412,7 +412,8 @@ Result<std::map<std::string, int64_t>> Migrator::ClosesShipped(const std::string
 Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& table,
                                     const std::string& ack_table,
                                     const std::map<std::string, int64_t>& before,
-                                    int64_t fence_started_ms, std::chrono::milliseconds timeout) {
+                                    int64_t fence_started_ms, std::chrono::milliseconds timeout,
+                                    bool reopened_now) {
   PRESPLIT_ASSIGN_OR_RETURN(TableDescription described, admin_.DescribeTable(table));
   if (!described.exists) return Status::NotFound(table + " is gone");
   const auto deadline =
@@ -430,7 +431,7 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
     }
     const size_t drained = described.regions.size() - unclosed.size();
     std::string waiting = unclosed.empty() ? "" : unclosed.front();
-    if (unclosed.empty()) {
+    if (unclosed.empty() || reopened_now) {
       // Closes come from the live servers; a dead one's WALs may still hold earlier edits.
       auto recovered = RecoveredQueues(peer);
       if (recovered.ok() && recovered->empty()) {
@@ -444,9 +445,11 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
           if (marked.ok()) {
             mark = std::move(*marked);
             spdlog::info(
-                "capture peer {}: {} closed on its current servers; {} WAL files of its queues "
-                "marked, {} RegionServers rolled: drained once none of them is listed",
-                peer, table, mark->wals.size(), mark->servers_rolled);
+                "capture peer {}: {} {}; {} WAL files of its queues marked, {} RegionServers "
+                "rolled: drained once none of them is listed",
+                peer, table,
+                unclosed.empty() ? "closed on its current servers" : "reopened read-only just now",
+                mark->wals.size(), mark->servers_rolled);
             if (!mark->roll_failed.empty()) {
               spdlog::warn(
                   "capture peer {}: {} RegionServers did not roll their WAL ({}); the drain of {} "
@@ -459,7 +462,13 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
         }
         if (mark) {
           auto unshipped = bridge_.UnshippedCaptureWals(peer, mark->wals);
-          if (unshipped.ok() && unshipped->count == 0) return true;
+          if (unshipped.ok() && unshipped->count == 0) {
+            if (!unclosed.empty()) {
+              spdlog::info("{}: drained into {} by its queues ({} of {} regions' closes in yet)",
+                           table, ack_table, drained, described.regions.size());
+            }
+            return true;
+          }
           waiting = unshipped.ok()
                         ? std::to_string(unshipped->count) +
                               " WAL files the peer's queues held when the table stopped taking "

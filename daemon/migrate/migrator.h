@@ -429,10 +429,15 @@ class Migrator {
   // `timeout`, when it is positive: the switch's bounded pause). The drain of a fenced generation,
   // which began at fence_started_ms. A region still without a close once the fence has lasted
   // ack_timeout is reopened (ReopenUnclosed).
+  // `reopened_now`: this caller's SetReadOnly changed the table just now, and that change
+  // returns only once every region reopened read-only: no write can follow, so the queues are
+  // marked at once, without waiting for the closes (which shortens the switch's pause). A drain
+  // resumed on a table read-only already has no such proof and waits for the closes.
   Result<bool> AwaitDrained(const std::string& peer, const std::string& table,
                             const std::string& ack_table,
                             const std::map<std::string, int64_t>& before, int64_t fence_started_ms,
-                            std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
+                            std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                            bool reopened_now = false);
   // Closes and reopens the regions of a fenced `table` that show no close since the fence
   // began. A RegionServer that dies while the read-only change reopens its regions writes no
   // close for them; they open read-only elsewhere and no close of them would ever come, so the

@@ -46,14 +46,15 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
     // resumes lifts it (the request is still pending: HandleRequest lifts a pause first).
     if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
     if (!MayAct()) return Step::kStopped;
-    Status fenced = bridge_.SetReadOnly(plan.target, true);
+    bool reopened_now = false;
+    Status fenced = bridge_.SetReadOnly(plan.target, true, &reopened_now);
     const int64_t remaining = plan.writes_paused_until_ms - NowMs();
     Result<bool> drained =
         !fenced.ok()     ? Result<bool>(fenced)
         : remaining <= 0 ? Result<bool>(false)
                          : AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
                                         plan.capture.closed_before, plan.capture.fence_started_ms,
-                                        std::chrono::milliseconds(remaining));
+                                        std::chrono::milliseconds(remaining), reopened_now);
     if (Halted()) return Step::kStopped;
     if (!drained.ok() || !*drained) {
       const std::string why =

@@ -84,7 +84,8 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
   if (!named.ok()) return Fail(node, "switching: reading the status: " + named.status().message());
   if (*named) return EndSwitchPause(node);
   if (!MayAct()) return Step::kStopped;
-  Status fenced = bridge_.SetReadOnly(plan.source, true);
+  bool reopened_now = false;
+  Status fenced = bridge_.SetReadOnly(plan.source, true, &reopened_now);
   if (!fenced.ok()) {
     return AbandonSwitch(node, "making " + plan.source + " read-only failed: " + fenced.message());
   }
@@ -95,7 +96,7 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
   }
   auto drained =
       AwaitDrained(plan.capture.peer, plan.source, plan.target, plan.capture.closed_before,
-                   plan.capture.fence_started_ms, std::chrono::milliseconds(remaining));
+                   plan.capture.fence_started_ms, std::chrono::milliseconds(remaining), reopened_now);
   if (Halted()) return Step::kStopped;  // the next leader resumes the pause (or abandons it)
   if (!drained.ok()) {
     return AbandonSwitch(node, "draining the capture failed: " + drained.status().message());

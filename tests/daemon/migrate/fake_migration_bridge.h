@@ -185,6 +185,8 @@ class FakeMigrationBridge : public MigrationBridge {
     QueueMark out;
     auto queued = queue_wals.find(peer_id);
     if (queued != queue_wals.end()) out.wals = queued->second;
+    // A stalled peer reads none of its files: its current one stays listed.
+    if (stalled_peers.count(peer_id)) out.wals.push_back(kStalledWal);
     out.servers_rolled = 1;
     return out;
   }
@@ -193,9 +195,10 @@ class FakeMigrationBridge : public MigrationBridge {
     if (on_unshipped) on_unshipped(peer_id);  // outside the lock
     std::lock_guard<std::mutex> lock(mu);
     UnshippedWals out;
-    auto queued = queue_wals.find(peer_id);
-    if (queued == queue_wals.end()) return out;
-    for (const auto& wal : queued->second) {
+    std::vector<std::string> listed;
+    if (auto queued = queue_wals.find(peer_id); queued != queue_wals.end()) listed = queued->second;
+    if (stalled_peers.count(peer_id)) listed.push_back(kStalledWal);
+    for (const auto& wal : listed) {
       if (std::find(marked.begin(), marked.end(), wal) == marked.end()) continue;
       out.count++;
       out.first.push_back(wal + "@" + peer_id + "@rs1");
@@ -590,6 +593,7 @@ class FakeMigrationBridge : public MigrationBridge {
   // WAL files each peer's queues list (a region's older edits on the server it moved away
   // from): a drain waits until none it marked is listed.
   std::map<std::string, std::vector<std::string>> queue_wals;
+  static constexpr const char* kStalledWal = "rs1.example%2C16020%2C1.stalled";
   int queue_marks = 0;
   std::map<std::string, int> marks_by_peer;
   std::function<void(const std::string&)> on_unshipped;

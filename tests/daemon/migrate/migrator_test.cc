@@ -648,6 +648,22 @@ TEST_F(MigratorTest, TheSwitchWaitsForTheWalsARegionLeftOnTheServerItMovedFrom) 
   ExpectTargetEqualsSource();
 }
 
+// The switch's own read-only change returns once every region reopened read-only, so its drain
+// marks the queues at once instead of waiting for the closes: a region whose close never comes
+// (its server died during the reopen) does not hold the switch back.
+TEST_F(MigratorTest, TheSwitchMarksTheQueuesRightAfterItsOwnReadOnlyChange) {
+  options_.switch_retry = std::chrono::milliseconds(0);
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600, "max_write_pause_ms": 500})");
+  bridge_.crashed_during_reopen = {"r3"};
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "grace") << Plan().dump();
+  EXPECT_EQ(Status()["generation"], 2);
+  EXPECT_NE(log.Text().find("tinawang:check reopened read-only just now; "), std::string::npos)
+      << log.Text();
+}
+
 TEST_F(MigratorTest, AWalNeverShippedFromTheServerARegionLeftHoldsTheSwitchBackNamingIt) {
   options_.switch_retry = std::chrono::milliseconds(0);
   StartMigration(R"({"allowed": true, "grace_period_s": 3600, "max_write_pause_ms": 500})");
