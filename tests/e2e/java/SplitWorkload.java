@@ -235,7 +235,7 @@ public class SplitWorkload {
       } catch (java.io.IOException e) {
         if (System.nanoTime() > movesDeadline) throw e;
         System.err.println("churn: " + r.getEncodedName() + " not moved now (" + e + ")");
-        Thread.sleep(500);
+        settled(admin, table);
         rs = sorted(admin, table);
         continue;
       }
@@ -256,7 +256,7 @@ public class SplitWorkload {
         // The balancer (or a migration's reopen) has the region in transition: another one.
         if (System.nanoTime() > deadline) throw e;
         System.err.println("churn: " + r.getEncodedName() + " not split now (" + e + ")");
-        Thread.sleep(500);
+        settled(admin, table);
         rs = sorted(admin, table);
         continue;
       }
@@ -265,6 +265,22 @@ public class SplitWorkload {
       rs = sorted(admin, table);
     }
     System.out.println("{\"moved\":" + moved + ",\"split\":" + split + "}");
+  }
+
+  /** Until no region of the table is in transition (the balancer's move, a reopen) is over. */
+  static void settled(Admin admin, TableName table) throws Exception {
+    pollUntil(table + " without a region in transition", 60, () -> {
+      java.util.Set<String> moving = new java.util.HashSet<>();
+      admin.getClusterMetrics(java.util.EnumSet.of(
+          org.apache.hadoop.hbase.ClusterMetrics.Option.REGIONS_IN_TRANSITION))
+          .getRegionStatesInTransition().forEach(t -> moving.add(t.getRegion().getEncodedName()));
+      for (RegionInfo r : admin.getRegions(table)) {
+        if (moving.contains(r.getEncodedName())) {
+          return r.getEncodedName() + " in transition";
+        }
+      }
+      return null;
+    });
   }
 
   static void waitRegions(Admin admin, TableName table, int n, int seconds) throws Exception {
