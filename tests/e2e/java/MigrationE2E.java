@@ -331,6 +331,9 @@ public class MigrationE2E {
       HotRows rows = new HotRows(t, counters, hot);
       rows.start();
       Set<String> answered = new HashSet<>();
+      // Woken by the creation of a request (or of "stop") in `dir`, not by a clock.
+      java.nio.file.WatchService watcher = dir.getFileSystem().newWatchService();
+      dir.register(watcher, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
       while (!Files.exists(dir.resolve("stop"))) {
         try (java.nio.file.DirectoryStream<Path> requests =
             Files.newDirectoryStream(dir, "check-*")) {
@@ -344,8 +347,14 @@ public class MigrationE2E {
             }
           }
         }
-        Thread.sleep(20); // how often requests are looked for
+        java.nio.file.WatchKey created =
+            watcher.poll(1, java.util.concurrent.TimeUnit.SECONDS); // a missed event: 1 s late
+        if (created != null) {
+          created.pollEvents();
+          created.reset();
+        }
       }
+      watcher.close();
       rows.stop();
       System.out.println(rows.check());
     }
@@ -618,16 +627,6 @@ public class MigrationE2E {
   }
 
   static String json(String text) {
-    StringBuilder out = new StringBuilder("\"");
-    for (char ch : text.toCharArray()) {
-      if (ch == '"' || ch == '\\') {
-        out.append('\\').append(ch);
-      } else if (ch < 0x20) {
-        out.append(String.format("\\u%04x", (int) ch));
-      } else {
-        out.append(ch);
-      }
-    }
-    return out.append('"').toString();
+    return io.presplit.migrate.Cells.jsonString(text);
   }
 }
