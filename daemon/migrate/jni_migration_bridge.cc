@@ -239,9 +239,12 @@ Result<GenerationCheck> JniMigrationBridge::CheckGeneration(const std::string& t
   return ParseGenerationCheck(out);
 }
 
-Status JniMigrationBridge::SettleAfterCopy(const std::string& target, const std::string& source,
-                                           const std::string& plan_id) {
-  return CallStrings("settleAfterCopy", {target, source, plan_id}).status();
+Result<GuardChange> JniMigrationBridge::SettleNewGeneration(const std::string& target,
+                                                            const std::string& source,
+                                                            const std::string& plan_id) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out,
+                            CallStrings("settleNewGeneration", {target, source, plan_id}));
+  return ParseGuardChange(out, "settleNewGeneration");
 }
 
 Result<GuardChange> JniMigrationBridge::GuardTable(const std::string& table,

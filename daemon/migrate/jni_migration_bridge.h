@@ -53,8 +53,8 @@ class JniMigrationBridge final : public MigrationBridge {
                                                 const std::string& replication) override;
   Result<GenerationCheck> CheckGeneration(const std::string& table, const std::string& source,
                                           const std::string& plan_id) override;
-  Status SettleAfterCopy(const std::string& target, const std::string& source,
-                         const std::string& plan_id) override;
+  Result<GuardChange> SettleNewGeneration(const std::string& target, const std::string& source,
+                                          const std::string& plan_id) override;
   Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) override;
   Result<GuardChange> UnguardTable(const std::string& table, const std::string& plan_id) override;
 

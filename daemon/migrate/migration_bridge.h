@@ -296,12 +296,14 @@ class MigrationBridge {
   virtual Result<GenerationCheck> CheckGeneration(const std::string& table,
                                                   const std::string& source,
                                                   const std::string& plan_id) = 0;
-  // The end of the copy, in one modifyTable of `target` (a reopen of its regions; none when
-  // nothing changes): every family gets the KEEP_DELETED_CELLS of the same family of `source`, and
-  // the MigrationGuard of `plan_id` refuses bulk loads from now on (presplit's copy no longer
-  // loads; attached when missing).
-  virtual Status SettleAfterCopy(const std::string& target, const std::string& source,
-                                 const std::string& plan_id) = 0;
+  // The new generation once no capture peer writes into it any more, in one modifyTable of
+  // `target` (a reopen of its regions; none when nothing changes): every family gets the
+  // KEEP_DELETED_CELLS of the same family of `source` (FALSE for a family the source lacks), the
+  // setting its owner chose; the MigrationGuard of `plan_id` is removed (another plan's is left,
+  // and named in `other_plan`). kNotFound when either table is gone.
+  virtual Result<GuardChange> SettleNewGeneration(const std::string& target,
+                                                  const std::string& source,
+                                                  const std::string& plan_id) = 0;
 
   // ---- the guard: presplit-hbase.jar's MigrationGuard, a table coprocessor refusing what the
   // capture cannot carry (bulk loads, Durability.SKIP_WAL writes), with the table attribute

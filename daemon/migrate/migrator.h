@@ -20,8 +20,8 @@
 //                (old -> new) is added;
 //   copying      (phase_copy.cc, phase_copy_bulk.cc) engine "put" or "hfile": a bounded pool of
 //                threads copies the source region by region, chunk by chunk, checkpointed;
-//                engine "mapreduce": one ResaltBulkJob. Then the target drops KEEP_DELETED_CELLS
-//                and its guard refuses bulk loads too;
+//                engine "mapreduce": one ResaltBulkJob. Then the target's guard refuses bulk
+//                loads too (it keeps deleted cells until the fence);
 //   verifying    (phase_verify.cc) source and target compared cell by cell, live: digests per
 //                region and partition, the partitions that differ compared row by row after the
 //                peer shipped past the reads, and only rows that still differ then count;
@@ -33,10 +33,10 @@
 //   grace        (phase_retire.cc) both peers run: a late writer of the old generation still
 //                reaches the new one, and `rollback` can switch back without losing the writes
 //                made to the new one;
-//   fencing      the reverse peer is removed and the new generation's guard with it, the old
-//                generation made read-only (writes refused, loudly), the forward peer drained
-//                (every old region's close shipped) and removed; then, with drop_old, a final
-//                check and the drop;
+//   fencing      the reverse peer is removed, the old generation made read-only (writes
+//                refused, loudly), the forward peer drained (every old region's close shipped)
+//                and removed, the new generation settled (the old one's KEEP_DELETED_CELLS, no
+//                guard); then, with drop_old, a final check and the drop;
 //   done         the old generation disabled (dropped when asked); plan removed.
 //   rolling_back (phase_rollback.cc) after a rollback: the status names the old generation
 //                again, which loses its guard; the new one is fenced, drained through the

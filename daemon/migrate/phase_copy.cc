@@ -247,18 +247,19 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
 
 Migrator::Step Migrator::FinishCopy(PlanNode& node) {
   MigrationPlan& plan = node.plan;
-  // From here on nothing writes an old cell into the target: the capture peer only applies
-  // edits in the order the source's RegionServers wrote them, so deleted cells need not be kept
-  // for the copy's sake; each family gets the source's own KEEP_DELETED_CELLS back. Nor does the
-  // copy bulk-load any more: the target's guard refuses bulk loads from now on, in the same
-  // modifyTable (one reopen of the target's regions).
+  // The copy does not bulk-load any more: the target's guard refuses bulk loads from now on (one
+  // reopen of the target's regions). The target keeps deleted cells until the fence: the capture
+  // peer is not serial, so a region that moved (the balancer, a crash) can have an older put
+  // still in its first server's queue after its delete marker arrived from the second one; were
+  // the marker compacted away meanwhile, the late put would come back. Only the fence's drain
+  // ends that (phase_retire.cc gives the families the source's setting back there).
   if (!MayAct()) return Step::kStopped;
-  Status settled = bridge_.SettleAfterCopy(plan.target, plan.source, plan.plan_id);
-  if (!settled.ok()) {
-    return Fail(node, "settling " + plan.target +
-                          " after the copy (KEEP_DELETED_CELLS back to the source's, the "
-                          "MigrationGuard refusing bulk loads): " +
-                          settled.message());
+  if (!plan.plan_id.empty()) {
+    auto guarded = bridge_.GuardTable(plan.target, plan.plan_id);
+    if (!guarded.ok()) {
+      return Fail(node, "closing the MigrationGuard of " + plan.target +
+                            " to bulk loads after the copy: " + guarded.status().message());
+    }
   }
   plan.phase = Phase::kVerifying;
   plan.error.clear();

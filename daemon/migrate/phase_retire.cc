@@ -3,14 +3,15 @@
 //            generation reaches the new one; a rollback is possible. A bulk load the capture
 //            saw past the guard pauses the migration at its end (StopForBulkLoads), while a
 //            rollback still keeps it.
-//   fencing: the reverse peer is removed (no rollback from here on) and the new generation's
-//            MigrationGuard with it, the old generation is made read-only (its RegionServers
-//            refuse writes, loudly), and the forward peer drained:
-//            the read-only change reopens every region, whose close is the last entry of the
-//            region in the WAL; once every close is shipped, nothing of the old generation is
-//            left behind. Then the forward peer is removed; with drop_old a final check (every
-//            old cell in the new generation or superseded there) decides the drop; the old
-//            generation is disabled.
+//   fencing: the reverse peer is removed (no rollback from here on), the old generation is
+//            made read-only (its RegionServers refuse writes, loudly), and the forward peer
+//            drained: the read-only change reopens every region, whose close is the last entry
+//            of the region in the WAL; once every close is shipped, nothing of the old
+//            generation is left behind. Then the forward peer is removed and the new generation
+//            settled in one reopen: its families get the old one's KEEP_DELETED_CELLS (kept
+//            since its creation: see FinishCopy) and its MigrationGuard goes. With drop_old a
+//            final check (every old cell in the new generation or superseded there) decides
+//            the drop; the old generation is disabled.
 #include <spdlog/spdlog.h>
 
 #include "daemon/migrate/migrator.h"
@@ -43,13 +44,6 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   Status reverse = RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
   if (!reverse.ok()) return Fail(node, "fencing: removing the reverse peer: " + reverse.message());
-  // No peer ships the new generation any more: it stays, and takes bulk loads and SKIP_WAL
-  // writes again (also those an operator runs again while a fence is paused for bulk loads).
-  Status unguarded = Unguard(plan, plan.target, "the new generation stays");
-  if (!unguarded.ok()) {
-    return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
-                          unguarded.message());
-  }
   if (!MayAct()) return Step::kStopped;
   Status fenced = bridge_.SetReadOnly(plan.source, true);
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
@@ -71,11 +65,42 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
                           seen.status().message());
   }
   // Paused before the forward peer goes and the old generation is disabled: it has their cells.
-  if (seen->count > 0) return StopForBulkLoads(node, *seen);
+  // No peer ships the new generation any more: it takes bulk loads again, those the operator
+  // runs again into it too.
+  if (seen->count > 0) {
+    Status unguarded = Unguard(plan, plan.target, "the new generation stays");
+    if (!unguarded.ok()) {
+      return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
+                            unguarded.message());
+    }
+    return StopForBulkLoads(node, *seen);
+  }
   spdlog::info("migration {}: {} is read-only and drained: every write it took is in {}",
                plan.table, plan.source, plan.target);
   Status forward = RemoveCapture(plan.capture.peer, "the old generation is drained");
   if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
+  // No peer writes into the new generation any more, nor can a late edit of a moved region
+  // arrive after its delete marker: it stays, as its owner set it up (KEEP_DELETED_CELLS as the
+  // old generation had it; kept since its creation) and without the guard (bulk loads and
+  // SKIP_WAL writes again), in one reopen. A replay after the drop finds the old generation
+  // gone, which it only is once this was done.
+  if (!MayAct()) return Step::kStopped;
+  auto settled = bridge_.SettleNewGeneration(plan.target, plan.source, plan.plan_id);
+  if (!settled.ok() && settled.status().code() != StatusCode::kNotFound) {
+    return Fail(node, "fencing: settling " + plan.target + " (the KEEP_DELETED_CELLS of " +
+                          plan.source + ", no MigrationGuard): " + settled.status().message());
+  }
+  if (settled.ok() && !settled->other_plan.empty()) {
+    spdlog::warn(
+        "migration {}: the MigrationGuard on {} is another migration's (plan {}): left in place",
+        plan.table, plan.target, settled->other_plan);
+  }
+  if (settled.ok() && settled->changed) {
+    spdlog::info(
+        "migration {}: {} settled (its regions reopened): KEEP_DELETED_CELLS as {} had it, "
+        "bulk loads and SKIP_WAL writes taken again",
+        plan.table, plan.target, plan.source);
+  }
 
   std::string summary = "done: " + plan.source + " disabled";
   bool drop = plan.drop_old;

@@ -294,15 +294,37 @@ class FakeMigrationBridge : public MigrationBridge {
     }
     return GenerationCheck{true, ""};
   }
-  Status SettleAfterCopy(const std::string& target, const std::string& source,
-                         const std::string& plan_id) override {
+  Result<GuardChange> SettleNewGeneration(const std::string& target, const std::string& source,
+                                          const std::string& plan_id) override {
+    if (admin != nullptr) {
+      std::lock_guard<std::recursive_mutex> lock(admin->mu);
+      for (const std::string& table : {target, source}) {
+        if (!admin->tables.count(table)) return Status::NotFound("table " + table + " not found");
+      }
+    }
     std::lock_guard<std::mutex> lock(mu);
-    restored_keep_deleted.push_back(target + "<-" + source);
-    keep_deleted_history.push_back(target + "=SOURCE'S");
-    guards[target] = Guard{plan_id, /*copy_loads=*/false};
+    if (!unguard_error.ok()) return unguard_error;
+    GuardChange out;
+    // As HBase: a modifyTable (and its reopen) only when something changes.
+    std::string kept;
+    for (const std::string& entry : keep_deleted_history) {
+      if (entry.rfind(target + "=", 0) == 0) kept = entry.substr(target.size() + 1);
+    }
+    const bool restore = kept != "SOURCE'S";
+    auto it = guards.find(target);
+    const bool ours =
+        it != guards.end() && (it->second.plan.empty() || it->second.plan == plan_id);
+    if (it != guards.end() && !ours) out.other_plan = it->second.plan;
+    if (!restore && !ours) return out;
+    if (restore) {
+      restored_keep_deleted.push_back(target + "<-" + source);
+      keep_deleted_history.push_back(target + "=SOURCE'S");
+    }
+    if (ours) guards.erase(it);
     modifies[target]++;  // one modifyTable for both
     events.push_back("settle " + target);
-    return Status::Ok();
+    out.changed = true;
+    return out;
   }
   Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) override {
     std::lock_guard<std::mutex> lock(mu);

@@ -307,10 +307,14 @@ TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyTo
     EXPECT_EQ(bridge_.events,
               (std::vector<std::string>{
                   "create " + std::string(kTarget), "guard " + std::string(kSource),
-                  "capture " + std::string(kSource), "copy", "settle " + std::string(kTarget),
+                  "capture " + std::string(kSource), "copy", "guard " + std::string(kTarget),
                   "capture " + std::string(kTarget)}))
         << "the target born guarded, the source guarded before its capture and copy, the "
            "target's guard closed to bulk loads when the copy ended";
+    // A moved region's older put can still arrive after its delete marker until the fence's
+    // drain: the target keeps deleted cells through the grace period.
+    EXPECT_EQ(bridge_.keep_deleted_history,
+              (std::vector<std::string>{std::string(kTarget) + "=TRUE"}));
     EXPECT_EQ(bridge_.guards[kSource], (Guard{plan_id, false}));
     EXPECT_EQ(bridge_.guards[kTarget], (Guard{plan_id, false}));
     EXPECT_EQ(bridge_.modifies[kSource], 1) << "one reopen of the source for its guard";
@@ -330,8 +334,8 @@ TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyTo
   {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     EXPECT_FALSE(bridge_.guards.count(kTarget)) << "the new generation stays, unguarded";
-    EXPECT_EQ(bridge_.modifies[kTarget], 2);
-    EXPECT_EQ(bridge_.events.back(), "unguard " + std::string(kTarget));
+    EXPECT_EQ(bridge_.modifies[kTarget], 2) << "the guard went with KEEP_DELETED_CELLS";
+    EXPECT_EQ(bridge_.events.back(), "settle " + std::string(kTarget));
     EXPECT_TRUE(bridge_.guards.count(kSource)) << "the disabled old generation is not reopened";
   }
   EXPECT_TRUE(bridge_.BulkLoad(kTarget, "30001237"));
@@ -367,12 +371,12 @@ TEST_F(MigratorTest, AGuardAttachedJustBeforeACrashIsNotAttachedAgain) {
   EXPECT_FALSE(bridge_.guards.count(kTarget));
 }
 
-TEST_F(MigratorTest, AFenceResumedAfterACrashRemovesTheNewGenerationsGuardOnce) {
+TEST_F(MigratorTest, AFenceResumedAfterACrashSettlesTheNewGenerationOnce) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   MigratorOptions dying = options_;
   dying.lease = [&] {
     std::lock_guard<std::mutex> lock(bridge_.mu);
-    return bridge_.events.empty() || bridge_.events.back() != "unguard " + std::string(kTarget);
+    return bridge_.events.empty() || bridge_.events.back() != "settle " + std::string(kTarget);
   };
   {
     Migrator first(zk_, admin_, bridge_, dying);
@@ -385,7 +389,9 @@ TEST_F(MigratorTest, AFenceResumedAfterACrashRemovesTheNewGenerationsGuardOnce) 
   ASSERT_TRUE(next.RunOnceAndWait().ok());
   EXPECT_EQ(Status()["migration"]["phase"], "done");
   std::lock_guard<std::mutex> lock(bridge_.mu);
-  EXPECT_EQ(bridge_.modifies[kTarget], 2) << "settled once, unguarded once";
+  EXPECT_EQ(bridge_.modifies[kTarget], 2) << "guarded at the copy's end, settled once";
+  EXPECT_EQ(bridge_.restored_keep_deleted,
+            (std::vector<std::string>{std::string(kTarget) + "<-" + std::string(kSource)}));
 }
 
 TEST_F(MigratorTest, AGuardTheClusterRefusesStopsTheStartSayingWhatToDoAndCapturesNothing) {
@@ -523,6 +529,38 @@ TEST_F(MigratorTest, AFenceWhosePeerHasNotDrainedWaitsAndKeepsThePeer) {
   EXPECT_TRUE(Plan().is_null());
   std::lock_guard<std::mutex> lock(bridge_.mu);
   EXPECT_TRUE(bridge_.tables[kTarget].count("50000123"));
+}
+
+// A bulk load past the guard that the fence's drain brings in: the fence pauses with the forward
+// peer kept (the old generation still has those cells), and the new generation, which no peer
+// ships any more, takes the bulk load the operator runs again; it keeps deleted cells until the
+// fence ends.
+TEST_F(MigratorTest, ABulkLoadSeenByTheFencePausesItWithTheNewGenerationTakingBulkLoads) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  bridge_.stall = true;  // the fence waits for the drain
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "fencing");
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.guards.erase(kSource);
+  }
+  ASSERT_TRUE(bridge_.BulkLoad(kSource, "40000005"));
+  bridge_.stall = false;
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "fencing");
+  EXPECT_EQ(Plan()["paused"], true);
+  const std::string error = Plan()["error"];
+  EXPECT_NE(error.find("bulk loads into tinawang:check"), std::string::npos) << error;
+  EXPECT_TRUE(bridge_.peers.count(CapturePeerOf(kTarget))) << "the forward peer is kept";
+  EXPECT_FALSE(admin_.disabled.count(kSource));
+  EXPECT_TRUE(bridge_.BulkLoad(kTarget, "40000005")) << "run again into the new generation";
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_EQ(bridge_.keep_deleted_history,
+            (std::vector<std::string>{std::string(kTarget) + "=TRUE"}));
 }
 
 // A RegionServer that died left edits in its WALs; HBase ships them from a recovered queue some

@@ -565,8 +565,9 @@ public final class MigrationBridge {
         }
         TableDescriptor target = NextGeneration.of(old, document,
             mode != GenerationSettings.Replication.STOP, planId);
-        // The copy needs deleted cells kept (see setKeepDeletedCells): set from the start, which
-        // spares the new table a reopen; settleAfterCopy gives the source's back.
+        // The copy and the capture need deleted cells kept (see setKeepDeletedCells): set from
+        // the start, which spares the new table a reopen; settleNewGeneration gives the
+        // source's back once the fence drained the capture.
         TableDescriptorBuilder keeping = TableDescriptorBuilder.newBuilder(target);
         for (ColumnFamilyDescriptor family : target.getColumnFamilies()) {
           keeping.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(family)
@@ -655,20 +656,20 @@ public final class MigrationBridge {
   }
 
   /**
-   * The end of the copy, in one modifyTable of {@code target} (a reopen of its regions; none when
+   * The new generation once no capture peer writes into it any more (the fence drained and removed
+   * the forward peer), in one modifyTable of {@code target} (a reopen of its regions; none when
    * nothing changes): every family gets the KEEP_DELETED_CELLS of the same family of
-   * {@code source} (FALSE for a family the source lacks), giving the table back the setting its
-   * owner chose after the copy kept deleted cells; and the {@link MigrationGuard} of plan
-   * {@code planId} refuses bulk loads from now on (presplit's copy no longer loads; attached when
-   * missing, on a target an older presplitd created).
+   * {@code source} (FALSE for a family the source lacks), the setting its owner chose, kept TRUE
+   * since the creation because a moved region's older edits can arrive after a delete marker; and
+   * the {@link MigrationGuard} of plan {@code planId} (or one naming no plan) is removed, another
+   * plan's left in place.
    *
-   * @return {@code {"changed":true|false}}
+   * @return {@code {"changed":true|false,"other_plan":null|"<the other guard's plan id>"}}
    */
-  public static String settleAfterCopy(String target, String source, String planId)
+  public static String settleNewGeneration(String target, String source, String planId)
       throws IOException {
     TableName to = tableName(target, "target");
     TableName from = tableName(source, "source");
-    requirePlanId(planId);
     try (Admin admin = connection().getAdmin()) {
       TableDescriptor old = admin.getDescriptor(from);
       TableDescriptor descriptor = admin.getDescriptor(to);
@@ -685,14 +686,20 @@ public final class MigrationBridge {
         }
       }
       TableDescriptor settled = builder.build();
-      if (!MigrationGuard.isGuarded(settled, planId, /*copyLoads=*/false)) {
-        settled = MigrationGuard.guarded(settled, planId, /*copyLoads=*/false);
-        changed = true;
+      String guarding = MigrationGuard.guardingPlan(settled);
+      String otherPlan = null;
+      if (guarding != null) {
+        if (guarding.isEmpty() || guarding.equals(planId)) {
+          settled = MigrationGuard.unguarded(settled);
+          changed = true;
+        } else {
+          otherPlan = guarding;
+        }
       }
       if (changed) {
         modify(admin, settled);
       }
-      return "{\"changed\":" + changed + "}";
+      return guardChange(changed, otherPlan);
     }
   }
 
