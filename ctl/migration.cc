@@ -30,6 +30,18 @@ std::string UtcNow() {
   return buf;
 }
 
+// A time in milliseconds since the epoch as UTC, to the millisecond (a pause lasts seconds).
+std::string UtcOfMs(int64_t ms) {
+  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof(out), "%s.%03lldZ", buf, static_cast<long long>(ms % 1000));
+  return out;
+}
+
 std::string Duration(const json& seconds) {
   if (!seconds.is_number()) return "unknown";
   int64_t s = seconds.get<int64_t>();
@@ -62,6 +74,12 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     if (plan.contains("bulk") && plan["bulk"].is_object()) out["bulk"] = plan["bulk"];
     if (plan.contains("capture") && plan["capture"].is_object()) out["capture"] = plan["capture"];
     out["grace_until_ms"] = plan.value("grace_until_ms", int64_t{0});
+    // The switch (phase_switch.cc): its attempts, a pause under way, the next try after an
+    // abandoned one, when it happened.
+    for (const char* key : {"max_write_pause_ms", "writes_paused_until_ms", "switch_attempts",
+                            "switch_retry_at_ms", "switched_at_ms"}) {
+      out[key] = plan.value(key, int64_t{0});
+    }
   } else {
     out["phase"] = progress.value("phase", "");
     out["error"] = progress.contains("error") ? progress["error"] : json(nullptr);
@@ -112,6 +130,22 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     const int64_t rate = t.value("cells_per_s", int64_t{0});
     std::cout << "throttle:   " << (rate > 0 ? std::to_string(rate) + " cells/s" : "unlimited")
               << " (" << t.value("reason", "") << ")\n";
+  }
+  if (out.value("switch_attempts", int64_t{0}) > 0) {
+    // Writers paused now (the SDK holds its writes until then), or when the next try comes.
+    std::cout << "switch:     attempt " << out.value("switch_attempts", int64_t{0});
+    const int64_t paused_until = out.value("writes_paused_until_ms", int64_t{0});
+    const int64_t retry_at = out.value("switch_retry_at_ms", int64_t{0});
+    const int64_t switched_at = out.value("switched_at_ms", int64_t{0});
+    if (switched_at > 0) {
+      std::cout << ", switched at " << UtcOfMs(switched_at);
+    } else if (paused_until > 0) {
+      std::cout << ", writes paused until " << UtcOfMs(paused_until) << " (at most "
+                << out.value("max_write_pause_ms", int64_t{0}) << " ms)";
+    } else if (retry_at > 0) {
+      std::cout << " abandoned, tried again at " << UtcOfMs(retry_at);
+    }
+    std::cout << "\n";
   }
   if (out.contains("capture") && out["capture"].is_object()) {
     const json& c = out["capture"];

@@ -214,6 +214,10 @@ class MigrationTest(unittest.TestCase):
                    .get("writes_paused_until_ms"), 120,
                    "the switch's write pause, its drain held by the disabled peer")
         self.assertEqual(h.status(root, table)["generation"], 1, "no switch before the drain")
+        # The operator sees the pause (or, once it ran out, the next try).
+        self.assertRegex(h.ctl(root, "migration", "status", table).stdout,
+                         r"switch: +attempt [1-9]\d*(, writes paused until \S+Z \(at most \d+ ms\)"
+                         r"| abandoned, tried again at \S+Z)\n")
         kill(second)
         capture(root, "peer", "enable", peer)
 
