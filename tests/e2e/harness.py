@@ -40,9 +40,23 @@ def hbase_classpath():
 def run(cmd, check=True, timeout=120, input=None):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=input)
     if check and proc.returncode != 0:
+        # The error first and the command last, cut: a Java command carries the whole HBase
+        # classpath, and a CI log that keeps only the head of a long message must show why.
+        command = " ".join(cmd)
+        if len(command) > 400:
+            command = command[:200] + " ... " + command[-200:]
         raise AssertionError(
-            f"{' '.join(cmd)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+            f"exited {proc.returncode}\nstderr:\n{tail(proc.stderr)}\n"
+            f"stdout:\n{tail(proc.stdout)}\ncommand: {command}")
     return proc
+
+
+def tail(text, lines=60):
+    """The last `lines` lines of a process's output, saying how many were left out."""
+    kept = text.splitlines()
+    if len(kept) <= lines:
+        return text
+    return f"[{len(kept) - lines} lines before]\n" + "\n".join(kept[-lines:])
 
 
 def ctl(root, *args, check=True, input=None, timeout=120):

@@ -142,7 +142,9 @@ public class SplitWorkload {
               b.getRegionName()}, false).get(60, TimeUnit.SECONDS));
           break;
         }
-        case "move": move(c, admin, table, Bytes.toBytesBinary(rest[0])); break;
+        case "move":
+          System.out.println(move(c, admin, table, Bytes.toBytesBinary(rest[0]), true).getPort());
+          break;
         case "churn": churn(c, admin, table, Integer.parseInt(rest[0]), Integer.parseInt(rest[1]));
           break;
 
@@ -192,7 +194,14 @@ public class SplitWorkload {
     return found;
   }
 
-  static void move(Connection c, Admin admin, TableName table, byte[] key) throws Exception {
+  /**
+   * Moves the region holding `key` to another live server and waits until it is open away from
+   * the server it was on: on that server when `exact` (the caller asserts where it went), else on
+   * any other one, since the balancer may take it on from there (a RegionServer just restarted
+   * holds nothing, and the balancer fills it). Returns the server it is open on.
+   */
+  static ServerName move(Connection c, Admin admin, TableName table, byte[] key, boolean exact)
+      throws Exception {
     RegionInfo r = region(admin, table, key);
     ServerName from;
     try (RegionLocator locator = c.getRegionLocator(table)) {
@@ -205,16 +214,19 @@ public class SplitWorkload {
     if (to == null) throw new IllegalStateException("no RegionServer but " + from);
     admin.move(r.getEncodedNameAsBytes(), to);
     final ServerName target = to;
-    pollUntil(r.getEncodedName() + " open on " + target, 60, () -> {
-      try (RegionLocator locator = c.getRegionLocator(table)) {
-        ServerName at = locator.getRegionLocation(r.getStartKey(), true).getServerName();
-        if (!target.equals(at)) return "it is on " + at;
-        return admin.isTableAvailable(table) ? null : table + " is not available";
-      } catch (java.io.IOException | RuntimeException e) {
-        return "in transition: " + e;
-      }
-    });
-    System.out.println(target.getPort());
+    final ServerName[] openOn = new ServerName[1];
+    pollUntil(r.getEncodedName() + " open on " + (exact ? target : "a server but " + from), 60,
+        () -> {
+          try (RegionLocator locator = c.getRegionLocator(table)) {
+            ServerName at = locator.getRegionLocation(r.getStartKey(), true).getServerName();
+            if (exact ? !target.equals(at) : from.equals(at)) return "it is on " + at;
+            openOn[0] = at;
+            return admin.isTableAvailable(table) ? null : table + " is not available";
+          } catch (java.io.IOException | RuntimeException e) {
+            return "in transition: " + e;
+          }
+        });
+    return openOn[0];
   }
 
   /**
@@ -231,8 +243,10 @@ public class SplitWorkload {
     for (int i = 0; moved < moves && !rs.isEmpty(); i++) {
       RegionInfo r = rs.get((i * rs.size() / Math.max(1, moves) + i) % rs.size());
       try {
-        move(c, admin, table, r.getStartKey());
-      } catch (java.io.IOException e) {
+        move(c, admin, table, r.getStartKey(), false);
+      } catch (java.io.IOException | IllegalStateException e) {
+        // Refused (the region in transition) or not open elsewhere within the move's own wait
+        // (a RegionServer restarted meanwhile, its server crash procedure still reassigning).
         if (System.nanoTime() > movesDeadline) throw e;
         System.err.println("churn: " + r.getEncodedName() + " not moved now (" + e + ")");
         settled(admin, table);
@@ -252,7 +266,8 @@ public class SplitWorkload {
       int before = sorted(admin, table).size();
       try {
         admin.splitRegionAsync(r.getRegionName(), point).get(60, TimeUnit.SECONDS);
-      } catch (java.io.IOException | java.util.concurrent.ExecutionException e) {
+      } catch (java.io.IOException | java.util.concurrent.ExecutionException
+          | java.util.concurrent.TimeoutException e) {
         // The balancer (or a migration's reopen) has the region in transition: another one.
         if (System.nanoTime() > deadline) throw e;
         System.err.println("churn: " + r.getEncodedName() + " not split now (" + e + ")");
