@@ -84,12 +84,16 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
   if (!named.ok()) return Fail(node, "switching: reading the status: " + named.status().message());
   if (*named) return EndSwitchPause(node);
   if (!MayAct()) return Step::kStopped;
+  // Where the pause goes (logged at the switch): the read-only change reopens every region of
+  // the source, the drain waits for the peer to ship the WAL files that held them.
+  const int64_t read_only_from = NowMs();
   bool reopened_now = false;
   Status fenced = bridge_.SetReadOnly(plan.source, true, &reopened_now);
   if (!fenced.ok()) {
     return AbandonSwitch(node, "making " + plan.source + " read-only failed: " + fenced.message());
   }
-  const int64_t remaining = plan.writes_paused_until_ms - NowMs();
+  const int64_t read_only_at = NowMs();
+  const int64_t remaining = plan.writes_paused_until_ms - read_only_at;
   if (remaining <= 0) {
     return AbandonSwitch(node, "the pause of " + std::to_string(plan.max_write_pause_ms) +
                                    " ms was over before " + plan.source + " was read-only");
@@ -101,6 +105,7 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
   if (!drained.ok()) {
     return AbandonSwitch(node, "draining the capture failed: " + drained.status().message());
   }
+  const int64_t drained_at = NowMs();
   if (!*drained) {
     return AbandonSwitch(node, "the capture had not shipped every write of " + plan.source +
                                    " within the pause of " +
@@ -173,9 +178,12 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
   plan.switched_at_ms = NowMs();
   spdlog::info(
       "migration {}: switched: the status names {} (generation {}); writes were paused for {} "
-      "ms",
+      "ms ({} ms to make {} read-only, {} ms to drain it, {} ms to compare {} deferred rows and "
+      "write the status)",
       plan.table, plan.target, plan.target_generation,
-      plan.switched_at_ms - plan.capture.fence_started_ms);
+      plan.switched_at_ms - plan.capture.fence_started_ms, read_only_at - read_only_from,
+      plan.source, drained_at - read_only_at, plan.switched_at_ms - drained_at,
+      plan.deferred_rows.size());
   return EndSwitchPause(node);
 }
 
