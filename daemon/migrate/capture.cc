@@ -265,6 +265,7 @@ Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
       if (!waiting_for.empty()) {
         spdlog::info("capture peer {}: the dead RegionServer's WALs are shipped", peer);
       }
+      PRESPLIT_RETURN_IF_ERROR(AwaitQueuesShipped(peer, table));
       counters_.probes++;
       return Status::Ok();
     }
@@ -289,6 +290,39 @@ Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
           std::to_string(options_.recovery_timeout.count() / 1000) + " s: " + waiting_for +
           " (hbase shell: status 'replication'; the RegionServer that claimed the queue logs "
           "why it does not ship)");
+    }
+    Sleep(options_.ack_poll);
+  }
+}
+
+Status Migrator::AwaitQueuesShipped(const std::string& peer, const std::string& table) {
+  // A probe rides in the queue of its region's current server. A region that moved (the
+  // balancer, a split's daughter mover, a crash) can still have older edits in the queue of the
+  // server it left, which its probe does not wait for: the queues as they are now, every live
+  // WAL rolled, are waited for too. Once none of those files is listed, every edit written
+  // before this moment is shipped, whichever server took it.
+  if (peer.empty()) return Status::Ok();
+  auto marked = [&] {
+    std::lock_guard<std::mutex> roll(wal_roll_mu_);
+    return bridge_.MarkCaptureQueues(peer);
+  }();
+  if (!marked.ok()) {
+    return Status::Unavailable("marking the queues of the capture peer " + peer + ": " +
+                               marked.status().message());
+  }
+  const auto deadline = std::chrono::steady_clock::now() + options_.ack_timeout;
+  while (true) {
+    PRESPLIT_ASSIGN_OR_RETURN(UnshippedWals unshipped,
+                              bridge_.UnshippedCaptureWals(peer, marked->wals));
+    if (unshipped.count == 0) return Status::Ok();
+    if (Interrupted()) return Status::Unavailable(Stopping() ? "stopping" : "the lease is lost");
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::Unavailable(
+          "the capture peer " + peer + " shipping " + table + " acknowledged its probes but " +
+          std::to_string(unshipped.count) + " WAL files its queues held then were not shipped "
+          "within " + std::to_string(options_.ack_timeout.count() / 1000) + " s (first: " +
+          (unshipped.first.empty() ? "?" : unshipped.first.front()) +
+          "; hbase shell: status 'replication'; the RegionServer holding it logs why)");
     }
     Sleep(options_.ack_poll);
   }

@@ -378,10 +378,15 @@ class Migrator {
   Status RemoveCapture(const std::string& peer, const char* why);
   // Writes a probe into every region of `table` and waits (up to ack_timeout) until `peer`,
   // shipping `table` into `ack_table`, acknowledged every one and holds no dead RegionServer's
-  // WALs any more (up to recovery_timeout more): every write made to `table` before the probe
-  // has been applied to `ack_table`. Unavailable when it did not in time.
+  // WALs any more (up to recovery_timeout more), then until the WAL files its queues held at
+  // that moment (every live WAL rolled) are shipped (up to ack_timeout more): every write made
+  // to `table` before the probe has been applied to `ack_table`, also one a region took on a
+  // server it has since moved away from. Unavailable when it did not in time.
   Status AwaitShipped(const std::string& peer, const std::string& table,
                       const std::string& ack_table);
+  // Marks the peer's queues (every live WAL rolled) and waits, up to ack_timeout, until none of
+  // the files they held is listed any more. Unavailable when they were not shipped in time.
+  Status AwaitQueuesShipped(const std::string& peer, const std::string& table);
   // The peer's queues that still hold a dead RegionServer's WALs (empty: none, or no peer).
   Result<std::vector<std::string>> RecoveredQueues(const std::string& peer);
   // What the peer shipping into `ack_table` could not ship (bulk loads, rows that do not fit

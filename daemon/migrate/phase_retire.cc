@@ -45,12 +45,18 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   Status reverse = RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
   if (!reverse.ok()) return Fail(node, "fencing: removing the reverse peer: " + reverse.message());
   if (!MayAct()) return Step::kStopped;
-  Status fenced = bridge_.SetReadOnly(plan.source, true);
+  // Made read-only by this call: its regions all reopened read-only before it returned, so the
+  // drain marks the queues at once instead of waiting for every close to come back (a close
+  // acknowledgement can be gone: a major compaction of the target purges it). A run that finds
+  // it read-only already waits for the closes, as the change may still be under way.
+  bool reopened_now = false;
+  Status fenced = bridge_.SetReadOnly(plan.source, true, &reopened_now);
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
     return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
   }
   auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
-                              plan.capture.closed_before, plan.capture.fence_started_ms);
+                              plan.capture.closed_before, plan.capture.fence_started_ms,
+                              std::chrono::milliseconds(0), reopened_now && fenced.ok());
   if (!drained.ok())
     return Fail(node, "fencing: draining the capture: " + drained.status().message());
   if (!*drained) {

@@ -185,8 +185,9 @@ class FakeMigrationBridge : public MigrationBridge {
     QueueMark out;
     auto queued = queue_wals.find(peer_id);
     if (queued != queue_wals.end()) out.wals = queued->second;
-    // A stalled peer reads none of its files: its current one stays listed.
-    if (stalled_peers.count(peer_id)) out.wals.push_back(kStalledWal);
+    // A stalled peer (or every peer, `stall`) reads none of its files: its current one stays
+    // listed.
+    if (stall || stalled_peers.count(peer_id)) out.wals.push_back(kStalledWal);
     out.servers_rolled = 1;
     return out;
   }
@@ -197,7 +198,7 @@ class FakeMigrationBridge : public MigrationBridge {
     UnshippedWals out;
     std::vector<std::string> listed;
     if (auto queued = queue_wals.find(peer_id); queued != queue_wals.end()) listed = queued->second;
-    if (stalled_peers.count(peer_id)) listed.push_back(kStalledWal);
+    if (stall || stalled_peers.count(peer_id)) listed.push_back(kStalledWal);
     for (const auto& wal : listed) {
       if (std::find(marked.begin(), marked.end(), wal) == marked.end()) continue;
       out.count++;

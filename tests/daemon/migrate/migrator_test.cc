@@ -687,6 +687,41 @@ TEST_F(MigratorTest, TheSwitchWaitsForTheWalsARegionLeftOnTheServerItMovedFrom) 
   ExpectTargetEqualsSource();
 }
 
+// The same during the verification: a row of a region that moved, whose edit is still in its
+// first server's lagging queue, differs while the probes (shipped by the region's new server)
+// are already back. The re-read waits for the queues as they were, and the row compares equal
+// instead of failing the verification.
+TEST_F(MigratorTest, TheVerificationWaitsForTheWalsARegionLeftOnTheServerItMovedFrom) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  const std::string peer = CapturePeerOf(kTarget);
+  const std::string held_row = "30000555";
+  bool written = false;
+  bool shipped = false;
+  int polls = 0;
+  bridge_.before_source_digest = [&](const std::string&) {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    if (written) return;
+    // Written on the server the region moved away from: in the source, in that server's queue.
+    bridge_.tables[kSource][held_row] = FakeMigrationBridge::Row{5, 0};
+    bridge_.queue_wals[peer] = {"rs1.example%2C16020%2C1.100"};
+    written = true;
+  };
+  bridge_.on_unshipped = [&](const std::string& id) {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    if (id != peer || !written || shipped || ++polls < 3) return;
+    bridge_.tables[kTarget][held_row] = FakeMigrationBridge::Row{5, 0};
+    bridge_.queue_wals.erase(peer);
+    shipped = true;
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "grace") << Plan().dump();
+  EXPECT_TRUE(written);
+  EXPECT_TRUE(shipped) << "the verification went on only once the marked file was shipped";
+  EXPECT_GE(polls, 3);
+  ExpectTargetEqualsSource();
+}
+
 // The switch's own read-only change returns once every region reopened read-only, so its drain
 // marks the queues at once instead of waiting for the closes: a region whose close never comes
 // (its server died during the reopen) does not hold the switch back.
@@ -812,21 +847,59 @@ TEST_F(MigratorTest, ARollbackDrainedAtItsPauseIsNotDrainedAgain) {
   EXPECT_EQ(bridge_.marks_by_peer[reverse], 1) << "drained once, at the pause";
 }
 
+// The fence's own read-only change returns once every region reopened read-only: its drain
+// marks the queues at once, so a region whose close never comes (its server died during the
+// reopen, or its acknowledgement was compacted away) does not hold the fence for ack_timeout.
+TEST_F(MigratorTest, AFenceMarksTheQueuesRightAfterItsOwnReadOnlyChange) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  ASSERT_TRUE(bridge_.Write(kSource, "30000778"));
+  bridge_.crashed_during_reopen = {"r3"};
+  LogCapture log;
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(Plan().is_null()) << Plan().dump();
+  EXPECT_TRUE(bridge_.reopened.empty()) << "nothing reopened";
+  EXPECT_NE(log.Text().find("tinawang:check reopened read-only just now; "), std::string::npos)
+      << log.Text();
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_TRUE(bridge_.tables[kTarget].count("30000778"));
+}
+
 // A RegionServer died while the read-only change reopened the old generation: the region it
-// held opened again elsewhere without a close, and no close of it would ever come. Once the fence
-// has lasted ack_timeout, the regions still without a close are reopened, which writes it.
+// held opened again elsewhere without a close, and no close of it would ever come. A leader that
+// finds the table read-only already (the previous one stopped inside the fence) cannot tell
+// whether that change is over, so it waits for the closes; once the fence has lasted
+// ack_timeout, the regions still without a close are reopened, which writes it.
 TEST_F(MigratorTest, AFenceReopensTheRegionsACrashLeftWithoutAClose) {
   int64_t now_ms = 1'000'000;
   options_.now_ms = [&] { return now_ms; };
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
-  Migrator migrator(zk_, admin_, bridge_, options_);
-  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  {
+    Migrator migrator(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  }
   ASSERT_EQ(Plan()["phase"], "grace");
   ASSERT_TRUE(bridge_.Write(kSource, "30000777"));
   bridge_.crashed_during_reopen = {"r3"};
   LogCapture log;
   EndGracePeriod();
-  // The fence has just begun: r3 is waited for, not reopened.
+  // The first leader stops right after its read-only change.
+  MigratorOptions dying = options_;
+  dying.lease = [&] {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    return !bridge_.read_only.count(kSource);
+  };
+  {
+    Migrator first(zk_, admin_, bridge_, dying);
+    (void)first.RunOnceAndWait();
+  }
+  ASSERT_EQ(Plan()["phase"], "fencing");
+  ASSERT_TRUE(bridge_.peers.count(CapturePeerOf(kTarget)));
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  // The next one: r3 is waited for, not reopened.
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   EXPECT_EQ(Plan()["phase"], "fencing");
   EXPECT_TRUE(bridge_.reopened.empty());
@@ -1407,7 +1480,9 @@ TEST_F(MigratorTest, APeerAddedWhileTheSweepListsIsKeptWithItsPlan) {
 }
 
 TEST_F(MigratorTest, ThePeersOfAMigrationCarryTheDaemonsRootAndAreNotOrphans) {
-  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  // Stalled: every switch attempt waits out its (short) pause and is abandoned.
+  StartMigration(
+      R"({"allowed": true, "grace_period_s": 0, "workers": 2, "max_write_pause_ms": 500})");
   bridge_.stall = true;
   options_.orphan_sweep_interval = std::chrono::milliseconds(0);
   Migrator migrator(zk_, admin_, bridge_, options_);
@@ -1458,7 +1533,9 @@ TEST_F(MigratorTest, TheSweepRemovesNothingWhenItCannotTellAndNeverFailsARun) {
 // The capture peers' lag and WAL queue, as HBase reports them, travel with the migration's
 // snapshot (for /metrics and /status): read at most once per capture_lag_interval, never stale.
 TEST_F(MigratorTest, TheCapturePeersLagIsReadFromHBaseIntoTheSnapshot) {
-  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  // Stalled: every switch attempt waits out its (short) pause and is abandoned.
+  StartMigration(
+      R"({"allowed": true, "grace_period_s": 0, "workers": 2, "max_write_pause_ms": 500})");
   bridge_.stall = true;
   const std::string peer = CapturePeerOf(kTarget);
   bridge_.capture_lags[peer] = CaptureLag{"", 95000, 96000, 12, 3};
