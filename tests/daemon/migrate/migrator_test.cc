@@ -2273,6 +2273,36 @@ TEST_F(ForgedPlanTest, APlanReplayedPastItsCreationOntoATargetItDidNotCreateDoes
   EXPECT_TRUE(admin_.tables.count(kTarget));
 }
 
+// The same replay in every phase past the target's creation: whatever the phase would do next
+// (copy into the target, fence or drop a generation, switch the status back), nothing is done.
+class ReplayedPlanTest : public ForgedPlanTest,
+                         public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(ReplayedPlanTest, OntoATargetItDidNotCreateChangesNothing) {
+  admin_.tables[kTarget] = admin_.tables.at(kSource);
+  admin_.tables[kTarget].table = kTarget;
+  admin_.tables[kTarget].attributes[FakeMigrationBridge::kMarkerSource] = kSource;
+  admin_.tables[kTarget].attributes[FakeMigrationBridge::kMarkerPlan] = "0123456789abcdef";
+  const std::string phase = GetParam();
+  Forge([&](json& plan) { plan["phase"] = phase; }, "");
+  // Refused by the target's marker, or (a phase past the switch the status does not agree
+  // with) by the status; either way the reason is in the status.
+  ExpectNothingDone("");
+  const std::string refused = Status()["migration"].value("refused", "");
+  EXPECT_TRUE(refused.find("was created by presplit for the migration of tinawang:check (plan "
+                           "0123456789abcdef)") != std::string::npos ||
+              refused.find("but the table's status names tinawang:check (generation 1)") !=
+                  std::string::npos)
+      << phase << ": " << refused;
+  EXPECT_TRUE(admin_.tables.count(kTarget));
+  EXPECT_EQ(Status()["physical_table"], kSource);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPhasePastTheCreation, ReplayedPlanTest,
+                         ::testing::Values("copying", "verifying", "failed_verification",
+                                           "switching", "catching_up", "grace", "fencing",
+                                           "rolling_back"));
+
 TEST_F(ForgedPlanTest, APlanWithoutIdPastItsCreationIsRefused) {
   Forge(
       [](json& plan) {
