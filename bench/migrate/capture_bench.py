@@ -260,6 +260,9 @@ class Bench:
                                        {"regionserver": self.cpu, "presplitd": daemon_cpu})
         for name, stats in phases.items():
             print(f"  {name}: {stats}", flush=True)
+        for line in self.daemon.log_text().splitlines():
+            if f"migration {table}: switch" in line:  # each attempt, and where the pause went
+                print(f"  presplitd: {line}", flush=True)
         during = phases.get("migrating (all steps)", {"p99_us": 0})
         return {"alone": alone, "whole_run": whole, "during": during, "phase_at_end": phase,
                 "by_phase": phases, "p99_ratio": during["p99_us"] / max(1, alone["p99_us"])}
@@ -271,9 +274,11 @@ class Bench:
         log = self.daemon.log_text()
         prefix = f"migration {table}: "
         marks = [(requested, "target created")]
+        # The switch's write pause (the SDK holds writes) is its own step: from the first
+        # attempt to the status write.
         for name, text in [("copy", "capture peer "), ("verification", "copy finished"),
-                           ("switch and catch-up", "switched:"), ("grace (both peers)",
-                                                                   "caught up:")]:
+                           ("switch pause", "switching (attempt"), ("catch-up", "switched:"),
+                           ("grace (both peers)", "caught up:")]:
             line = find_line(log, prefix + text)
             if line:
                 marks.append((log_time(line), name))
