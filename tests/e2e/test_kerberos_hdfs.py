@@ -124,7 +124,16 @@ class KerberosHdfsTest(unittest.TestCase):
         try:
             rows = 200
             write_salted_table(self, d, table, rows)
+            # An application's grant on the table (this cluster runs the AccessController): the
+            # new generation carries it, or the application would lose its access at the switch.
+            tester = TESTER[0].split("@")[0].split("/")[0]  # the short name HBase sees
+            result(HBASE, "grant", tester, table, "RW", source=KPROBE_SOURCE)
+            self.assertIn(f"{tester}:RW",
+                          result(HBASE, "grants", table, source=KPROBE_SOURCE).split(","))
             migrate(self, d, table, "hfile")
+            self.assertIn(f"{tester}:RW", result(HBASE, "grants", table + "__g2",
+                                                  source=KPROBE_SOURCE).split(","))
+            self.assertRegex(d.log_text(), rf"grants copied: [1-9]\d*")
             self.assertRegex(d.log_text(), re.escape(
                 f"migration {table}: hfile copy: the chunks read the live table through the "
                 "RegionServers, not a snapshot's files (migration_hfile_source = snapshot): this "

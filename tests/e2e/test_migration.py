@@ -48,6 +48,7 @@ import harness as h
 
 PROGRAM = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "MigrationE2E.java")
 CAPTURE = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "CaptureE2E.java")
+WORKLOAD = os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "SplitWorkload.java")
 ROWS = int(os.environ.get("PRESPLIT_E2E_MIGRATION_ROWS", "200000"))
 HFILE_ROWS = int(os.environ.get("PRESPLIT_E2E_MIGRATION_HFILE_ROWS", "30000"))
 VERSIONS = 3
@@ -82,6 +83,11 @@ def document(table, buckets, migration=None):
     if migration is not None:
         doc["migration"] = migration
     return json.dumps(doc)
+
+
+def workload(*args, timeout=300):
+    """Runs SplitWorkload (regions moved, split, listed with the plain HBase client)."""
+    return h.run([*h.java_command(WORKLOAD), "--zk", h.ZK_QUORUM, *args], timeout=timeout).stdout
 
 
 def put_doc(root, doc):
@@ -462,6 +468,11 @@ class MigrationTest(unittest.TestCase):
         dr_peer = "dr_" + uuid.uuid4().hex[:8]
         helper(root, "operator-settings", table, dr_peer)
         self.addCleanup(lambda: helper(root, "remove-peer", dr_peer))
+        # A region whose start key is 1 KiB long (inside bucket 1): the capture's probes and
+        # closes of it must be acknowledged like any other's, or nothing would ever switch.
+        long_key = "1" + "k" * 1023
+        self.assertEqual(workload("split-at", table, long_key).strip(), "ok")
+        self.assertIn(long_key, workload("regions", table).split())
 
         # The table is shipped to a DR cluster: without a word in the document, not migrated.
         put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 0}))
@@ -611,6 +622,47 @@ class MigrationTest(unittest.TestCase):
         self.assertLessEqual(paused_back, 10000)
         print(f"test_7: writes paused for {paused} ms at the switch, {paused_back} ms at the "
               f"rollback", flush=True)
+
+    def test_8_a_document_removed_during_the_copy_ends_the_migration_leaving_no_peer(self):
+        root, table, _ = self.names("mir")
+        d = self.daemon(root, 19515).start()
+        put_doc(root, document(table, 4))
+        h.wait_status(root, table, ["ready"])
+        helper(root, "load", table, "2000", str(VERSIONS))
+        # Slow enough that the copy is under way when the document goes.
+        put_doc(root, document(table, 8, {"allowed": True, "workers": 1,
+                                          "max_cells_per_s": 1000}))
+        h.wait_for(lambda: checkpoints_written(root, table), 120, "the first checkpoints")
+        peer = migration_status(root, table)["capture"]["peer"]
+        target = table + "__g2"
+
+        refused = h.ctl(root, "rm", table, check=False)
+        self.assertEqual(refused.returncode, 1, refused)
+        self.assertIn(f"rm refused, nothing removed: a re-salt migration of {table} is under way "
+                      f"(phase copying)", refused.stderr)
+        self.assertIsNotNone(h.status(root, table), "the document and the status stay")
+
+        # A portal writing ZooKeeper directly is not refused: the leader ends the migration.
+        zk_raw = h.java_command(os.path.join(h.SOURCE_DIR, "tests", "e2e", "java", "ZkRaw.java"),
+                                short_lived=True)
+        subprocess.run([*zk_raw, h.ZK_QUORUM, "delete", f"{root}/tables/{table}"], check=True,
+                       timeout=120)
+
+        def ended():
+            return (not capture(root, "peer", "stats", peer)["found"]
+                    and "false" in h.probe("exists", target).stdout.lower()
+                    and migration_status(root, table) is None)
+        h.wait_for(ended, 240, lambda: "the migration's end without its document\n"
+                   + d.log_text()[-3000:])
+        # A copy under way runs to its end first: the abort comes at its end or in the
+        # verification after it.
+        self.assertRegex(d.log_text(), re.escape(
+            f"migration {table}: its document <root>/tables/{table} was removed before the "
+            f"switch (phase ") + r"(copying|verifying)\): aborted by the daemon")
+        # The source is as it was: every loaded row, the guard gone (it takes bulk loads again).
+        self.assertEqual(h.probe("count", table).stdout.strip().splitlines()[-1], "2000")
+        self.assertFalse(helper(root, "settings", table)["guarded"])
+        self.assertTrue(d.alive())
 
 if __name__ == "__main__":
     h.main()

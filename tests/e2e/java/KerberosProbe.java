@@ -1,4 +1,7 @@
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
@@ -17,6 +20,7 @@ import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessControlClient;
 import org.apache.hadoop.hbase.security.access.Permission;
+import org.apache.hadoop.hbase.security.access.UserPermission;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.security.UserGroupInformation;
 
@@ -30,6 +34,8 @@ import org.apache.hadoop.security.UserGroupInformation;
  *   KerberosProbe PRINCIPAL KEYTAB create-namespace NS     unless it exists
  *   KerberosProbe PRINCIPAL KEYTAB grant USER @NS ACTIONS  ACTIONS: letters of RWXCA
  *   KerberosProbe PRINCIPAL KEYTAB grant USER TABLE ACTIONS    on one table
+ *   KerberosProbe PRINCIPAL KEYTAB grants TABLE            "USER:ACTIONS,..." granted on the
+ *                                                          table itself, sorted ("-": none)
  *   KerberosProbe PRINCIPAL KEYTAB namespace-exists NS     true or false
  *   KerberosProbe PRINCIPAL KEYTAB regions-count TABLE     the table's regions
  *   KerberosProbe PRINCIPAL KEYTAB rows TABLE              "ROWS SALTS": the rows as stored,
@@ -91,6 +97,27 @@ public final class KerberosProbe {
                 actions);
           }
           return rest[0] + " " + rest[1] + " " + rest[2];
+        }
+        case "grants": {
+          List<String> grants = new ArrayList<>();
+          List<UserPermission> permissions;
+          try {
+            permissions = AccessControlClient.getUserPermissions(c,
+                java.util.regex.Pattern.quote(rest[0]));
+          } catch (Throwable t) {
+            throw new java.io.IOException("listing the grants on " + rest[0], t);
+          }
+          for (UserPermission p : permissions) {
+            StringBuilder actions = new StringBuilder();
+            for (Permission.Action a : p.getPermission().getActions()) {
+              actions.append((char) a.code());
+            }
+            char[] sorted = actions.toString().toCharArray();
+            Arrays.sort(sorted);
+            grants.add(p.getUser() + ":" + new String(sorted));
+          }
+          Collections.sort(grants);
+          return grants.isEmpty() ? "-" : String.join(",", grants);
         }
         case "namespace-exists":
           return String.valueOf(Arrays.asList(admin.listNamespaces()).contains(rest[0]));

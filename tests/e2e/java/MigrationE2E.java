@@ -302,7 +302,9 @@ public class MigrationE2E {
           + f.getMaxVersions() + ",\"app_team\":" + quoted(d.getValue("app.team"))
           + ",\"marker_source\":" + quoted(d.getValue("presplit.migration.source"))
           + ",\"marker_plan\":" + quoted(d.getValue("presplit.migration.plan"))
-          + ",\"read_only\":" + d.isReadOnly() + ",\"quotas\":" + quotas
+          + ",\"read_only\":" + d.isReadOnly()
+          + ",\"guarded\":" + d.hasCoprocessor("io.presplit.capture.MigrationGuard")
+          + ",\"quotas\":" + quotas
           + ",\"peers_naming_it\":[" + String.join(",", peers) + "]}");
     }
   }
