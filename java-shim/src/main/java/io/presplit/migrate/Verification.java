@@ -260,6 +260,9 @@ final class Verification {
         for (int i = 0; i < rows.length; i++) {
           long hash = rows[i] == null || rows[i].isEmpty() ? 0
               : rowHash(rows[i].getRow(), width, rows[i]);
+          // The verification's re-reads share its gate; at the switch (no gate) they are not
+          // held: writers are paused meanwhile.
+          ThrottleGate.acquire(table, rows[i] == null ? 0 : rows[i].size());
           json.append(from + i > 0 ? "," : "").append('"').append(CellDigest.hex(hash))
               .append('"');
         }
