@@ -555,6 +555,9 @@ class Migrator {
   // ---- phase_retire.cc
   Step Grace(PlanNode& node);
   Step Fence(PlanNode& node);
+  // The fence of an old generation that is gone (dropped by the fence before a restart): the
+  // forward peer removed, the migration done.
+  Step EndFenceWithoutSource(PlanNode& node);
 
   // ---- phase_rollback.cc
   Step Rollback(PlanNode& node, int request_version);

@@ -54,6 +54,7 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
     return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
   }
+  if (fenced.code() == StatusCode::kNotFound) return EndFenceWithoutSource(node);
   auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
                               plan.capture.closed_before, plan.capture.fence_started_ms,
                               std::chrono::milliseconds(0), reopened_now && fenced.ok());
@@ -143,6 +144,30 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   }
   plan.phase = Phase::kDone;
   plan.error = summary.find("NOT dropped") != std::string::npos ? summary : "";
+  if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+  return Finish(node, summary, "done");
+}
+
+Migrator::Step Migrator::EndFenceWithoutSource(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  // The old generation is gone: this phase's drop happened and the daemon stopped before it
+  // recorded "done" (or an operator dropped the table by hand). Nothing is left to drain or to
+  // check; the forward peer goes (it would hold WALs for a table that no longer exists) and the
+  // new generation loses its guard if the settling before the drop did not happen.
+  Status forward = RemoveCapture(plan.capture.peer, "the old generation is gone");
+  if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
+  Status unguarded = Unguard(plan, plan.target, "the new generation stays");
+  if (!unguarded.ok()) {
+    return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
+                          unguarded.message());
+  }
+  spdlog::warn(
+      "migration {}: the old generation {} is gone (dropped by this fence before a restart, or "
+      "by hand): nothing left to drain; the migration is done",
+      plan.table, plan.source);
+  const std::string summary = "done: " + plan.source + " dropped";
+  plan.phase = Phase::kDone;
+  plan.error.clear();
   if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   return Finish(node, summary, "done");
 }

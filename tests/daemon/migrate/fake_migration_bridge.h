@@ -361,15 +361,18 @@ class FakeMigrationBridge : public MigrationBridge {
 
   Status SetReadOnly(const std::string& table, bool read_only_now,
                      bool* changed = nullptr) override {
+    // As the bridge's getDescriptor: a table that is gone is NotFound.
+    if (admin != nullptr && !AdminHas(table)) return Status::NotFound("table " + table);
     std::lock_guard<std::mutex> lock(mu);
     if (!read_only_now) {
       if (changed != nullptr) *changed = read_only.count(table) > 0;
-      read_only.erase(table);
+      read_only_changes += read_only.erase(table);
       return Status::Ok();
     }
     if (changed != nullptr) *changed = read_only.count(table) == 0;
     if (read_only.count(table)) return Status::Ok();
     read_only.insert(table);
+    read_only_changes++;
     // The reopen closes every region: the close is each region's last entry in the WAL. A
     // region in crashed_during_reopen was on a RegionServer that died first: it opens again
     // elsewhere (read-only) and no close of it is written.
@@ -607,6 +610,7 @@ class FakeMigrationBridge : public MigrationBridge {
   std::map<std::string, std::set<std::pair<int64_t, std::string>>> probe_acks;  // by ack table
   std::map<std::string, std::map<std::string, int64_t>> close_acks;             // by ack table
   std::vector<std::string> bulk_load_notices, unfit_notices;
+  int read_only_changes = 0;            // SetReadOnly calls that changed a table
   bool stall = false;                   // peers ship nothing
   std::set<std::string> stalled_peers;  // these peers ship nothing
   // Targets a copy may write besides target_name (tests with several migrations).

@@ -921,6 +921,85 @@ TEST_F(MigratorTest, AFenceReopensTheRegionsACrashLeftWithoutAClose) {
   EXPECT_TRUE(bridge_.tables[kTarget].count("30000777"));
 }
 
+// A SIGKILL can land between any two changes the daemon makes to HBase (a lost lease stops it
+// before its next change, as a killed daemon stops): the fence, the drop of the old generation
+// and the rollback, each resumed by the next leader, end as if nothing had happened, with the
+// late writes of both generations kept.
+class CrashedEndingTest : public MigratorTest,
+                          public ::testing::WithParamInterface<std::tuple<const char*, int>> {
+ protected:
+  // The changes made so far, as the fakes saw them.
+  size_t Changes() {
+    size_t n;
+    {
+      std::lock_guard<std::mutex> lock(bridge_.mu);
+      n = bridge_.events.size() + bridge_.peers_removed.size() + bridge_.read_only_changes +
+          bridge_.copy_calls;
+    }
+    std::lock_guard<std::recursive_mutex> lock(admin_.mu);
+    return n + admin_.disabled.size() + admin_.deleted.size();
+  }
+};
+
+TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
+  const std::string ending = std::get<0>(GetParam());
+  const size_t after = std::get<1>(GetParam());
+  StartMigration(ending == "drop" ? R"({"allowed": true, "grace_period_s": 3600, "drop_old": true})"
+                                  : R"({"allowed": true, "grace_period_s": 3600})");
+  {
+    Migrator migrator(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  }
+  ASSERT_EQ(Plan()["phase"], "grace");
+  // A late writer of the old generation, and a writer of the new one.
+  ASSERT_TRUE(bridge_.Write(kSource, "80000001"));
+  ASSERT_TRUE(bridge_.Write(kTarget, "80000002"));
+  if (ending == "rollback") {
+    Request("rollback");
+  } else {
+    EndGracePeriod();
+  }
+  const size_t base = Changes();
+  MigratorOptions dying = options_;
+  dying.lease = [&] { return Changes() < base + after; };
+  {
+    Migrator first(zk_, admin_, bridge_, dying);
+    (void)first.RunOnceAndWait();
+  }
+  Migrator next(zk_, admin_, bridge_, options_);
+  for (int run = 0; run < 4 && !Plan().is_null(); ++run) {
+    ASSERT_TRUE(next.RunOnceAndWait().ok());
+  }
+  ASSERT_TRUE(Plan().is_null()) << "killed after " << after << " changes: " << Plan().dump();
+  EXPECT_TRUE(bridge_.peers.empty());
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  if (ending == "rollback") {
+    EXPECT_EQ(Status()["migration"]["phase"], "rolled_back");
+    EXPECT_EQ(Status()["generation"], 1);
+    EXPECT_TRUE(admin_.deleted.count(kTarget));
+    EXPECT_FALSE(bridge_.read_only.count(kSource)) << "the old generation takes writes";
+    EXPECT_FALSE(bridge_.guards.count(kSource));
+    EXPECT_TRUE(bridge_.tables[kSource].count("80000001"));
+    EXPECT_TRUE(bridge_.tables[kSource].count("80000002")) << "the new generation's write kept";
+  } else {
+    EXPECT_EQ(Status()["migration"]["phase"], "done");
+    EXPECT_EQ(Status()["generation"], 2);
+    EXPECT_TRUE(admin_.disabled.count(kSource));
+    EXPECT_EQ(admin_.deleted.count(kSource), ending == "drop" ? 1u : 0u);
+    EXPECT_FALSE(bridge_.guards.count(kTarget));
+    EXPECT_EQ(bridge_.restored_keep_deleted.size(), 1u);
+    EXPECT_TRUE(bridge_.tables[kTarget].count("80000001")) << "the late write kept";
+    EXPECT_TRUE(bridge_.tables[kTarget].count("80000002"));
+  }
+}
+
+// The fence makes at most six changes (reverse peer, read-only, forward peer, the new
+// generation settled, disabled, dropped), the rollback as many: every point between them, and
+// none.
+INSTANTIATE_TEST_SUITE_P(EveryStep, CrashedEndingTest,
+                         ::testing::Combine(::testing::Values("fence", "drop", "rollback"),
+                                            ::testing::Range(0, 9)));
+
 TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
   Migrator migrator(zk_, admin_, bridge_, options_);
