@@ -941,6 +941,46 @@ class CrashedEndingTest : public MigratorTest,
   }
 };
 
+// The same from the first change on (the target's creation, the guard, the peers, every copy
+// chunk, the switch's read-only change and its end) to the end of a migration without a grace
+// period.
+class CrashedMigrationTest : public CrashedEndingTest {
+ protected:
+  static constexpr size_t kWholeMigrationChanges = 54;  // one more than the whole migration makes
+};
+
+TEST_P(CrashedMigrationTest, TheNextLeaderFinishesItLosingNothing) {
+  const size_t after = std::get<1>(GetParam());
+  ASSERT_TRUE(bridge_.Write(kSource, "80000001"));
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
+  const size_t base = Changes();
+  MigratorOptions dying = options_;
+  dying.lease = [&] { return Changes() < base + after; };
+  {
+    Migrator first(zk_, admin_, bridge_, dying);
+    (void)first.RunOnceAndWait();
+  }
+  if (after == kWholeMigrationChanges) {
+    EXPECT_TRUE(Plan().is_null()) << "the range covers every change: " << Changes() - base;
+  }
+  Migrator next(zk_, admin_, bridge_, options_);
+  for (int run = 0; run < 4 && !Plan().is_null(); ++run) {
+    ASSERT_TRUE(next.RunOnceAndWait().ok());
+  }
+  ASSERT_TRUE(Plan().is_null()) << "killed after " << after << " changes: " << Plan().dump();
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  EXPECT_EQ(Status()["generation"], 2);
+  EXPECT_TRUE(bridge_.peers.empty());
+  EXPECT_TRUE(admin_.disabled.count(kSource));
+  ExpectTargetEqualsSource();
+  std::lock_guard<std::mutex> lock(bridge_.mu);
+  EXPECT_TRUE(bridge_.tables[kTarget].count("80000001"));
+  EXPECT_FALSE(bridge_.guards.count(kTarget));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryStep, CrashedMigrationTest,
+                         ::testing::Combine(::testing::Values("whole"), ::testing::Range(0, 55)));
+
 TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
   const std::string ending = std::get<0>(GetParam());
   const size_t after = std::get<1>(GetParam());
