@@ -31,8 +31,13 @@ zk_session_timeout_ms, presplit_jar, hbase_conf_dir, jvm_classpath, jvm_classpat
 hbase_command, jvm_max_heap, jvm_options, resync_interval_s, load_watch_interval_s,
 load_split_max_per_window, load_split_window_s, migration_interval_s, migration_chunk_rows,
 migration_max_concurrent, migration_hfile_chunk_rows, migration_mapreduce_threshold_bytes,
-migration_staging_dir, migration_hfile_source, hadoop_conf_dir, kerberos_principal,
-kerberos_keytab, http_listen, log_level, and hbase.* client settings.
+migration_staging_dir, migration_hfile_source, migration_throttle,
+migration_throttle_start_cells_per_s, migration_throttle_min_cells_per_s,
+migration_throttle_max_call_queue, migration_throttle_max_queue_time_ms,
+migration_throttle_max_probe_ms, keyviz_fine_resolution_s, keyviz_fine_retention_h,
+keyviz_coarse_resolution_s, keyviz_coarse_retention_h, keyviz_memory_budget_mb,
+hadoop_conf_dir, kerberos_principal, kerberos_keytab, http_listen, log_level, and hbase.*
+client settings.
 
 signals: SIGTERM/SIGINT stop cleanly (within 20 s: an HBase call still running then is
 abandoned); SIGHUP re-reads the config file (log_level and resync_interval_s apply at once,

@@ -106,6 +106,11 @@ def check_config(repo):
     need(keys, "config keys (key == \"...\") in daemon/runner/daemon_options.cc")
     main = read(repo, "daemon/presplitd_main.cc")
     flags = need(set(re.findall(r'\barg == "(-[\w-]+)"', main)), "flags in presplitd_main.cc")
+    # --help names every setting too (it left out eleven once).
+    usage = re.search(r"settings \(see conf/presplitd\.conf and presplitd\(8\)\):(.*?)"
+                      r"client settings\.", main, re.S)
+    in_help = need(set(re.findall(r"[a-z][\w.]*\*?", usage.group(1)) if usage else ()) - {"and"},
+                   "the settings listed in presplitd_main.cc's --help")
     runner = read(repo, "daemon/runner/daemon_runner.cc")
     live = need(set(re.findall(r'\bname == "(\w+)"', runner)) & keys,
                 "the settings SIGHUP applies (name == \"...\") in daemon_runner.cc")
@@ -116,6 +121,7 @@ def check_config(repo):
     ref_live = {n for names, cells in rows for n in names if cells[-1].lower().startswith("yes")}
     ref_flags = {n for names, _ in table_rows(reference, "Command line") for n in names}
     return (compare("config key", keys, ref_keys, ref_path)
+            + compare("setting in --help", keys, in_help, "daemon/presplitd_main.cc")
             + compare("setting SIGHUP applies live (last column 'yes'):", live, ref_live, ref_path)
             + compare("presplitd flag", flags, ref_flags, ref_path))
 
