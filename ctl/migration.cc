@@ -202,7 +202,8 @@ int CmdMigration(const Args& args) {
     }
   }
   json plan = node.ok() ? json::parse(node->data, nullptr, false) : json();
-  if (node.ok() && !plan.is_object()) return Fail("the migration plan of " + table + " is not JSON");
+  if (node.ok() && !plan.is_object())
+    return Fail("the migration plan of " + table + " is not JSON");
   auto pending = (*zk)->Get(request_path, /*watch=*/false);
   std::string pending_request;
   if (pending.ok()) {
@@ -242,8 +243,8 @@ int CmdMigration(const Args& args) {
   }
   // Resume also clears an error a migration waits on (a bulk copy that gave up after its
   // attempts), so it is refused only when there is nothing to resume.
-  const bool waits_on_error =
-      plan.contains("error") && plan["error"].is_string() && !plan["error"].get<std::string>().empty();
+  const bool waits_on_error = plan.contains("error") && plan["error"].is_string() &&
+                              !plan["error"].get<std::string>().empty();
   if (*request == daemon::migrate::Request::kResume && !plan.value("paused", false) &&
       phase != "failed_verification" && pending_request != "pause" && !waits_on_error) {
     std::cout << "migration of " << table << " is not paused (phase " << phase << ")\n";
@@ -261,8 +262,10 @@ int CmdMigration(const Args& args) {
   }
   if (written.code() == StatusCode::kFailedPrecondition ||
       written.code() == StatusCode::kAlreadyExists) {
-    return Fail("another request for " + table + " was written at the same moment; look at "
-                "`presplitctl migration status " + table + "` and try again");
+    return Fail("another request for " + table +
+                " was written at the same moment; look at "
+                "`presplitctl migration status " +
+                table + "` and try again");
   }
   if (written.code() == StatusCode::kPermissionDenied) {
     // With ZooKeeper access control the requests are writable by the portal identity only.

@@ -318,10 +318,10 @@ Status Migrator::AwaitQueuesShipped(const std::string& peer, const std::string& 
     if (Interrupted()) return Status::Unavailable(Stopping() ? "stopping" : "the lease is lost");
     if (std::chrono::steady_clock::now() >= deadline) {
       return Status::Unavailable(
-          "the capture peer " + peer + " shipping " + table + " acknowledged its probes but " +
-          std::to_string(unshipped.count) + " WAL files its queues held then were not shipped "
-          "within " + std::to_string(options_.ack_timeout.count() / 1000) + " s (first: " +
-          (unshipped.first.empty() ? "?" : unshipped.first.front()) +
+          "the capture peer " + peer + " shipping " + table + " acknowledged its probes, but " +
+          std::to_string(unshipped.count) + " WAL files its queues held then were not shipped " +
+          "within " + std::to_string(options_.ack_timeout.count() / 1000) +
+          " s (first: " + (unshipped.first.empty() ? std::string("?") : unshipped.first.front()) +
           "; hbase shell: status 'replication'; the RegionServer holding it logs why)");
     }
     Sleep(options_.ack_poll);

@@ -98,9 +98,9 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
     return AbandonSwitch(node, "the pause of " + std::to_string(plan.max_write_pause_ms) +
                                    " ms was over before " + plan.source + " was read-only");
   }
-  auto drained =
-      AwaitDrained(plan.capture.peer, plan.source, plan.target, plan.capture.closed_before,
-                   plan.capture.fence_started_ms, std::chrono::milliseconds(remaining), reopened_now);
+  auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
+                              plan.capture.closed_before, plan.capture.fence_started_ms,
+                              std::chrono::milliseconds(remaining), reopened_now);
   if (Halted()) return Step::kStopped;  // the next leader resumes the pause (or abandons it)
   if (!drained.ok()) {
     return AbandonSwitch(node, "draining the capture failed: " + drained.status().message());

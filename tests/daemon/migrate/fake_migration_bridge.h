@@ -313,8 +313,7 @@ class FakeMigrationBridge : public MigrationBridge {
     }
     const bool restore = kept != "SOURCE'S";
     auto it = guards.find(target);
-    const bool ours =
-        it != guards.end() && (it->second.plan.empty() || it->second.plan == plan_id);
+    const bool ours = it != guards.end() && (it->second.plan.empty() || it->second.plan == plan_id);
     if (it != guards.end() && !ours) out.other_plan = it->second.plan;
     if (!restore && !ours) return out;
     if (restore) {

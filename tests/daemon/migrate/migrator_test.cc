@@ -2067,7 +2067,8 @@ TEST_F(MigratorTest, TheVerificationReportStaysBoundedWhateverTheRegionCount) {
 }
 
 // A table of so many regions (4,000 with 100-byte keys: 1.2 MB of JSON) that its regions alone
-// would not fit a znode: the migration starts all the same, its regions kept in parts beside a plan that stays small.
+// would not fit a znode: the migration starts all the same, its regions kept in parts beside a plan
+// that stays small.
 TEST_F(MigratorTest, ThousandsOfRegionsWithLongKeysStartAMigrationWithASmallPlan) {
   {
     std::lock_guard<std::recursive_mutex> lock(admin_.mu);
