@@ -86,6 +86,7 @@ std::string PlanToJson(const MigrationPlan& p) {
       {"document", p.document},
       {"plan_id", p.plan_id},
       {"max_write_pause_ms", p.max_write_pause_ms},
+      {"throttle", p.throttle},
       {"writes_paused_until_ms", p.writes_paused_until_ms},
       {"paused_table", p.paused_table},
       {"switch_retry_at_ms", p.switch_retry_at_ms},
@@ -182,6 +183,7 @@ Result<MigrationPlan> ParsePlan(const std::string& text, size_t max_bytes) {
   p.document = StringOrEmpty(o, "document");
   p.plan_id = StringOrEmpty(o, "plan_id");
   p.max_write_pause_ms = Field<int64_t>(o, "max_write_pause_ms", 5000);
+  p.throttle = StringOrEmpty(o, "throttle");
   p.writes_paused_until_ms = Field<int64_t>(o, "writes_paused_until_ms", 0);
   p.paused_table = StringOrEmpty(o, "paused_table");
   p.switch_retry_at_ms = Field<int64_t>(o, "switch_retry_at_ms", 0);

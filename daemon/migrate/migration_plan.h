@@ -16,7 +16,7 @@
 //    "plan_id": "<32 hex digits: the marker the target carries>",
 //    "phase": "copying", "paused": false,
 //    "copy_started_ms": 0, "switched_at_ms": 0, "grace_until_ms": 0, "rolled_back_at_ms": 0,
-//    "max_write_pause_ms": 5000, "writes_paused_until_ms": 0, "paused_table": "",
+//    "max_write_pause_ms": 5000, "throttle": "", "writes_paused_until_ms": 0, "paused_table": "",
 //    "switch_retry_at_ms": 0,
 //    "switch_attempts": 0, "deferred_rows": ["<base64 logical key>", ...],
 //    "error": null, "verification": null | {...},
@@ -144,6 +144,7 @@ struct MigrationPlan {
   // its descriptor, and nothing is done to a target without it (see CheckGeneration).
   std::string plan_id;
   int64_t max_write_pause_ms = 5000;  // the document's migration.max_write_pause_ms
+  std::string throttle;  // the document's migration.throttle: "adaptive", "off", "" (daemon's)
 
   Phase phase = Phase::kPlanned;
   bool paused = false;

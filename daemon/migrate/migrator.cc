@@ -50,6 +50,7 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
   plan.document = start.document;
   plan.plan_id = NewPlanId();
   plan.max_write_pause_ms = start.config.max_write_pause_ms;
+  plan.throttle = start.config.throttle;
   plan.phase = Phase::kPlanned;
   plan.created_at = plan.updated_at = UtcNow();
   plan.daemon = start.daemon_id;

@@ -527,6 +527,9 @@ class Migrator {
     ~PhaseThrottle();
   };
   std::unique_ptr<PhaseThrottle> StartThrottle(const MigrationPlan& plan);
+  // The daemon's throttle settings with the document's migration.throttle (when set) deciding
+  // whether it is on.
+  ThrottleSettings ThrottleOf(const MigrationPlan& plan) const;
   // The throttle's state into the snapshot (a throttle that ended: none).
   void SnapshotThrottle(const std::string& table, const Throttler* throttler);
   // Engine "mapreduce": the first signal one health sample of the servers shows ("" when clear,

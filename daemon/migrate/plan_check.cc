@@ -112,6 +112,9 @@ Status CheckPlan(const MigrationPlan& plan, const PlanFacts& facts) {
     return Refuse("max_write_pause_ms " + std::to_string(plan.max_write_pause_ms) +
                   " is not within 500..600000");
   }
+  if (!plan.throttle.empty() && plan.throttle != "adaptive" && plan.throttle != "off") {
+    return Refuse("throttle '" + plan.throttle + "' is neither adaptive nor off");
+  }
   if (!plan.paused_table.empty() && plan.paused_table != plan.source &&
       plan.paused_table != plan.target) {
     return Refuse("its paused table '" + plan.paused_table +

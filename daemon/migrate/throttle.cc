@@ -12,9 +12,17 @@ Migrator::PhaseThrottle::~PhaseThrottle() {
   if (on_end) on_end();
 }
 
+ThrottleSettings Migrator::ThrottleOf(const MigrationPlan& plan) const {
+  // The document's migration.throttle, when it says, over the daemon's migration_throttle.
+  ThrottleSettings throttle = options_.throttle;
+  if (!plan.throttle.empty()) throttle.enabled = plan.throttle == "adaptive";
+  return throttle;
+}
+
 std::unique_ptr<Migrator::PhaseThrottle> Migrator::StartThrottle(const MigrationPlan& plan) {
   auto t = std::make_unique<PhaseThrottle>();
-  t->throttler = std::make_unique<Throttler>(options_.throttle, plan.max_cells_per_s);
+  const ThrottleSettings throttle = ThrottleOf(plan);
+  t->throttler = std::make_unique<Throttler>(throttle, plan.max_cells_per_s);
   t->source = options_.health_source
                   ? options_.health_source(plan)
                   : std::make_unique<BridgeHealthSource>(
@@ -23,7 +31,7 @@ std::unique_ptr<Migrator::PhaseThrottle> Migrator::StartThrottle(const Migration
   t->sampler = std::make_unique<ThrottleSampler>(*t->throttler, *t->source, bridge_,
                                                  std::vector<std::string>{plan.source, plan.target},
                                                  plan.table);
-  if (options_.throttle.enabled) {
+  if (throttle.enabled) {
     const Throttler* throttler = t->throttler.get();
     const std::string table = plan.table;
     ThrottleSampler* sampler = t->sampler.get();
@@ -57,7 +65,8 @@ void Migrator::SnapshotThrottle(const std::string& table, const Throttler* throt
 }
 
 std::string Migrator::ServersBusy(const MigrationPlan& plan) {
-  if (!options_.throttle.enabled) return "";
+  const ThrottleSettings throttle = ThrottleOf(plan);
+  if (!throttle.enabled) return "";
   std::unique_ptr<HealthSource> source =
       options_.health_source ? options_.health_source(plan)
                              : std::make_unique<BridgeHealthSource>(
@@ -70,7 +79,7 @@ std::string Migrator::ServersBusy(const MigrationPlan& plan) {
                  plan.table, sample.status().message());
     return "";
   }
-  return FirstSignal(*sample, options_.throttle, options_.throttle.probe_min_ms);
+  return FirstSignal(*sample, throttle, throttle.probe_min_ms);
 }
 
 }  // namespace presplit::daemon::migrate

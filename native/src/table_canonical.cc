@@ -143,6 +143,7 @@ std::string TableConfigToJson(const TableConfig& config) {
       // Only when not the default: the canonical form of a document without it does not change.
       if (m.replication != "refuse") migration["replication"] = m.replication;
       if (m.max_write_pause_ms != 5000) migration["max_write_pause_ms"] = m.max_write_pause_ms;
+      if (!m.throttle.empty()) migration["throttle"] = m.throttle;
       doc["migration"] = std::move(migration);
     }
     // Replace rather than throw on text that is not UTF-8 (only a hand-built config can have it).

@@ -680,11 +680,12 @@ Result<LoadSplitConfig> ParseLoadSplit(const ObjectReader& r, int created_region
 
 constexpr std::array<std::string_view, 4> kMigrationEngines = {"put", "hfile", "mapreduce", "auto"};
 constexpr std::array<std::string_view, 3> kMigrationReplication = {"refuse", "follow", "stop"};
+constexpr std::array<std::string_view, 2> kMigrationThrottle = {"adaptive", "off"};
 
 Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
   PRESPLIT_RETURN_IF_ERROR(r.CheckKnownFields(
       {"allowed", "workers", "max_cells_per_s", "grace_period_s", "drop_old", "engine",
-       "replication", "max_write_pause_ms"}));
+       "replication", "max_write_pause_ms", "throttle"}));
   MigrationConfig migration;
   PRESPLIT_ASSIGN_OR_RETURN(auto allowed, r.GetBool("allowed"));
   if (allowed) migration.allowed = *allowed;
@@ -709,6 +710,11 @@ Result<MigrationConfig> ParseMigration(const ObjectReader& r) {
   }
   PRESPLIT_ASSIGN_OR_RETURN(auto pause, r.GetInt("max_write_pause_ms", false, 500, 600'000));
   if (pause) migration.max_write_pause_ms = *pause;
+  PRESPLIT_ASSIGN_OR_RETURN(auto throttle, r.GetString("throttle", false));
+  if (throttle) {
+    PRESPLIT_ASSIGN_OR_RETURN(migration.throttle, OneOf(r.PathOf("throttle"), "migration throttle",
+                                                        *throttle, kMigrationThrottle, Lower));
+  }
   return migration;
 }
 

@@ -100,7 +100,9 @@
 //    REPLICATION_SCOPE and joins every peer that names the old one; stop: it is created with
 //    REPLICATION_SCOPE 0, so that replication of the table ends at the switch);
 //    max_write_pause_ms (500..600000, default 5000) how long writers may be paused at the switch
-//    while the capture drains the old generation (longer: that attempt is abandoned, retried).
+//    while the capture drains the old generation (longer: that attempt is abandoned, retried);
+//    throttle "adaptive" | "off" (absent: the daemon's migration_throttle): whether the copy
+//    and the verification follow the RegionServers' health (max_cells_per_s stays a ceiling).
 //  Names of presplit's own enums (algorithm, encoding, hash, from) are also accepted in any
 //  letter case and stored in lower case.
 #pragma once
@@ -210,6 +212,8 @@ struct MigrationConfig {
   // a drain that takes longer abandons that attempt (writes resume on the old generation) and
   // is tried again later.
   int64_t max_write_pause_ms = 5000;
+  // "adaptive" | "off", or "" (absent: the daemon's migration_throttle setting decides).
+  std::string throttle;
 };
 
 struct TableConfig {

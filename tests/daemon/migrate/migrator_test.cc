@@ -2600,5 +2600,40 @@ TEST_F(MigratorTest, TheCopyAndTheVerificationRunUnderTheAdaptiveThrottle) {
   EXPECT_FALSE(Status()["migration"].contains("throttle")) << Status().dump();
 }
 
+// The document's migration.throttle decides over the daemon's migration_throttle, both ways.
+TEST_F(MigratorTest, TheDocumentTurnsTheAdaptiveThrottleOffOrOn) {
+  options_.throttle_interval = std::chrono::hours(1);
+  options_.health_source = [](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
+    return std::make_unique<QuietHealth>();
+  };
+  options_.throttle.enabled = true;
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2, "throttle": "off"})");
+  EXPECT_EQ(Plan()["throttle"], "off");
+  {
+    LogCapture log;
+    Migrator migrator(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+    EXPECT_EQ(Status()["migration"]["phase"], "done");
+    EXPECT_GE(log.Count("throttle: unlimited (unlimited)"), 2) << log.Text();
+    EXPECT_EQ(log.Count("cells/s to start"), 0) << log.Text();
+  }
+}
+
+TEST_F(MigratorTest, TheDocumentTurnsTheAdaptiveThrottleOnOverTheDaemonsOff) {
+  options_.throttle_interval = std::chrono::hours(1);
+  options_.health_source = [](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
+    return std::make_unique<QuietHealth>();
+  };
+  options_.throttle.enabled = false;
+  StartMigration(
+      R"({"allowed": true, "grace_period_s": 0, "workers": 2, "throttle": "adaptive"})");
+  LogCapture log;
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done");
+  EXPECT_GE(log.Count("throttle: 5000 cells/s to start"), 2) << log.Text();
+  EXPECT_EQ(log.Count("throttle: unlimited"), 0) << log.Text();
+}
+
 }  // namespace
 }  // namespace presplit::daemon::migrate
