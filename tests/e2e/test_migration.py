@@ -577,6 +577,16 @@ class MigrationTest(unittest.TestCase):
                 self.assertGreater(counted["updates"], 0, f"{when}: no {kind} acknowledged")
                 self.assertEqual(counted["differing"], 0, f"{when}: {kind}: {counted['first']}")
 
+        # The workload updates the old generation before the migration starts: its JVM can take
+        # longer to start than a 2,000-row migration takes to switch on a busy machine.
+        looks = iter(range(1000))
+
+        def updating():
+            result = check(f"started-{next(looks)}")
+            return result["generations"] == [1] and all(
+                result["kinds"][kind]["updates"] > 0
+                for kind in ["get_put", "increment", "check_and_mutate"])
+        h.wait_for(updating, 120, "the workload's first updates of every kind")
         # A grace period long enough to roll back in.
         put_doc(root, document(table, 8, {"allowed": True, "grace_period_s": 600, "workers": 2,
                                           "max_write_pause_ms": 10000}))
