@@ -925,6 +925,12 @@ TEST_F(MigratorTest, AFenceReopensTheRegionsACrashLeftWithoutAClose) {
 // before its next change, as a killed daemon stops): the fence, the drop of the old generation
 // and the rollback, each resumed by the next leader, end as if nothing had happened, with the
 // late writes of both generations kept.
+// "fence_3": the ending and the number of changes after which the daemon is killed (the test
+// names ctest shows, stable from build to build).
+std::string KillPointName(const ::testing::TestParamInfo<std::tuple<const char*, int>>& info) {
+  return std::string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
+}
+
 class CrashedEndingTest : public MigratorTest,
                           public ::testing::WithParamInterface<std::tuple<const char*, int>> {
  protected:
@@ -979,7 +985,8 @@ TEST_P(CrashedMigrationTest, TheNextLeaderFinishesItLosingNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryStep, CrashedMigrationTest,
-                         ::testing::Combine(::testing::Values("whole"), ::testing::Range(0, 55)));
+                         ::testing::Combine(::testing::Values("whole"), ::testing::Range(0, 55)),
+                         KillPointName);
 
 TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
   const std::string ending = std::get<0>(GetParam());
@@ -1038,7 +1045,8 @@ TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
 // none.
 INSTANTIATE_TEST_SUITE_P(EveryStep, CrashedEndingTest,
                          ::testing::Combine(::testing::Values("fence", "drop", "rollback"),
-                                            ::testing::Range(0, 9)));
+                                            ::testing::Range(0, 9)),
+                         KillPointName);
 
 TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   StartMigration(R"({"allowed": true, "grace_period_s": 3600})");
@@ -2421,7 +2429,10 @@ TEST_P(ReplayedPlanTest, OntoATargetItDidNotCreateChangesNothing) {
 INSTANTIATE_TEST_SUITE_P(EveryPhasePastTheCreation, ReplayedPlanTest,
                          ::testing::Values("copying", "verifying", "failed_verification",
                                            "switching", "catching_up", "grace", "fencing",
-                                           "rolling_back"));
+                                           "rolling_back"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 TEST_F(ForgedPlanTest, APlanWithoutIdPastItsCreationIsRefused) {
   Forge(
