@@ -4,12 +4,12 @@
 // writes only a request (<root>/requests/<ns>:<table>, see daemon/migrate/migration_request.h);
 // the leader acts on it between two chunks of the copy or on its next step.
 #include <cstdio>
-#include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "ctl/common.h"
 #include "daemon/migrate/migration_request.h"
+#include "daemon/util/utc_time.h"
 #include "presplit/json_bounds.h"
 #include "presplit/table_name.h"
 
@@ -20,27 +20,6 @@ using nlohmann::json;
 
 // Phases after which the status names the new generation: an abort would lose writes.
 bool Switched(const std::string& phase) { return daemon::migrate::IsSwitchedPhaseName(phase); }
-
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// A time in milliseconds since the epoch as UTC, to the millisecond (a pause lasts seconds).
-std::string UtcOfMs(int64_t ms) {
-  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof(out), "%s.%03lldZ", buf, static_cast<long long>(ms % 1000));
-  return out;
-}
 
 std::string Duration(const json& seconds) {
   if (!seconds.is_number()) return "unknown";
@@ -138,12 +117,12 @@ int PrintStatus(const std::string& table, const json& plan, const json& progress
     const int64_t retry_at = out.value("switch_retry_at_ms", int64_t{0});
     const int64_t switched_at = out.value("switched_at_ms", int64_t{0});
     if (switched_at > 0) {
-      std::cout << ", switched at " << UtcOfMs(switched_at);
+      std::cout << ", switched at " << daemon::UtcFromMillis(switched_at, true);
     } else if (paused_until > 0) {
-      std::cout << ", writes paused until " << UtcOfMs(paused_until) << " (at most "
-                << out.value("max_write_pause_ms", int64_t{0}) << " ms)";
+      std::cout << ", writes paused until " << daemon::UtcFromMillis(paused_until, true)
+                << " (at most " << out.value("max_write_pause_ms", int64_t{0}) << " ms)";
     } else if (retry_at > 0) {
-      std::cout << " abandoned, tried again at " << UtcOfMs(retry_at);
+      std::cout << " abandoned, tried again at " << daemon::UtcFromMillis(retry_at, true);
     }
     std::cout << "\n";
   }
@@ -252,7 +231,7 @@ int CmdMigration(const Args& args) {
   }
   auto acls = Acls(args);
   if (!acls.ok()) return Fail(acls.status().message());
-  const std::string data = daemon::migrate::RequestToJson(*request, UtcNow());
+  const std::string data = daemon::migrate::RequestToJson(*request, daemon::UtcNow());
   Status written = pending.ok() ? (*zk)->Set(request_path, data, pending->version)
                                 : (*zk)->Create(request_path, data, acls->migration_request);
   if (written.code() == StatusCode::kNotFound && !pending.ok()) {

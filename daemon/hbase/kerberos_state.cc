@@ -22,15 +22,6 @@ Result<KerberosTicket> ParseKerberosTicket(const std::string& json) {
   }
 }
 
-std::string UtcFromMillis(int64_t ms) {
-  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 KerberosLoginState::KerberosLoginState(std::string principal, std::string keytab)
     : principal_(std::move(principal)), keytab_(std::move(keytab)) {}
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 
+#include "daemon/util/utc_time.h"  // UtcFromMillis, for the ticket's times
 #include "presplit/status.h"
 
 namespace presplit::daemon {
@@ -24,9 +25,6 @@ struct KerberosTicket {
 
 // Parses KerberosLogin's JSON; InvalidArgument when it is not that.
 Result<KerberosTicket> ParseKerberosTicket(const std::string& json);
-
-// "2026-11-26T09:00:00Z" for a time in milliseconds since the epoch.
-std::string UtcFromMillis(int64_t ms);
 
 // Thread-safe: the renewal worker writes, /healthz and /metrics read.
 class KerberosLoginState {
