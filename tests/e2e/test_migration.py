@@ -143,6 +143,15 @@ class MigrationTest(unittest.TestCase):
         self.addCleanup(lambda: d.alive() and d.stop())
         return d
 
+    def loaded_table(self, prefix, port, rows):
+        """A daemon of its own and a 4-bucket table of `rows` loaded rows: (root, table, daemon)."""
+        root, table, _ = self.names(prefix)
+        d = self.daemon(root, port).start()
+        put_doc(root, document(table, 4))
+        h.wait_status(root, table, ["ready"])
+        helper(root, "load", table, str(rows), str(VERSIONS))
+        return root, table, d
+
     def names(self, prefix):
         root = "/presplit-mig-" + uuid.uuid4().hex[:8]
         ns = prefix + uuid.uuid4().hex[:6]
@@ -460,11 +469,7 @@ class MigrationTest(unittest.TestCase):
         self.assertNotIn(f"capture peer {theirs} removed", d.log_text())
 
     def test_6_the_new_generation_keeps_the_tables_settings_and_its_dr_replication(self):
-        root, table, _ = self.names("mis")
-        d = self.daemon(root, 19511).start()
-        put_doc(root, document(table, 4))
-        h.wait_status(root, table, ["ready"])
-        helper(root, "load", table, "300", str(VERSIONS))
+        root, table, d = self.loaded_table("mis", 19511, 300)
         dr_peer = "dr_" + uuid.uuid4().hex[:8]
         helper(root, "operator-settings", table, dr_peer)
         self.addCleanup(lambda: helper(root, "remove-peer", dr_peer))
@@ -536,11 +541,7 @@ class MigrationTest(unittest.TestCase):
 
     def test_7_read_modify_writes_on_hot_rows_lose_nothing_through_the_switch_and_a_rollback(
             self):
-        root, table, _ = self.names("mic")
-        d = self.daemon(root, 19513).start()
-        put_doc(root, document(table, 4))
-        h.wait_status(root, table, ["ready"])
-        helper(root, "load", table, "2000", str(VERSIONS))
+        root, table, d = self.loaded_table("mic", 19513, 2000)
         control = tempfile.mkdtemp(dir=os.path.join(h.BUILD_DIR, "e2e"))
         # Its stderr in a file: read while it runs, a pipe would block the reader (or, full,
         # the workload).
@@ -634,11 +635,7 @@ class MigrationTest(unittest.TestCase):
               f"rollback", flush=True)
 
     def test_8_a_document_removed_during_the_copy_ends_the_migration_leaving_no_peer(self):
-        root, table, _ = self.names("mir")
-        d = self.daemon(root, 19515).start()
-        put_doc(root, document(table, 4))
-        h.wait_status(root, table, ["ready"])
-        helper(root, "load", table, "2000", str(VERSIONS))
+        root, table, d = self.loaded_table("mir", 19515, 2000)
         # Slow enough that the copy is under way when the document goes.
         put_doc(root, document(table, 8, {"allowed": True, "workers": 1,
                                           "max_cells_per_s": 1000}))

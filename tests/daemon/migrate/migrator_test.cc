@@ -86,6 +86,14 @@ class MigratorTest : public MigrationZnodesTest {
       EXPECT_EQ(target.at(key), row) << key;
     }
   }
+  // One run of a daemon that is killed (its lease lost, so it stops before its next change) as
+  // soon as `alive` turns false.
+  void RunUntilKilled(const std::function<bool()>& alive) {
+    MigratorOptions dying = options_;
+    dying.lease = alive;
+    Migrator first(zk_, admin_, bridge_, dying);
+    (void)first.RunOnceAndWait();
+  }
   // The plan's grace period ends now (the plan is the daemon's; a test stands in for the clock).
   void EndGracePeriod() {
     auto node = zk_.Get("/presplit/migrations/tinawang:check", false);
@@ -348,15 +356,10 @@ TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyTo
 TEST_F(MigratorTest, AGuardAttachedJustBeforeACrashIsNotAttachedAgain) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   // The daemon dies (its lease is gone) right after the source was guarded, before its peer.
-  MigratorOptions dying = options_;
-  dying.lease = [&] {
+  RunUntilKilled([&] {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     return !bridge_.guards.count(kSource);
-  };
-  {
-    Migrator first(zk_, admin_, bridge_, dying);
-    (void)first.RunOnceAndWait();
-  }
+  });
   ASSERT_EQ(Plan()["phase"], "planned");
   EXPECT_TRUE(bridge_.peers_ever.empty());
   EXPECT_EQ(bridge_.modifies[kSource], 1);
@@ -374,15 +377,10 @@ TEST_F(MigratorTest, AGuardAttachedJustBeforeACrashIsNotAttachedAgain) {
 
 TEST_F(MigratorTest, AFenceResumedAfterACrashSettlesTheNewGenerationOnce) {
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
-  MigratorOptions dying = options_;
-  dying.lease = [&] {
+  RunUntilKilled([&] {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     return bridge_.events.empty() || bridge_.events.back() != "settle " + std::string(kTarget);
-  };
-  {
-    Migrator first(zk_, admin_, bridge_, dying);
-    (void)first.RunOnceAndWait();
-  }
+  });
   ASSERT_EQ(Plan()["phase"], "fencing");
   EXPECT_FALSE(bridge_.guards.count(kTarget));
 
@@ -887,15 +885,10 @@ TEST_F(MigratorTest, AFenceReopensTheRegionsACrashLeftWithoutAClose) {
   LogCapture log;
   EndGracePeriod();
   // The first leader stops right after its read-only change.
-  MigratorOptions dying = options_;
-  dying.lease = [&] {
+  RunUntilKilled([&] {
     std::lock_guard<std::mutex> lock(bridge_.mu);
     return !bridge_.read_only.count(kSource);
-  };
-  {
-    Migrator first(zk_, admin_, bridge_, dying);
-    (void)first.RunOnceAndWait();
-  }
+  });
   ASSERT_EQ(Plan()["phase"], "fencing");
   ASSERT_TRUE(bridge_.peers.count(CapturePeerOf(kTarget)));
   Migrator migrator(zk_, admin_, bridge_, options_);
@@ -960,12 +953,7 @@ TEST_P(CrashedMigrationTest, TheNextLeaderFinishesItLosingNothing) {
   ASSERT_TRUE(bridge_.Write(kSource, "80000001"));
   StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2})");
   const size_t base = Changes();
-  MigratorOptions dying = options_;
-  dying.lease = [&] { return Changes() < base + after; };
-  {
-    Migrator first(zk_, admin_, bridge_, dying);
-    (void)first.RunOnceAndWait();
-  }
+  RunUntilKilled([&] { return Changes() < base + after; });
   if (after == kWholeMigrationChanges) {
     EXPECT_TRUE(Plan().is_null()) << "the range covers every change: " << Changes() - base;
   }
@@ -1007,12 +995,7 @@ TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
     EndGracePeriod();
   }
   const size_t base = Changes();
-  MigratorOptions dying = options_;
-  dying.lease = [&] { return Changes() < base + after; };
-  {
-    Migrator first(zk_, admin_, bridge_, dying);
-    (void)first.RunOnceAndWait();
-  }
+  RunUntilKilled([&] { return Changes() < base + after; });
   Migrator next(zk_, admin_, bridge_, options_);
   for (int run = 0; run < 4 && !Plan().is_null(); ++run) {
     ASSERT_TRUE(next.RunOnceAndWait().ok());
@@ -2636,8 +2619,7 @@ TEST_F(MigratorTest, TheDocumentTurnsTheAdaptiveThrottleOnOverTheDaemonsOff) {
     return std::make_unique<QuietHealth>();
   };
   options_.throttle.enabled = false;
-  StartMigration(
-      R"({"allowed": true, "grace_period_s": 0, "workers": 2, "throttle": "adaptive"})");
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 2, "throttle": "adaptive"})");
   LogCapture log;
   Migrator migrator(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
