@@ -295,6 +295,11 @@ Status Migrator::AwaitShipped(const std::string& peer, const std::string& table,
   }
 }
 
+Result<QueueMark> Migrator::MarkQueues(const std::string& peer) {
+  std::lock_guard<std::mutex> roll(wal_roll_mu_);  // never while a peer is being added
+  return bridge_.MarkCaptureQueues(peer);
+}
+
 Status Migrator::AwaitQueuesShipped(const std::string& peer, const std::string& table) {
   // A probe rides in the queue of its region's current server. A region that moved (the
   // balancer, a split's daughter mover, a crash) can still have older edits in the queue of the
@@ -302,10 +307,7 @@ Status Migrator::AwaitQueuesShipped(const std::string& peer, const std::string& 
   // WAL rolled, are waited for too. Once none of those files is listed, every edit written
   // before this moment is shipped, whichever server took it.
   if (peer.empty()) return Status::Ok();
-  auto marked = [&] {
-    std::lock_guard<std::mutex> roll(wal_roll_mu_);
-    return bridge_.MarkCaptureQueues(peer);
-  }();
+  auto marked = MarkQueues(peer);
   if (!marked.ok()) {
     return Status::Unavailable("marking the queues of the capture peer " + peer + ": " +
                                marked.status().message());
@@ -472,10 +474,7 @@ Result<bool> Migrator::AwaitDrained(const std::string& peer, const std::string& 
         // Every region closed on its current server: the table takes no write any more, so
         // every edit it took is in a file the peer's queues list now.
         if (!mark) {
-          auto marked = [&] {
-            std::lock_guard<std::mutex> roll(wal_roll_mu_);
-            return bridge_.MarkCaptureQueues(peer);
-          }();
+          auto marked = MarkQueues(peer);
           if (marked.ok()) {
             mark = std::move(*marked);
             spdlog::info(

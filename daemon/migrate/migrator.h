@@ -384,6 +384,9 @@ class Migrator {
   // server it has since moved away from. Unavailable when it did not in time.
   Status AwaitShipped(const std::string& peer, const std::string& table,
                       const std::string& ack_table);
+  // The WAL files the peer's queues hold now, every live RegionServer's WAL rolled (under
+  // wal_roll_mu_, so never while a peer is being added).
+  Result<QueueMark> MarkQueues(const std::string& peer);
   // Marks the peer's queues (every live WAL rolled) and waits, up to ack_timeout, until none of
   // the files they held is listed any more. Unavailable when they were not shipped in time.
   Status AwaitQueuesShipped(const std::string& peer, const std::string& table);

@@ -51,13 +51,13 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   // it read-only already waits for the closes, as the change may still be under way.
   bool reopened_now = false;
   Status fenced = bridge_.SetReadOnly(plan.source, true, &reopened_now);
-  if (!fenced.ok() && fenced.code() != StatusCode::kNotFound) {
+  if (fenced.code() == StatusCode::kNotFound) return EndFenceWithoutSource(node);
+  if (!fenced.ok()) {
     return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
   }
-  if (fenced.code() == StatusCode::kNotFound) return EndFenceWithoutSource(node);
-  auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
-                              plan.capture.closed_before, plan.capture.fence_started_ms,
-                              std::chrono::milliseconds(0), reopened_now && fenced.ok());
+  auto drained =
+      AwaitDrained(plan.capture.peer, plan.source, plan.target, plan.capture.closed_before,
+                   plan.capture.fence_started_ms, std::chrono::milliseconds(0), reopened_now);
   if (!drained.ok())
     return Fail(node, "fencing: draining the capture: " + drained.status().message());
   if (!*drained) {
