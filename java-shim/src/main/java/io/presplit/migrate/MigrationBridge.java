@@ -686,20 +686,16 @@ public final class MigrationBridge {
         }
       }
       TableDescriptor settled = builder.build();
-      String guarding = MigrationGuard.guardingPlan(settled);
-      String otherPlan = null;
-      if (guarding != null) {
-        if (guarding.isEmpty() || guarding.equals(planId)) {
-          settled = MigrationGuard.unguarded(settled);
-          changed = true;
-        } else {
-          otherPlan = guarding;
-        }
+      String[] otherPlan = new String[1];
+      TableDescriptor unguarded = unguardedFor(settled, planId, otherPlan);
+      if (unguarded != null) {
+        settled = unguarded;
+        changed = true;
       }
       if (changed) {
         modify(admin, settled);
       }
-      return guardChange(changed, otherPlan);
+      return guardChange(changed, otherPlan[0]);
     }
   }
 
@@ -744,16 +740,31 @@ public final class MigrationBridge {
       } catch (TableNotFoundException e) {
         return guardChange(false, null);
       }
-      String guarding = MigrationGuard.guardingPlan(descriptor);
-      if (guarding == null) {
-        return guardChange(false, null);
+      String[] otherPlan = new String[1];
+      TableDescriptor unguarded = unguardedFor(descriptor, planId, otherPlan);
+      if (unguarded != null) {
+        modify(admin, unguarded);
       }
-      if (!guarding.isEmpty() && !guarding.equals(planId)) {
-        return guardChange(false, guarding);
-      }
-      modify(admin, MigrationGuard.unguarded(descriptor));
-      return guardChange(true, null);
+      return guardChange(unguarded != null, otherPlan[0]);
     }
+  }
+
+  /**
+   * {@code descriptor} without the {@link MigrationGuard} of plan {@code planId} (or one naming
+   * no plan); null when it carries no such guard. Another plan's guard is left in place and named
+   * in {@code otherPlan[0]}.
+   */
+  private static TableDescriptor unguardedFor(TableDescriptor descriptor, String planId,
+      String[] otherPlan) {
+    String guarding = MigrationGuard.guardingPlan(descriptor);
+    if (guarding == null) {
+      return null;
+    }
+    if (!guarding.isEmpty() && !guarding.equals(planId)) {
+      otherPlan[0] = guarding;
+      return null;
+    }
+    return MigrationGuard.unguarded(descriptor);
   }
 
   private static String guardChange(boolean changed, String otherPlan) {
