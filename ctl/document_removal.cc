@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "daemon/migrate/migration_phase.h"
 #include "daemon/migrate/migration_request.h"
 #include "presplit/json_bounds.h"
 

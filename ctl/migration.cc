@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctl/common.h"
+#include "daemon/migrate/migration_phase.h"
 #include "daemon/migrate/migration_request.h"
 #include "daemon/util/utc_time.h"
 #include "presplit/json_bounds.h"
@@ -17,9 +18,6 @@ namespace presplit::ctl {
 namespace {
 
 using nlohmann::json;
-
-// Phases after which the status names the new generation: an abort would lose writes.
-bool Switched(const std::string& phase) { return daemon::migrate::IsSwitchedPhaseName(phase); }
 
 std::string Duration(const json& seconds) {
   if (!seconds.is_number()) return "unknown";
@@ -204,22 +202,31 @@ int CmdMigration(const Args& args) {
   }
   if (!plan.is_object()) return Fail("no migration of " + table + " is under way");
   const std::string phase = plan.value("phase", "");
-  if (*request == daemon::migrate::Request::kAbort && Switched(phase)) {
-    return Fail("abort refused: the migration of " + table + " has switched to " +
-                plan.value("target", "") + " already (phase " + phase + "); " +
-                (phase == "catching_up" || phase == "grace"
-                     ? "`presplitctl migration rollback " + table +
-                           "` switches back to the old generation without losing a write"
-                     : "writers use it now, so it can only finish"));
+  auto parsed_phase = daemon::migrate::ParsePhase(phase);
+  if (!parsed_phase.ok()) {
+    return Fail("the migration plan of " + table + " is in phase '" + phase +
+                "', which this presplitctl does not know (older than the presplitd that wrote "
+                "it?); nothing requested");
   }
-  if (*request == daemon::migrate::Request::kRollback && phase != "catching_up" &&
-      phase != "grace") {
-    return Fail("rollback refused: the migration of " + table + " is in phase " + phase + "; " +
-                (Switched(phase) ? "the old generation " + plan.value("source", "") +
-                                       " is fenced already and no longer has the writes made "
-                                       "since the switch"
-                                 : "it has not switched yet: abort it instead"));
+  // The daemon's own phase table (migration_phase.h) decides, as presplitd will. In `switching`
+  // the status says whether readers use the target already.
+  bool status_names_target = daemon::migrate::IsSwitched(*parsed_phase);
+  const auto verdict = daemon::migrate::RuleFor(*parsed_phase, *request).verdict;
+  if (verdict == daemon::migrate::Verdict::kAcceptIfSwitched ||
+      verdict == daemon::migrate::Verdict::kAcceptIfNotSwitched) {
+    auto status = (*zk)->Get(daemon::JoinZkPath(StatusRoot(args), table), false);
+    json parsed = status.ok() ? ParseBoundedJson(status->data) : json();
+    if (!parsed.is_object() || !parsed.contains("physical_table")) {
+      return Fail("the status of " + table +
+                  " cannot be read to tell whether the switch "
+                  "happened; nothing requested (try again)");
+    }
+    status_names_target = parsed.value("physical_table", "") == plan.value("target", "");
   }
+  const auto decision =
+      daemon::migrate::Decide(*parsed_phase, *request, status_names_target,
+                              {table, plan.value("source", ""), plan.value("target", "")});
+  if (!decision.accepted) return Fail(decision.refusal);
   // Resume also clears an error a migration waits on (a bulk copy that gave up after its
   // attempts), so it is refused only when there is nothing to resume.
   const bool waits_on_error = plan.contains("error") && plan["error"].is_string() &&

@@ -369,7 +369,8 @@ Migrator::Step Migrator::StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& s
                             " writable again: " + lifted.message());
     }
     counters_.verification_failures++;
-    plan.phase = Phase::kFailedVerification;
+    if (Status moved = EnterPhase(plan, Phase::kFailedVerification); !moved.ok())
+      return Fail(node, moved.message());
     plan.deferred_rows.clear();
     plan.error = "verification failed: " + loads +
                  " reached the capture, which cannot ship a bulk load's cells to " + plan.target +

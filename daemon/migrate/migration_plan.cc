@@ -13,10 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<const char*, 10> kPhaseNames = {
-    "planned", "copying", "verifying", "failed_verification", "switching", "catching_up",
-    "grace",   "fencing", "done",      "rolling_back"};
-
 template <typename T>
 T Field(const json& o, const char* key, T fallback) {
   if (!o.contains(key)) return fallback;
@@ -32,15 +28,6 @@ std::string StringOrEmpty(const json& o, const char* key) {
 }
 
 }  // namespace
-
-const char* PhaseName(Phase phase) { return kPhaseNames[static_cast<size_t>(phase)]; }
-
-Result<Phase> ParsePhase(const std::string& name) {
-  for (size_t i = 0; i < kPhaseNames.size(); ++i) {
-    if (name == kPhaseNames[i]) return static_cast<Phase>(i);
-  }
-  return Status::InvalidArgument("unknown migration phase '" + name + "'");
-}
 
 std::string NewPlanId() {
   std::random_device device;
@@ -138,8 +125,8 @@ std::string PlanToJson(const MigrationPlan& p) {
 
 Result<MigrationPlan> ParsePlan(const std::string& text, size_t max_bytes) {
   // A plan nested too deep would overflow the stack when its layouts are dumped below.
-  PRESPLIT_RETURN_IF_ERROR(
-      CheckJsonBounds(text, JsonBounds{max_bytes, kMaxJsonDepth}).WithContext("the migration plan"));
+  PRESPLIT_RETURN_IF_ERROR(CheckJsonBounds(text, JsonBounds{max_bytes, kMaxJsonDepth})
+                               .WithContext("the migration plan"));
   json o = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded() || !o.is_object()) {
     return Status::InvalidArgument("the migration plan is not a JSON object");

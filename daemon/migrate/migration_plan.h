@@ -56,33 +56,11 @@
 #include <string>
 #include <vector>
 
+#include "daemon/migrate/migration_phase.h"
 #include "presplit/json_bounds.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon::migrate {
-
-// The phases, in order. A migration only moves forward; failed_verification stops it (nothing
-// switched) until an operator aborts it; a rollback during the grace period goes to
-// rolling_back, which fences the new generation and ends the migration on the old one.
-enum class Phase {
-  kPlanned,             // plan written; the target is not created yet
-  kCopying,             // target created, capture peer added; source copied chunk by chunk
-  kVerifying,           // source and target compared, live, cell by cell (digests, re-reads)
-  kFailedVerification,  // a difference: nothing switched, waits for an abort
-  kSwitching,           // verified; the reverse peer is added, then the status names the target
-  kCatchingUp,          // switched; waiting for the forward peer to ship the switch's moment
-  kGrace,               // both peers run; a rollback is possible until grace_until_ms
-  kFencing,             // the old generation made read-only, the forward peer drained, removed
-  kDone,                // the old generation disabled (dropped when asked); plan removed
-  kRollingBack,         // rolled back: the new generation fenced, drained and dropped
-};
-
-const char* PhaseName(Phase phase);
-Result<Phase> ParsePhase(const std::string& name);
-// Whether the status already named the target (abort is refused from here on).
-inline bool IsSwitched(Phase phase) {
-  return phase >= Phase::kCatchingUp && phase != Phase::kFailedVerification;
-}
 
 struct SourceRegion {
   std::string start;  // raw bytes; "" = open

@@ -62,9 +62,4 @@ bool IsFinalMigrationPhase(const std::string& phase) {
   return phase == "done" || phase == "aborted" || phase == "rolled_back";
 }
 
-bool IsSwitchedPhaseName(const std::string& phase) {
-  return phase == "catching_up" || phase == "grace" || phase == "fencing" || phase == "done" ||
-         phase == "rolling_back";
-}
-
 }  // namespace presplit::daemon::migrate

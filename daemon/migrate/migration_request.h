@@ -35,9 +35,5 @@ Result<Request> ParseRequest(const std::string& json);
 // (the load watcher, presplitctl's advice) treat any other non-empty phase as under way.
 bool IsFinalMigrationPhase(const std::string& phase);
 
-// Whether a plan's phase name says the status already names the new generation (catching_up,
-// grace, fencing, done, rolling_back): abort is refused from there on. migration_plan.h's
-// IsSwitched for readers of the plan's JSON (presplitctl), who do not parse it into a plan.
-bool IsSwitchedPhaseName(const std::string& phase);
 
 }  // namespace presplit::daemon::migrate

@@ -466,45 +466,34 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
     spdlog::info("migration {}: the switch's write pause is lifted for the {} request", plan.table,
                  name);
   }
-  auto refuse = [&](const std::string& why) {
-    plan.error = std::string(name) + " refused: " + why;
+  auto refuse = [&](const std::string& refusal) {
+    plan.error = refusal;
     spdlog::warn("migration {}: {}", plan.table, plan.error);
     Step saved = Save(node);
     if (saved != Step::kAdvanced) return saved;
     (void)store_.ClearRequest(plan.table, pending.version);
     return Step::kAdvanced;
   };
-  // The plan's phase alone is not enough to know whether readers use the target: a switch whose
-  // status write succeeded and whose plan write did not leaves the plan at `switching`. The
-  // status decides.
-  bool switched = IsSwitched(plan.phase);
-  if (!switched && (pending.request == Request::kAbort || pending.request == Request::kRollback)) {
+  // The phase table decides. In `switching` the plan's phase alone does not say whether readers
+  // use the target: a switch whose status write succeeded and whose plan write did not leaves the
+  // plan at `switching`. The status decides there.
+  bool status_names_target = IsSwitched(plan.phase);
+  const Verdict verdict = RuleFor(plan.phase, pending.request).verdict;
+  if (verdict == Verdict::kAcceptIfSwitched || verdict == Verdict::kAcceptIfNotSwitched) {
     auto names_target = StatusNamesTarget(plan);
     if (!names_target.ok()) {
       return Fail(node,
                   std::string(name) + ": reading the status: " + names_target.status().message());
     }
-    switched = *names_target;
+    status_names_target = *names_target;
   }
+  const Decision decision = Decide(plan.phase, pending.request, status_names_target,
+                                   {plan.table, plan.source, plan.target});
+  if (!decision.accepted) return refuse(decision.refusal);
   switch (pending.request) {
     case Request::kAbort:
-      if (switched) {
-        return refuse("the status already names " + plan.target + " (generation " +
-                      std::to_string(plan.target_generation) +
-                      "); during the grace period `rollback` switches back without losing a "
-                      "write, otherwise the migration finishes");
-      }
       return Abort(node);  // removes the request with the plan
     case Request::kRollback:
-      if (!switched) {
-        return refuse("the migration has not switched (phase " +
-                      std::string(PhaseName(plan.phase)) + "); abort it instead");
-      }
-      if (plan.phase != Phase::kCatchingUp && plan.phase != Phase::kGrace &&
-          plan.phase != Phase::kSwitching) {
-        return refuse("the old generation " + plan.source + " is fenced already (phase " +
-                      PhaseName(plan.phase) + "): it no longer has the writes made since");
-      }
       return Rollback(node, pending.version);
     case Request::kPause:
       plan.paused = true;
@@ -517,7 +506,11 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
       if (plan.bulk) plan.bulk->failures = 0;  // a bulk copy that gave up tries again
       // A failed verification is run again (an operator who found the cause, e.g. a bulk load
       // into the source, and repaired the target asks for another look).
-      if (plan.phase == Phase::kFailedVerification) plan.phase = Phase::kVerifying;
+      if (plan.phase == Phase::kFailedVerification) {
+        if (Status moved = EnterPhase(plan, Phase::kVerifying); !moved.ok()) {
+          return Fail(node, moved.message());
+        }
+      }
       spdlog::info("migration {}: resumed in phase {}", plan.table, PhaseName(plan.phase));
       break;
   }
@@ -526,6 +519,17 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
   // Removed after the plan says what it did: a crash in between handles it again (harmless).
   (void)store_.ClearRequest(plan.table, pending.version);
   return Step::kAdvanced;
+}
+
+Status Migrator::EnterPhase(MigrationPlan& plan, Phase to) {
+  if (!MayMove(plan.phase, to)) {
+    counters_.errors++;
+    return Status::Internal(std::string("the phase table has no move from ") +
+                            PhaseName(plan.phase) + " to " + PhaseName(to) +
+                            " (a presplitd bug: the plan stays where it is)");
+  }
+  plan.phase = to;
+  return Status::Ok();
 }
 
 Migrator::Step Migrator::Save(PlanNode& node) {

@@ -341,6 +341,10 @@ class Migrator {
   Step Save(PlanNode& node);
   // Records an error in the plan and the status, logs it, and waits for the next run.
   Step Fail(PlanNode& node, const std::string& error);
+  // Moves the plan to `to` when the phase table allows it (MayMove, migration_phase.h); an
+  // Internal error naming both phases otherwise, the plan unchanged. Every phase change goes
+  // through here.
+  Status EnterPhase(MigrationPlan& plan, Phase to);
   // Removes the plan and its records; the status keeps `final_phase` and the summary.
   Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
   // The lease (and not stopping, not halted), asked under zk_mu_ (MayAct takes it;

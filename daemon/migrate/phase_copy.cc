@@ -261,7 +261,8 @@ Migrator::Step Migrator::FinishCopy(PlanNode& node) {
                             " to bulk loads after the copy: " + guarded.status().message());
     }
   }
-  plan.phase = Phase::kVerifying;
+  if (Status moved = EnterPhase(plan, Phase::kVerifying); !moved.ok())
+    return Fail(node, moved.message());
   plan.error.clear();
   return Save(node);
 }

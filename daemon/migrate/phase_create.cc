@@ -90,7 +90,8 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   if (!captured.ok()) {
     return Fail(node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
   }
-  plan.phase = Phase::kCopying;
+  if (Status moved = EnterPhase(plan, Phase::kCopying); !moved.ok())
+    return Fail(node, moved.message());
   plan.error.clear();
   plan.copy_started_ms = NowMs();
   return Save(node);

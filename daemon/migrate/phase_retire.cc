@@ -35,7 +35,8 @@ Migrator::Step Migrator::Grace(PlanNode& node) {
     return Fail(node, "fencing: reading the capture's acks: " + before.status().message());
   plan.capture.closed_before = *before;
   plan.capture.fence_started_ms = NowMs();
-  plan.phase = Phase::kFencing;
+  if (Status moved = EnterPhase(plan, Phase::kFencing); !moved.ok())
+    return Fail(node, moved.message());
   spdlog::info("migration {}: grace period over: fencing {}", plan.table, plan.source);
   return Save(node);
 }
@@ -142,7 +143,8 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
     summary = "done: " + plan.source + " dropped";
     spdlog::info("migration {}: old generation {} dropped", plan.table, plan.source);
   }
-  plan.phase = Phase::kDone;
+  if (Status moved = EnterPhase(plan, Phase::kDone); !moved.ok())
+    return Fail(node, moved.message());
   plan.error = summary.find("NOT dropped") != std::string::npos ? summary : "";
   if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   return Finish(node, summary, "done");
@@ -166,7 +168,8 @@ Migrator::Step Migrator::EndFenceWithoutSource(PlanNode& node) {
       "by hand): nothing left to drain; the migration is done",
       plan.table, plan.source);
   const std::string summary = "done: " + plan.source + " dropped";
-  plan.phase = Phase::kDone;
+  if (Status moved = EnterPhase(plan, Phase::kDone); !moved.ok())
+    return Fail(node, moved.message());
   plan.error.clear();
   if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
   return Finish(node, summary, "done");

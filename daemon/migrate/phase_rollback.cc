@@ -93,7 +93,8 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
   }
   counters_.rollbacks++;
   plan.rolled_back_at_ms = NowMs();
-  plan.phase = Phase::kRollingBack;
+  if (Status moved = EnterPhase(plan, Phase::kRollingBack); !moved.ok())
+    return Fail(node, moved.message());
   plan.error.clear();
   spdlog::info(
       "migration {}: rolled back: the status names {} (generation {}) again; writes made to {} "

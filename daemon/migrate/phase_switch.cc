@@ -145,7 +145,8 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
             node, "making " + plan.source + " writable again after the pause: " + lifted.message());
       }
       counters_.verification_failures++;
-      plan.phase = Phase::kFailedVerification;
+      if (Status moved = EnterPhase(plan, Phase::kFailedVerification); !moved.ok())
+        return Fail(node, moved.message());
       plan.error = "verification failed: " + std::to_string(differing.size()) +
                    " rows differ between " + plan.source + " and " + plan.target +
                    " while writes were paused at the switch (first: " + first +
@@ -205,7 +206,8 @@ Migrator::Step Migrator::EndSwitchPause(PlanNode& node) {
   plan.deferred_rows.clear();
   plan.capture.closed_before.clear();
   plan.capture.fence_started_ms = 0;
-  plan.phase = Phase::kCatchingUp;
+  if (Status moved = EnterPhase(plan, Phase::kCatchingUp); !moved.ok())
+    return Fail(node, moved.message());
   plan.error.clear();
   return Save(node);
 }
@@ -259,7 +261,8 @@ Migrator::Step Migrator::CatchUp(PlanNode& node) {
   }
   if (seen->count > 0) return StopForBulkLoads(node, *seen);  // paused: a rollback keeps them
   plan.capture.caught_up_ms = NowMs();
-  plan.phase = Phase::kGrace;
+  if (Status moved = EnterPhase(plan, Phase::kGrace); !moved.ok())
+    return Fail(node, moved.message());
   plan.grace_until_ms = NowMs() + plan.grace_period_s * 1000;
   plan.error.clear();
   spdlog::info(

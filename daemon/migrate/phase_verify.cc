@@ -279,7 +279,8 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   plan.verification = report.dump();
   if (!ok) {
     counters_.verification_failures++;
-    plan.phase = Phase::kFailedVerification;
+    if (Status moved = EnterPhase(plan, Phase::kFailedVerification); !moved.ok())
+      return Fail(node, moved.message());
     if (unfit) {
       plan.error = "verification failed: " + std::to_string(plan.capture.unfit) + " rows of " +
                    plan.source + " do not fit its layout (first: " + plan.capture.first_unfit +
@@ -314,7 +315,8 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
                                " rows kept changing and are compared again at the switch, "
                                "with writes paused");
     plan.deferred_rows = std::move(deferred);
-    plan.phase = Phase::kSwitching;
+    if (Status moved = EnterPhase(plan, Phase::kSwitching); !moved.ok())
+      return Fail(node, moved.message());
     plan.error.clear();
   }
   throttle.reset();  // the status written with the outcome shows no throttle

@@ -1201,7 +1201,7 @@ TEST_F(MigratorTest, RollbackIsRefusedBeforeTheSwitchAndOnceTheOldGenerationIsFe
   LogCapture log;
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.after_chunk = nullptr;
-  EXPECT_EQ(log.Count("rollback refused: the migration has not switched"), 1) << log.Text();
+  EXPECT_EQ(log.Count("rollback refused: the migration of tinawang:check has not switched"), 1) << log.Text();
   EXPECT_FALSE(RequestPending()) << "handled (refused), not left pending";
   EXPECT_EQ(migrator.counters().rollbacks, 0u);
   // It went on to its grace period; once that ends the old generation is fenced, and a

@@ -8,8 +8,11 @@ without a line in the troubleshooting page fails this check:
     daemon/watch/daughter_mover.cc, the `skip("...")` of daemon/watch/load_watcher.cc, and the
     constants daemon/watch assigns to a table's `hold_reason`;
   - table status phases: the kPhase* constants of daemon/reconcile/reconciler.h;
-  - migration phases: the kPhaseNames table of daemon/migrate/migration_plan.cc, and the final
-    phases only the status carries (`PublishProgress(plan, "...")`, `Finish(..., "...")`);
+  - migration phases: the phases of daemon/migrate/migration_phases.json (presplitd's phase
+    table as data), and the final phases only the status carries (`PublishProgress(plan,
+    "...")`, `Finish(..., "...")`);
+  - migration request refusals: every `refusal` of that table ("<request> refused: ...", its
+    {table}, {source}, {target} and {phase} placeholders);
   - migration errors: the message of every `Fail(node, ...)`, `refuse(...)` and assignment to
     `error` / `plan.error` in daemon/migrate/*.cc;
   - plan refusals: every `Refuse(...)` and `Status::InvalidArgument(...)` of
@@ -32,6 +35,7 @@ of the page and runs itself on that copy, which must exit 1 naming the item.
 
 import argparse
 import glob
+import json
 import os
 import re
 import subprocess
@@ -49,6 +53,7 @@ MINIMUM = {
     "migration phase": 10,
     "migration error": 40,
     "plan refusal": 15,
+    "request refusal": 5,
     "status error": 5,
 }
 
@@ -284,14 +289,28 @@ def extract(root):
     items += codes(rel, read(root, rel),
                    r'constexpr\s+const\s+char\s*\*\s*kPhase\w+\s*=\s*"([a-z_]+)"', "status phase")
 
-    # Migration phases: the plan's, then the final ones only the status carries.
-    rel = "daemon/migrate/migration_plan.cc"
-    text = read(root, rel)
-    m = re.search(r'kPhaseNames\s*=?\s*\{([^}]*)\}', strip_comments(text))
-    if not m:
-        raise ExtractionError(f"{rel}: no kPhaseNames {{...}} table")
-    for lit in ONE_LITERAL.finditer(m.group(1)):
-        items.append(Item("migration phase", lit.group(1), f"{rel}:{line_of(text, m.start())}"))
+    # Migration phases: the plan's (the phase table), then the final ones only the status
+    # carries; the table's request refusals.
+    rel = "daemon/migrate/migration_phases.json"
+    try:
+        table = json.loads(read(root, rel))
+        phases = table["phases"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ExtractionError(f"{rel}: not the phase table ({e})")
+    for phase in phases:
+        items.append(Item("migration phase", phase["name"], rel))
+        for request, rule in phase["requests"].items():
+            if rule.get("refusal"):
+                literals = re.split(r"\{(?:table|source|target|phase)\}",
+                                    f"{request} refused: {rule['refusal']}")
+                pieces = []
+                for i, literal in enumerate(literals):
+                    if i:
+                        pieces.append(None)  # a placeholder between two literals
+                    if literal:
+                        pieces.append(literal)
+                items.append(Item("request refusal", shown(pieces),
+                                  f"{rel}: {phase['name']}/{request}", pieces))
     for path in sorted(glob.glob(os.path.join(root, "daemon/migrate/*.cc"))):
         rel = os.path.relpath(path, root)
         text = read(root, rel)

@@ -17,6 +17,9 @@ the check needs no build; the reference's names from the first column of its tab
   check_reference.py presplitctl REPO  docs/reference/presplitctl.md: the commands registered in
                                        ctl/common.cc's Commands(), their subcommands and options,
                                        and the global options
+  check_reference.py phases REPO       docs/migrations.md's phase table: the phases of
+                                       daemon/migrate/migration_phases.json (presplitd's phase
+                                       table as data), in order, and the requests each accepts
 
 Each mode prints every difference, saying on which side a name is missing, and exits 1 if there
 is one.
@@ -231,8 +234,30 @@ def check_presplitctl(repo):
     return problems
 
 
+def check_phases(repo):
+    import json
+    table = json.loads(read(repo, "daemon/migrate/migration_phases.json"))
+    doc_path = "docs/migrations.md"
+    rows = need(table_rows(read(repo, doc_path), "The phases"), f"the phase table of {doc_path}")
+    problems = []
+    in_code = [p["name"] for p in table["phases"]]
+    in_doc = [names[0] for names, _ in rows]
+    if in_doc != in_code:
+        problems.append(f"{doc_path}: the phases are {in_doc}, presplitd's table has {in_code}")
+    accepts = {p["name"]: {r for r, rule in p["requests"].items() if rule["verdict"] != "refuse"}
+               for p in table["phases"]}
+    for names, cells in rows:
+        documented = set(re.findall(r"`([a-z]+)`", cells[-1])) & set(table["requests"])
+        expected = accepts.get(names[0])
+        if expected is not None and documented != expected:
+            problems.append(f"{doc_path}: phase {names[0]} accepts {sorted(expected)} in "
+                            f"presplitd's table, the docs say {sorted(documented)}")
+    return problems
+
+
 def main():
-    modes = {"config": check_config, "metrics": check_metrics, "presplitctl": check_presplitctl}
+    modes = {"config": check_config, "metrics": check_metrics, "presplitctl": check_presplitctl,
+             "phases": check_phases}
     if len(sys.argv) != 3 or sys.argv[1] not in modes:
         print(__doc__, file=sys.stderr)
         return 2

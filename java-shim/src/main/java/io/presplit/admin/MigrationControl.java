@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
-import java.util.Set;
 
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
@@ -25,10 +24,6 @@ import org.apache.zookeeper.data.Stat;
  * or on its next step. With ZooKeeper access control the requests need the portal's identity.
  */
 public final class MigrationControl {
-  // Phases after which the status names the new generation: an abort would lose writes.
-  private static final Set<String> SWITCHED = Set.of("catching_up", "grace", "fencing", "done",
-      "rolling_back");
-
   private final PresplitAdmin admin;
   private final String table;
 
@@ -58,7 +53,11 @@ public final class MigrationControl {
     return Optional.of(new MigrationStatus(table, s.plan, progress, s.pendingRequest));
   }
 
-  /** Holds the migration between two chunks or phases. @return true: the request was written */
+  /**
+   * Holds the migration between two chunks or phases. @return true: the request was written
+   *
+   * @throws MigrationRefusedException after a failed verification (it waits already)
+   */
   public boolean pause() throws IOException {
     return request("pause");
   }
@@ -82,7 +81,8 @@ public final class MigrationControl {
 
   /**
    * Switches back to the old generation keeping every write made to the new one; in phases
-   * {@code catching_up} and {@code grace} only.
+   * {@code catching_up} and {@code grace} (and {@code switching} once the status names the new
+   * generation) only.
    *
    * @throws MigrationRefusedException in any other phase
    */
@@ -158,19 +158,26 @@ public final class MigrationControl {
       throw new MigrationRefusedException("no migration of " + table + " is under way");
     }
     String phase = string(s.plan, "phase");
-    if (action.equals("abort") && SWITCHED.contains(phase)) {
-      throw new MigrationRefusedException("abort refused: the migration of " + table
-          + " has switched to " + string(s.plan, "target") + " already (phase " + phase + "); "
-          + (phase.equals("catching_up") || phase.equals("grace")
-              ? "rollback switches back to the old generation without losing a write"
-              : "writers use it now, so it can only finish"));
+    // presplitd's phase table decides (MigrationPhases); in `switching` the status says whether
+    // readers use the new generation already.
+    MigrationPhases.Phase rules = MigrationPhases.phase(phase).orElseThrow(() ->
+        new MigrationRefusedException("the migration plan of " + table + " is in phase '" + phase
+            + "', which this PresplitAdmin does not know (older than the presplitd that wrote"
+            + " it?); nothing requested"));
+    MigrationPhases.Rule rule = rules.requests().get(action);
+    boolean statusNamesTarget = rules.switched();
+    if (rule != null && rule.verdict().conditional()) {
+      Optional<TableStatus> status = admin.status(table);
+      if (status.isEmpty() || status.get().physicalTable() == null) {
+        throw new PresplitAdminException("the status of " + table + " cannot be read to tell"
+            + " whether the switch happened; nothing requested (try again)");
+      }
+      statusNamesTarget = status.get().physicalTable().equals(string(s.plan, "target"));
     }
-    if (action.equals("rollback") && !phase.equals("catching_up") && !phase.equals("grace")) {
-      throw new MigrationRefusedException("rollback refused: the migration of " + table
-          + " is in phase " + phase + "; "
-          + (SWITCHED.contains(phase) ? "the old generation " + string(s.plan, "source")
-              + " is fenced already and no longer has the writes made since the switch"
-              : "it has not switched yet: abort it instead"));
+    Optional<String> refused = MigrationPhases.refusal(rules, action, statusNamesTarget, table,
+        string(s.plan, "source"), string(s.plan, "target"));
+    if (refused.isPresent()) {
+      throw new MigrationRefusedException(refused.get());
     }
     if (action.equals("resume")) {
       boolean paused = s.plan.has("paused") && s.plan.get("paused").isJsonPrimitive()

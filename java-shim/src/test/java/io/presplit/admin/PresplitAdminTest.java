@@ -94,8 +94,13 @@ class PresplitAdminTest {
 
   /** Writes a status as presplitd does (raw bytes; the daemon's identity is not modelled). */
   void writeStatus(String table, String phase, int configVersion) throws Exception {
+    writeStatus(table, table, phase, configVersion);
+  }
+
+  void writeStatus(String table, String physicalTable, String phase, int configVersion)
+      throws Exception {
     byte[] data = ("{\"table\": \"" + table + "\", \"phase\": \"" + phase + "\", "
-        + "\"physical_table\": \"" + table + "\", \"generation\": 1, \"regions\": 4, "
+        + "\"physical_table\": \"" + physicalTable + "\", \"generation\": 1, \"regions\": 4, "
         + "\"config_version\": " + configVersion + "}").getBytes(StandardCharsets.UTF_8);
     String path = "/presplit/status/" + table;
     if (raw.exists("/presplit/status", false) == null) {
@@ -411,6 +416,23 @@ class PresplitAdminTest {
       assertTrue(request().contains("\"request\":\"rollback\""), request());
       writePlan("done", false);
       assertThrows(MigrationRefusedException.class, m::rollback);
+
+      // In `switching` the status decides: before its write the switch has not happened...
+      writePlan("switching", false);
+      writeStatus("default:t", "ready", 1);
+      MigrationRefusedException before = assertThrows(MigrationRefusedException.class,
+          m::rollback);
+      assertTrue(before.getMessage().contains("has not switched (phase switching)"),
+          before.getMessage());
+      // ...after it (the plan not written yet) readers use the new generation.
+      writeStatus("default:t", "default:t__g2", "ready", 1);
+      MigrationRefusedException after = assertThrows(MigrationRefusedException.class, m::abort);
+      assertTrue(after.getMessage().contains("already names default:t__g2"), after.getMessage());
+      assertTrue(m.rollback());
+      // A failed verification waits already: pause is refused, resume verifies again.
+      writePlan("failed_verification", false);
+      assertThrows(MigrationRefusedException.class, m::pause);
+      assertTrue(m.resume());
     }
   }
 }
