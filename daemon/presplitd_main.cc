@@ -26,27 +26,22 @@ options:
   --help             this text
   --version          print the version
 
-settings (see conf/presplitd.conf and presplitd(8)): zk_quorum, zk_root, zk_auth_file,
-zk_session_timeout_ms, presplit_jar, hbase_conf_dir, jvm_classpath, jvm_classpath_file,
-hbase_command, jvm_max_heap, jvm_options, resync_interval_s, load_watch_interval_s,
-load_split_max_per_window, load_split_window_s, migration_interval_s, migration_chunk_rows,
-migration_max_concurrent, migration_hfile_chunk_rows, migration_mapreduce_threshold_bytes,
-migration_staging_dir, migration_hfile_source, migration_throttle,
-migration_throttle_start_cells_per_s, migration_throttle_min_cells_per_s,
-migration_throttle_max_call_queue, migration_throttle_max_queue_time_ms,
-migration_throttle_max_probe_ms, keyviz_fine_resolution_s, keyviz_fine_retention_h,
-keyviz_coarse_resolution_s, keyviz_coarse_retention_h, keyviz_memory_budget_mb,
-hadoop_conf_dir, kerberos_principal, kerberos_keytab, http_listen, log_level, and hbase.*
-client settings.
+settings (key = default  [range]  (SIGHUP applies it)), in the config file or --set; see
+conf/presplitd.conf, presplitd(8) and the reference (docs/reference/config.md):
+)";
+
+constexpr const char* kUsageEnd = R"(
 
 signals: SIGTERM/SIGINT stop cleanly (within 20 s: an HBase call still running then is
-abandoned); SIGHUP re-reads the config file (log_level and resync_interval_s apply at once,
+abandoned); SIGHUP re-reads the config file (the settings marked so above apply at once,
 other changed settings are logged as needing a restart) and runs a full reconcile pass.
 systemd: with $NOTIFY_SOCKET (a Type=notify unit) it sends READY=1 once ZooKeeper is connected
 and the HTTP endpoint listens, WATCHDOG=1 from its event loop when WatchdogSec is set, and
 STOPPING=1 on SIGTERM/SIGINT.
 exit codes: 0 clean stop, 1 failure, 2 usage error.
 )";
+
+std::string Usage() { return std::string(kUsage) + presplit::daemon::SettingsUsage() + kUsageEnd; }
 
 }  // namespace
 
@@ -59,13 +54,13 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     auto next = [&](const char* flag) -> std::string {
       if (i + 1 >= argc) {
-        std::cerr << "presplitd: " << flag << " needs a value\n" << kUsage;
+        std::cerr << "presplitd: " << flag << " needs a value\n" << Usage();
         std::exit(2);
       }
       return argv[++i];
     };
     if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
+      std::cout << Usage();
       return 0;
     } else if (arg == "--version") {
       std::cout << "presplitd " << PRESPLIT_VERSION << "\n";
@@ -83,7 +78,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--log-level") {
       overrides.emplace_back("log_level", next("--log-level"));
     } else {
-      std::cerr << "presplitd: unknown argument '" << arg << "'\n" << kUsage;
+      std::cerr << "presplitd: unknown argument '" << arg << "'\n" << Usage();
       return 2;
     }
   }

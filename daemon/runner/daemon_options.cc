@@ -103,121 +103,157 @@ Result<int64_t> ParseByteCount(const std::string& key, const std::string& value)
   }
 }
 
+namespace {
+
+enum class Kind {
+  kText,
+  kNonEmpty,
+  kZnodeRoot,
+  kAbsPath,
+  kInt,
+  kBytes,
+  kHeapSize,
+  kWords,
+  kChoice,
+  kPrincipal
+};
+
+// One value of a setting into its field, checked by its kind (settings.def).
+Status ParseSetting(const std::string& key, const std::string& value, Kind kind, int min, int max,
+                    const std::string& choices, std::string& out) {
+  switch (kind) {
+    case Kind::kNonEmpty:
+      if (value.empty()) return Status::InvalidArgument(key + ": must not be empty");
+      break;
+    case Kind::kZnodeRoot:
+      if (value.empty() || value[0] != '/' || (value.size() > 1 && value.back() == '/')) {
+        return Status::InvalidArgument(key + ": must be an absolute path without a trailing '/'");
+      }
+      break;
+    case Kind::kAbsPath:
+      if (!value.empty() && value[0] != '/') {
+        return Status::InvalidArgument(key + ": expected an absolute path, got '" + value + "'");
+      }
+      break;
+    case Kind::kHeapSize:
+      // The JVM's -Xmx syntax; checked here, so that a typo is a clear error, not a JVM that
+      // refuses to start.
+      PRESPLIT_RETURN_IF_ERROR(ParseByteCount(key, value).status());
+      break;
+    case Kind::kChoice: {
+      const std::vector<std::string> accepted = SplitOn(choices, '|');
+      bool known = false;
+      for (const auto& c : accepted) known = known || value == c;
+      if (!known) {
+        std::string list;
+        for (size_t i = 0; i < accepted.size(); ++i) {
+          list += (i == 0 ? "" : i + 1 == accepted.size() ? " or " : ", ") + accepted[i];
+        }
+        return Status::InvalidArgument(key + ": expected " + list + ", got '" + value + "'");
+      }
+      break;
+    }
+    case Kind::kPrincipal:
+      PRESPLIT_RETURN_IF_ERROR(CheckPrincipal(value));
+      break;
+    default:
+      break;
+  }
+  (void)min;
+  (void)max;
+  out = value;
+  return Status::Ok();
+}
+
+Status ParseSetting(const std::string& key, const std::string& value, Kind kind, int min, int max,
+                    const std::string&, int& out) {
+  (void)kind;  // kInt
+  PRESPLIT_ASSIGN_OR_RETURN(out, ParseInt(key, value, min, max));
+  return Status::Ok();
+}
+
+Status ParseSetting(const std::string& key, const std::string& value, Kind, int, int,
+                    const std::string&, int64_t& out) {
+  PRESPLIT_ASSIGN_OR_RETURN(out, ParseByteCount(key, value));  // kBytes
+  return Status::Ok();
+}
+
+Status ParseSetting(const std::string&, const std::string& value, Kind, int, int,
+                    const std::string&, std::vector<std::string>& out) {
+  out = SplitOn(value, ' ');  // kWords
+  return Status::Ok();
+}
+
+std::string DefaultText(const std::string& v) { return v; }
+std::string DefaultText(int v) { return std::to_string(v); }
+std::string DefaultText(int64_t v) {
+  // As a byte count is written: the largest unit that divides it.
+  const char* units = "KMGT";
+  int unit = -1;
+  while (v != 0 && unit < 3 && v % 1024 == 0) {
+    v /= 1024;
+    ++unit;
+  }
+  return std::to_string(v) + (unit >= 0 ? std::string(1, units[unit]) : "");
+}
+std::string DefaultText(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& w : v) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+std::string RangeText(Kind kind, int min, int max, const std::string& choices) {
+  if (kind == Kind::kInt) return std::to_string(min) + " to " + std::to_string(max);
+  if (kind == Kind::kChoice) return choices;
+  return "";
+}
+
+}  // namespace
+
 Status ApplyOption(const std::string& key, const std::string& value, DaemonOptions& o) {
   if (key.rfind("hbase.", 0) == 0) {
     o.hbase_settings[key] = value;
-  } else if (key == "zk_quorum") {
-    o.zk_quorum = value;
-  } else if (key == "zk_root") {
-    if (value.empty() || value[0] != '/' || (value.size() > 1 && value.back() == '/')) {
-      return Status::InvalidArgument("zk_root: must be an absolute path without a trailing '/'");
-    }
-    o.zk_root = value;
-  } else if (key == "zk_auth_file") {
-    o.zk_auth_file = value;
-  } else if (key == "zk_session_timeout_ms") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.zk_session_timeout_ms, ParseInt(key, value, 2000, 600000));
-  } else if (key == "presplit_jar") {
-    o.presplit_jar = value;
-  } else if (key == "hbase_conf_dir") {
-    o.hbase_conf_dir = value;
-  } else if (key == "jvm_classpath") {
-    o.jvm_classpath = value;
-  } else if (key == "jvm_classpath_file") {
-    o.jvm_classpath_file = value;
-  } else if (key == "hbase_command") {
-    o.hbase_command = value;
-  } else if (key == "jvm_max_heap") {
-    // The JVM's -Xmx syntax; checked here, so that a typo is a clear error, not a JVM that
-    // refuses to start.
-    PRESPLIT_RETURN_IF_ERROR(ParseByteCount(key, value).status());
-    o.jvm_max_heap = value;
-  } else if (key == "jvm_options") {
-    o.jvm_options = SplitOn(value, ' ');
-  } else if (key == "load_watch_interval_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.load_watch_interval_s, ParseInt(key, value, 0, 3600));
-  } else if (key == "load_split_max_per_window") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.load_split_max_per_window, ParseInt(key, value, 0, 10000));
-  } else if (key == "load_split_window_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.load_split_window_s, ParseInt(key, value, 1, 86400));
-  } else if (key == "keyviz_fine_resolution_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_fine_resolution_s, ParseInt(key, value, 1, 3600));
-  } else if (key == "keyviz_fine_retention_h") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_fine_retention_h, ParseInt(key, value, 1, 168));
-  } else if (key == "keyviz_coarse_resolution_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_coarse_resolution_s, ParseInt(key, value, 1, 86400));
-  } else if (key == "keyviz_coarse_retention_h") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_coarse_retention_h, ParseInt(key, value, 1, 8760));
-  } else if (key == "keyviz_memory_budget_mb") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.keyviz_memory_budget_mb, ParseInt(key, value, 1, 65536));
-  } else if (key == "migration_interval_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_interval_s, ParseInt(key, value, 1, 3600));
-  } else if (key == "migration_chunk_rows") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_chunk_rows, ParseInt(key, value, 1, 1000000));
-  } else if (key == "migration_max_concurrent") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_max_concurrent, ParseInt(key, value, 1, 64));
-  } else if (key == "migration_hfile_chunk_rows") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_hfile_chunk_rows, ParseInt(key, value, 1, 100000000));
-  } else if (key == "migration_mapreduce_threshold_bytes") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_mapreduce_threshold_bytes, ParseByteCount(key, value));
-  } else if (key == "migration_staging_dir") {
-    if (value.empty()) return Status::InvalidArgument("migration_staging_dir: must not be empty");
-    o.migration_staging_dir = value;
-  } else if (key == "migration_hfile_source") {
-    if (value != "live" && value != "snapshot") {
-      return Status::InvalidArgument("migration_hfile_source: expected live or snapshot, got '" +
-                                     value + "'");
-    }
-    o.migration_hfile_source = value;
-  } else if (key == "migration_throttle") {
-    if (value != "adaptive" && value != "off") {
-      return Status::InvalidArgument("migration_throttle: expected adaptive or off, got '" + value +
-                                     "'");
-    }
-    o.migration_throttle = value;
-  } else if (key == "migration_throttle_start_cells_per_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_start_cells_per_s,
-                              ParseInt(key, value, 1, 1000000000));
-  } else if (key == "migration_throttle_min_cells_per_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_min_cells_per_s,
-                              ParseInt(key, value, 1, 1000000000));
-  } else if (key == "migration_throttle_max_call_queue") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_max_call_queue, ParseInt(key, value, 0, 100000));
-  } else if (key == "migration_throttle_max_queue_time_ms") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_max_queue_time_ms,
-                              ParseInt(key, value, 1, 600000));
-  } else if (key == "migration_throttle_max_probe_ms") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.migration_throttle_max_probe_ms, ParseInt(key, value, 1, 600000));
-  } else if (key == "hadoop_conf_dir") {
-    o.hadoop_conf_dir = value;
-  } else if (key == "kerberos_principal") {
-    PRESPLIT_RETURN_IF_ERROR(CheckPrincipal(value));
-    o.kerberos_principal = value;
-  } else if (key == "kerberos_keytab") {
-    if (!value.empty() && value[0] != '/') {
-      return Status::InvalidArgument("kerberos_keytab: expected an absolute path, got '" + value +
-                                     "'");
-    }
-    o.kerberos_keytab = value;
-  } else if (key == "resync_interval_s") {
-    PRESPLIT_ASSIGN_OR_RETURN(o.resync_interval_s, ParseInt(key, value, 1, 86400));
-  } else if (key == "http_listen") {
-    o.http_listen = value;
-  } else if (key == "log_level") {
-    static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
-    bool known = false;
-    for (const char* level : kLevels) known = known || value == level;
-    if (!known) {
-      return Status::InvalidArgument(
-          "log_level: expected trace, debug, info, warn, error, "
-          "critical or off, got '" +
-          value + "'");
-    }
-    o.log_level = value;
-  } else {
-    return Status::InvalidArgument("unknown option '" + key + "'");
+    return Status::Ok();
   }
-  return Status::Ok();
+#define PRESPLIT_SETTING(name, type, kind, default_value, min, max, choices, live, doc) \
+  if (key == #name) return ParseSetting(key, value, Kind::kind, min, max, choices, o.name);
+#include "daemon/runner/settings.def"
+#undef PRESPLIT_SETTING
+  return Status::InvalidArgument("unknown option '" + key + "'");
+}
+
+const std::vector<SettingInfo>& Settings() {
+  static const std::vector<SettingInfo> settings = [] {
+    const DaemonOptions defaults;
+    std::vector<SettingInfo> out;
+#define PRESPLIT_SETTING(name, type, kind, default_value, min, max, choices, live, doc) \
+  out.push_back(                                                                        \
+      {#name, DefaultText(defaults.name), RangeText(Kind::kind, min, max, choices), live, doc});
+#include "daemon/runner/settings.def"
+#undef PRESPLIT_SETTING
+    return out;
+  }();
+  return settings;
+}
+
+bool IsLiveSetting(const std::string& name) {
+  for (const SettingInfo& s : Settings()) {
+    if (name == s.name) return s.live;
+  }
+  return false;  // hbase.* and unknown names: a restart
+}
+
+std::string SettingsUsage() {
+  std::string out;
+  for (const SettingInfo& s : Settings()) {
+    std::string line =
+        "  " + std::string(s.name) + " = " + (s.default_text.empty() ? "(empty)" : s.default_text);
+    if (!s.range.empty()) line += "  [" + s.range + "]";
+    if (s.live) line += "  (SIGHUP applies it)";
+    out += line + "\n      " + s.doc + "\n";
+  }
+  out += "  hbase.* = (none)\n      any HBase client setting, for the daemon's connection\n";
+  return out;
 }
 
 Status ApplyConfigText(const std::string& text, const std::string& origin, DaemonOptions& o) {
@@ -340,59 +376,10 @@ Status CheckOptions(const DaemonOptions& o) {
 
 std::vector<std::string> ChangedSettings(const DaemonOptions& before, const DaemonOptions& after) {
   std::vector<std::string> changed;
-  auto check = [&changed](const char* name, const auto& a, const auto& b) {
-    if (a != b) changed.push_back(name);
-  };
-  check("zk_quorum", before.zk_quorum, after.zk_quorum);
-  check("zk_root", before.zk_root, after.zk_root);
-  check("zk_auth_file", before.zk_auth_file, after.zk_auth_file);
-  check("zk_session_timeout_ms", before.zk_session_timeout_ms, after.zk_session_timeout_ms);
-  check("presplit_jar", before.presplit_jar, after.presplit_jar);
-  check("hbase_conf_dir", before.hbase_conf_dir, after.hbase_conf_dir);
-  check("jvm_classpath", before.jvm_classpath, after.jvm_classpath);
-  check("jvm_classpath_file", before.jvm_classpath_file, after.jvm_classpath_file);
-  check("hbase_command", before.hbase_command, after.hbase_command);
-  check("jvm_max_heap", before.jvm_max_heap, after.jvm_max_heap);
-  check("jvm_options", before.jvm_options, after.jvm_options);
-  check("load_watch_interval_s", before.load_watch_interval_s, after.load_watch_interval_s);
-  check("load_split_max_per_window", before.load_split_max_per_window,
-        after.load_split_max_per_window);
-  check("load_split_window_s", before.load_split_window_s, after.load_split_window_s);
-  check("keyviz_fine_resolution_s", before.keyviz_fine_resolution_s,
-        after.keyviz_fine_resolution_s);
-  check("keyviz_fine_retention_h", before.keyviz_fine_retention_h, after.keyviz_fine_retention_h);
-  check("keyviz_coarse_resolution_s", before.keyviz_coarse_resolution_s,
-        after.keyviz_coarse_resolution_s);
-  check("keyviz_coarse_retention_h", before.keyviz_coarse_retention_h,
-        after.keyviz_coarse_retention_h);
-  check("keyviz_memory_budget_mb", before.keyviz_memory_budget_mb, after.keyviz_memory_budget_mb);
-  check("resync_interval_s", before.resync_interval_s, after.resync_interval_s);
-  check("migration_interval_s", before.migration_interval_s, after.migration_interval_s);
-  check("migration_chunk_rows", before.migration_chunk_rows, after.migration_chunk_rows);
-  check("migration_max_concurrent", before.migration_max_concurrent,
-        after.migration_max_concurrent);
-  check("migration_hfile_chunk_rows", before.migration_hfile_chunk_rows,
-        after.migration_hfile_chunk_rows);
-  check("migration_mapreduce_threshold_bytes", before.migration_mapreduce_threshold_bytes,
-        after.migration_mapreduce_threshold_bytes);
-  check("migration_staging_dir", before.migration_staging_dir, after.migration_staging_dir);
-  check("migration_hfile_source", before.migration_hfile_source, after.migration_hfile_source);
-  check("migration_throttle", before.migration_throttle, after.migration_throttle);
-  check("migration_throttle_start_cells_per_s", before.migration_throttle_start_cells_per_s,
-        after.migration_throttle_start_cells_per_s);
-  check("migration_throttle_min_cells_per_s", before.migration_throttle_min_cells_per_s,
-        after.migration_throttle_min_cells_per_s);
-  check("migration_throttle_max_call_queue", before.migration_throttle_max_call_queue,
-        after.migration_throttle_max_call_queue);
-  check("migration_throttle_max_queue_time_ms", before.migration_throttle_max_queue_time_ms,
-        after.migration_throttle_max_queue_time_ms);
-  check("migration_throttle_max_probe_ms", before.migration_throttle_max_probe_ms,
-        after.migration_throttle_max_probe_ms);
-  check("hadoop_conf_dir", before.hadoop_conf_dir, after.hadoop_conf_dir);
-  check("kerberos_principal", before.kerberos_principal, after.kerberos_principal);
-  check("kerberos_keytab", before.kerberos_keytab, after.kerberos_keytab);
-  check("http_listen", before.http_listen, after.http_listen);
-  check("log_level", before.log_level, after.log_level);
+#define PRESPLIT_SETTING(name, type, kind, default_value, min, max, choices, live, doc) \
+  if (before.name != after.name) changed.push_back(#name);
+#include "daemon/runner/settings.def"
+#undef PRESPLIT_SETTING
   std::set<std::string> keys;
   for (const auto& [k, v] : before.hbase_settings) keys.insert(k);
   for (const auto& [k, v] : after.hbase_settings) keys.insert(k);

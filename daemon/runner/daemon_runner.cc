@@ -996,7 +996,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
       return;
     }
     for (const auto& name : ChangedSettings(options, *reloaded)) {
-      if (name == "log_level") {
+      if (!IsLiveSetting(name)) {  // settings.def says which settings SIGHUP applies
+        spdlog::warn("SIGHUP: setting {} changed; it takes effect after a restart", name);
+      } else if (name == "log_level") {
         spdlog::set_level(spdlog::level::from_str(reloaded->log_level));
         spdlog::info("SIGHUP: log_level is now {}", reloaded->log_level);
         options.log_level = reloaded->log_level;
@@ -1006,7 +1008,10 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         spdlog::info("SIGHUP: resync_interval_s is now {}", reloaded->resync_interval_s);
         options.resync_interval_s = reloaded->resync_interval_s;
       } else {
-        spdlog::warn("SIGHUP: setting {} changed; it takes effect after a restart", name);
+        spdlog::error(
+            "SIGHUP: setting {} is live in settings.def but nothing here applies it (a presplitd "
+            "bug); it takes effect after a restart",
+            name);
       }
     }
     spdlog::info("SIGHUP: config reloaded");

@@ -269,3 +269,66 @@ TEST(DaemonOptionsTest, ChangedKerberosSettingsNeedARestart) {
 
 }  // namespace
 }  // namespace presplit::daemon
+
+namespace presplit::daemon {
+namespace {
+
+// The settings table (settings.def) drives the parser, the reload's list and --help: every
+// setting takes its own default as written, refuses a value out of its range or choices, is
+// named by ChangedSettings when it differs, and shows in --help with its default.
+TEST(SettingsTableTest, EverySettingTakesItsDefaultAndRefusesWhatItsRangeExcludes) {
+  const auto& settings = Settings();
+  ASSERT_GE(settings.size(), 38u);
+  const DaemonOptions defaults;
+  for (const auto& s : settings) {
+    SCOPED_TRACE(s.name);
+    DaemonOptions o;
+    ASSERT_TRUE(ApplyOption(s.name, s.default_text, o).ok());
+    EXPECT_TRUE(ChangedSettings(defaults, o).empty())
+        << "the default, written out and read back, is not the default";
+    const std::string range = s.range;
+    const size_t to = range.find(" to ");
+    if (to != std::string::npos) {
+      const long long min = std::stoll(range.substr(0, to));
+      const long long max = std::stoll(range.substr(to + 4));
+      EXPECT_FALSE(ApplyOption(s.name, std::to_string(min - 1), o).ok());
+      EXPECT_FALSE(ApplyOption(s.name, std::to_string(max + 1), o).ok());
+      ASSERT_TRUE(
+          ApplyOption(s.name, std::to_string(min == std::stoll(s.default_text) ? max : min), o)
+              .ok());
+      auto changed = ChangedSettings(defaults, o);
+      ASSERT_EQ(changed.size(), 1u);
+      EXPECT_EQ(changed[0], s.name);
+    } else if (!range.empty()) {  // a choice
+      Status refused = ApplyOption(s.name, "no-such-choice", o);
+      EXPECT_FALSE(refused.ok());
+      EXPECT_NE(refused.message().find(s.name), std::string::npos) << refused.message();
+    }
+    EXPECT_EQ(IsLiveSetting(s.name), s.live);
+    EXPECT_NE(SettingsUsage().find(std::string("  ") + s.name + " = "), std::string::npos);
+  }
+  EXPECT_TRUE(IsLiveSetting("log_level"));
+  EXPECT_TRUE(IsLiveSetting("resync_interval_s"));
+  EXPECT_FALSE(IsLiveSetting("zk_quorum"));
+  EXPECT_FALSE(IsLiveSetting("hbase.client.retries.number"));
+  DaemonOptions o;
+  EXPECT_FALSE(ApplyOption("no_such_setting", "1", o).ok());
+}
+
+TEST(SettingsTableTest, DefaultsAreWrittenAsTheConfigFileWritesThem) {
+  auto find = [](const char* name) {
+    for (const auto& s : Settings()) {
+      if (std::string(s.name) == name) return s;
+    }
+    ADD_FAILURE() << name << " is not in the table";
+    return Settings().front();
+  };
+  EXPECT_EQ(find("migration_mapreduce_threshold_bytes").default_text, "10G");
+  EXPECT_EQ(find("zk_session_timeout_ms").range, "2000 to 600000");
+  EXPECT_EQ(find("migration_throttle").range, "adaptive|off");
+  EXPECT_EQ(find("jvm_options").default_text, "");
+  EXPECT_EQ(find("zk_root").default_text, "/presplit");
+}
+
+}  // namespace
+}  // namespace presplit::daemon

@@ -4,10 +4,11 @@ code has and the reference lacks is one no operator finds, and a row the code no
 sends an operator (or a dashboard) after nothing. The names are read from the source text, so
 the check needs no build; the reference's names from the first column of its tables.
 
-  check_reference.py config REPO       docs/reference/config.md: presplitd's config keys
-                                       (daemon/runner/daemon_options.cc), its command-line
-                                       flags (daemon/presplitd_main.cc), and which keys SIGHUP
-                                       applies live (daemon/runner/daemon_runner.cc)
+  check_reference.py config REPO       docs/reference/config.md, conf/presplitd.conf and
+                                       packaging/man/presplitd.8 against presplitd's settings
+                                       table (daemon/runner/settings.def): names, defaults,
+                                       ranges, which SIGHUP applies live (and that
+                                       daemon_runner.cc applies them); presplitd's flags
   check_reference.py metrics REPO      docs/reference/metrics.md: every presplit_* name in a
                                        string literal of daemon/ (literals joined as the compiler
                                        joins them, "a" + "b" too), and its type where the code
@@ -101,32 +102,110 @@ def compare(what, in_code, in_reference, reference):
     return problems
 
 
+SETTING = re.compile(r'^PRESPLIT_SETTING\(\s*(\w+)\s*,\s*([^,]+?)\s*,\s*(k\w+)\s*,\s*'
+                     r'("(?:[^"\\]|\\.)*"|\{\}|[^,]+?)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*'
+                     r'"([^"]*)"\s*,\s*(true|false)\s*,', re.M | re.S)
+
+
+def byte_count_text(n):
+    units, unit = "KMGT", -1
+    while n and unit < 3 and n % 1024 == 0:
+        n //= 1024
+        unit += 1
+    return str(n) + (units[unit] if unit >= 0 else "")
+
+
+def settings_table(repo):
+    """{name: (kind, default text, min, max, choices, live)} from daemon/runner/settings.def."""
+    text = re.sub(r"//[^\n]*", "", read(repo, "daemon/runner/settings.def"))
+    out = {}
+    for m in SETTING.finditer(text):
+        name, _, kind, default, lo, hi, choices, live = m.groups()
+        if default.startswith('"'):
+            default = default[1:-1]
+        elif default == "{}":
+            default = ""
+        elif kind == "kBytes":
+            shifted = re.fullmatch(r"int64_t\{(\d+)\}\s*<<\s*(\d+)", default)
+            default = byte_count_text(int(shifted.group(1)) << int(shifted.group(2)) if shifted
+                                      else int(default))
+        out[name] = (kind, default, int(lo), int(hi), choices, live == "true")
+    return need(out, "PRESPLIT_SETTING rows in daemon/runner/settings.def")
+
+
 def check_config(repo):
+    """config.md, the sample config and the man page against settings.def: every setting named,
+    its default, its range (an integer's "min to max", a choice's words), live or restart."""
     ref_path = "docs/reference/config.md"
-    options = read(repo, "daemon/runner/daemon_options.cc")
-    keys = set(re.findall(r'\bkey == "([\w.]+)"', options))
-    keys |= {p + "*" for p in re.findall(r'\bkey\.rfind\("([\w.]+)", 0\) == 0', options)}
-    need(keys, "config keys (key == \"...\") in daemon/runner/daemon_options.cc")
+    table = settings_table(repo)
+    keys = set(table) | {p + "*" for p in re.findall(
+        r'\bkey\.rfind\("([\w.]+)", 0\) == 0', read(repo, "daemon/runner/daemon_options.cc"))}
     main = read(repo, "daemon/presplitd_main.cc")
     flags = need(set(re.findall(r'\barg == "(-[\w-]+)"', main)), "flags in presplitd_main.cc")
-    # --help names every setting too (it left out eleven once).
-    usage = re.search(r"settings \(see conf/presplitd\.conf and presplitd\(8\)\):(.*?)"
-                      r"client settings\.", main, re.S)
-    in_help = need(set(re.findall(r"[a-z][\w.]*\*?", usage.group(1)) if usage else ()) - {"and"},
-                   "the settings listed in presplitd_main.cc's --help")
     runner = read(repo, "daemon/runner/daemon_runner.cc")
-    live = need(set(re.findall(r'\bname == "(\w+)"', runner)) & keys,
-                "the settings SIGHUP applies (name == \"...\") in daemon_runner.cc")
+    applied = set(re.findall(r'\bname == "(\w+)"', runner))
+    live = {n for n, row in table.items() if row[5]}
+    problems = compare("setting SIGHUP applies (live in settings.def; `name == \"...\"` in "
+                       "daemon_runner.cc):", live, applied, "daemon/runner/daemon_runner.cc")
 
     reference = read(repo, ref_path)
     rows = table_rows(reference, "Settings")
     ref_keys = {n for names, _ in rows for n in names}
     ref_live = {n for names, cells in rows for n in names if cells[-1].lower().startswith("yes")}
     ref_flags = {n for names, _ in table_rows(reference, "Command line") for n in names}
-    return (compare("config key", keys, ref_keys, ref_path)
-            + compare("setting in --help", keys, in_help, "daemon/presplitd_main.cc")
-            + compare("setting SIGHUP applies live (last column 'yes'):", live, ref_live, ref_path)
-            + compare("presplitd flag", flags, ref_flags, ref_path))
+    problems += (compare("config key", keys, ref_keys, ref_path)
+                 + compare("setting SIGHUP applies live (last column 'yes'):", live, ref_live,
+                           ref_path)
+                 + compare("presplitd flag", flags, ref_flags, ref_path))
+    for names, cells in rows:
+        row = table.get(names[0])
+        if row is None or len(cells) < 3:
+            continue
+        kind, default, lo, hi, choices, _ = row
+        shown = re.match(r"\s*`([^`]*)`", cells[1])
+        documented = shown.group(1) if shown else ""
+        if not shown and not re.match(r"\s*(empty|none)\b", cells[1]):
+            problems.append(f"{ref_path}: {names[0]}: the default column neither shows a `value` "
+                            "nor says empty")
+        elif documented != default:
+            problems.append(f"{ref_path}: {names[0]}: default {documented or 'empty'!r}, "
+                            f"settings.def has {default or 'empty'!r}")
+        text = " ".join(cells)
+        if kind == "kInt" and f"{lo} to {hi}" not in text:
+            problems.append(f"{ref_path}: {names[0]}: the range '{lo} to {hi}' of settings.def "
+                            "is not in its row")
+        for choice in choices.split("|") if kind == "kChoice" else ():
+            if f"`{choice}`" not in text:
+                problems.append(f"{ref_path}: {names[0]}: the choice `{choice}` of settings.def "
+                                "is not in its row")
+
+    # The man page: `.BR name " (default)"`, `(none...)` for an empty one.
+    man_path = "packaging/man/presplitd.8"
+    man = read(repo, man_path).replace("\\-", "-")
+    for name, (_, default, *_rest) in table.items():
+        m = re.search(r'^\.BR ' + re.escape(name) + r' " \(([^)]*)\)"', man, re.M)
+        if not m:
+            problems.append(f"{man_path}: setting {name} has no entry (.BR {name} \" (default)\")")
+        elif not (m.group(1) == default or (not default and m.group(1).startswith("none"))):
+            problems.append(f"{man_path}: {name}: default ({m.group(1)}), settings.def has "
+                            f"{default or 'none'!r}")
+
+    # The sample config: every setting, set to its default unless config.md's row says the
+    # packaged file sets that value (`# key = ...` lines are examples).
+    conf_path = "conf/presplitd.conf"
+    conf = read(repo, conf_path)
+    row_text = {names[0]: " ".join(cells) for names, cells in rows}
+    for name, (_, default, *_rest) in table.items():
+        lines = re.findall(r"^(#\s*)?" + re.escape(name) + r"\s*=\s*(.*?)\s*$", conf, re.M)
+        if not lines:
+            problems.append(f"{conf_path}: setting {name} is missing (set or as a # comment)")
+        for commented, value in lines:
+            if commented or value == default:
+                continue
+            if f"packaged file sets `{value}`" not in row_text.get(name, ""):
+                problems.append(f"{conf_path}: {name} = {value}, its default is {default!r} "
+                                f"(and {ref_path} does not say the packaged file sets it)")
+    return problems
 
 
 def check_metrics(repo):
