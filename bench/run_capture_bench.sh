@@ -9,16 +9,17 @@
 #                              [--engines put,hfile,hfile-snapshot,mapreduce] [--rate OPS (200)]
 #                              [--seconds S (90)] [--latency-engine E (hfile)]
 #                              [--max-cells-per-s N (0)] [--throttle adaptive|off (adaptive)]
-#                              [--capture-writes N (200000)]
+#                              [--capture-writes N (200000)] [--set KEY=VALUE ...]
 #                              [--skip copy,latency,capture]
 #
 # Starts a fresh local cluster of its own whose HMaster and RegionServer load presplit-hbase.jar
 # and libpresplit_jni.so, as a production cluster does (ZooKeeper 22920, master 17120,
-# RegionServer 17140, data in <build>/capture-bench-cluster; PRESPLIT_BENCH_ZK_PORT,
-# _MASTER_PORT, _RS_PORT, _CLUSTER_DIR choose others) and a presplitd on it (HTTP 19795), and
-# stops both on every exit. PRESPLIT_BENCH_EXTRA_JAVA_OPTS adds JVM options to the HMaster and
-# RegionServer (e.g. -Xlog:gc:file=/tmp/gc-%p.log:uptime,time to see their GC pauses). Exits
-# non-zero on an error (a migration that fails included), not on a missed target.
+# RegionServer 17140, info servers 17110 and 17111, data in <build>/capture-bench-cluster;
+# PRESPLIT_BENCH_ZK_PORT, _MASTER_PORT, _RS_PORT, _INFO_PORT, _CLUSTER_DIR choose others) and a
+# presplitd on it (HTTP 19795; --set gives it a setting), and stops both on every exit.
+# PRESPLIT_BENCH_EXTRA_JAVA_OPTS adds JVM options to the HMaster and RegionServer (e.g.
+# -Xlog:gc:file=/tmp/gc-%p.log:uptime,time to see their GC pauses). Exits non-zero on an error
+# (a migration that fails included), not on a missed target.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,6 +44,9 @@ export PRESPLIT_CLUSTER_DIR=${PRESPLIT_BENCH_CLUSTER_DIR:-$BUILD_DIR/capture-ben
 export PRESPLIT_ZK_PORT=${PRESPLIT_BENCH_ZK_PORT:-22920}
 export PRESPLIT_MASTER_PORT=${PRESPLIT_BENCH_MASTER_PORT:-17120}
 export PRESPLIT_RS_PORT=${PRESPLIT_BENCH_RS_PORT:-17140}
+# The info servers on, as on a production cluster: the adaptive throttle reads each
+# RegionServer's JMX there (call queue, GC, memstores); without them it has its probes alone.
+export PRESPLIT_INFO_PORT=${PRESPLIT_BENCH_INFO_PORT:-17110}
 export PRESPLIT_ZK_QUORUM=127.0.0.1:$PRESPLIT_ZK_PORT
 export PRESPLIT_HBASE_CLASSPATH_FILE=$BUILD_DIR/hbase-runtime.classpath
 export PRESPLIT_E2E_PORT_OFFSET=0

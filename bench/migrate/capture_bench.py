@@ -127,6 +127,9 @@ class Bench:
                          # the adaptive throttle of the copy and verification, or the ceiling
                          # (--max-cells-per-s) alone
                          "migration_throttle": args.throttle}
+        for setting in args.set:  # presplitd settings to try (a throttle threshold)
+            key, _, value = setting.partition("=")
+            self.settings[key] = value
         self.daemon = h.Daemon(self.root, args.http_port, name="presplitd-capture-bench",
                                settings=self.settings)
         with open(os.path.join(os.environ["PRESPLIT_CLUSTER_DIR"], "run",
@@ -332,6 +335,9 @@ def main():
     parser.add_argument("--throttle", choices=["adaptive", "off"], default="adaptive",
                         help="presplitd's migration_throttle")
     parser.add_argument("--capture-writes", type=int, default=200000)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a presplitd setting for the run (repeatable), e.g. "
+                             "migration_throttle_max_probe_ms=8")
     parser.add_argument("--skip", default="", help="comma list of copy,latency,capture")
     parser.add_argument("--http-port", type=int, default=19795)
     args = parser.parse_args()

@@ -33,7 +33,8 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 /**
  * One health sample of the RegionServers that hold a migration's tables, for the daemon's
  * adaptive throttle (daemon/migrate/throttler.h): per server the general call queue (length and
- * its p99 wait), blocked updates, the compaction queue, GC time and memstore size against its
+ * its p99 wait), blocked updates, the compaction queue, GC pause time (the JVM's collectors, read
+ * live) and memstore size against its
  * global limit, read from the server's JMX servlet on its info port; plus the latency of a few
  * small gets against the tables (the probes).
  *
@@ -55,7 +56,12 @@ final class ClusterHealth {
 
   static final String IPC_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=IPC";
   static final String SERVER_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
-  static final String JVM_BEAN = "Hadoop:service=HBase,name=JvmMetrics";
+  /**
+   * The JVM's own collectors, read live: Hadoop's JvmMetrics bean (GcTimeMillis) is a snapshot the
+   * metrics system refreshes every period (10 s), so a pause showed up to 10 s late, after the
+   * copy that caused it had often ended.
+   */
+  static final String GC_BEANS = "java.lang:type=GarbageCollector,*";
 
   private record Topology(long readAtMs, Map<ServerName, ServerInfo> servers,
       List<byte[]> probeRows) {}
@@ -200,7 +206,10 @@ final class ClusterHealth {
       if (info.maxHeapBytes() > 0) {
         out.addProperty("memstore_limit_bytes", (long) (info.maxHeapBytes() * memstoreFraction));
       }
-      copy(bean(base, JVM_BEAN), "GcTimeMillis", out, "gc_time_ms");
+      Double gcMs = pauseTimeMs(beans(base, GC_BEANS));
+      if (gcMs != null) {
+        out.addProperty("gc_time_ms", gcMs);
+      }
       JMX_FAILURES.remove(base);
     } catch (IOException | RuntimeException e) {
       String message = "JMX of " + server.getHostname() + ":" + info.infoPort() + ": "
@@ -217,21 +226,52 @@ final class ClusterHealth {
     }
   }
 
+  /**
+   * The time the collectors have paused the server so far: the CollectionTime of every collector
+   * but a concurrent one (JDK 20+'s "G1 Concurrent GC" counts time the application ran beside
+   * it); null when no collector was published.
+   */
+  static Double pauseTimeMs(JsonArray collectors) {
+    double total = 0;
+    boolean any = false;
+    for (JsonElement e : collectors) {
+      if (!e.isJsonObject()) {
+        continue;
+      }
+      JsonObject gc = e.getAsJsonObject();
+      String name = gc.has("Name") && gc.get("Name").isJsonPrimitive()
+          ? gc.get("Name").getAsString() : "";
+      if (name.contains("Concurrent") || !gc.has("CollectionTime")
+          || !gc.get("CollectionTime").isJsonPrimitive()) {
+        continue;
+      }
+      total += gc.get("CollectionTime").getAsDouble();
+      any = true;
+    }
+    return any ? total : null;
+  }
+
   /** The bean of that name from a JMX servlet, or null when the server does not publish it. */
   static JsonObject bean(String base, String name) throws IOException {
-    HttpURLConnection http = (HttpURLConnection) new URL(base + name).openConnection();
+    JsonArray beans = beans(base, name);
+    return beans.size() == 0 ? null : beans.get(0).getAsJsonObject();
+  }
+
+  /** Every bean a JMX servlet answers a query (a name or a pattern) with. */
+  static JsonArray beans(String base, String query) throws IOException {
+    HttpURLConnection http = (HttpURLConnection) new URL(base + query).openConnection();
     http.setConnectTimeout(HTTP_TIMEOUT_MS);
     http.setReadTimeout(HTTP_TIMEOUT_MS);
     try {
       int code = http.getResponseCode();
       if (code != 200) {
-        throw new IOException("HTTP " + code + " for " + name);
+        throw new IOException("HTTP " + code + " for " + query);
       }
       String body;
       try (InputStream in = http.getInputStream()) {
         body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
       }
-      return firstBean(body);
+      return allBeans(body);
     } finally {
       http.disconnect();
     }
@@ -239,11 +279,16 @@ final class ClusterHealth {
 
   /** The first bean of a JMX servlet's answer ({"beans":[{...}]}), null when there is none. */
   static JsonObject firstBean(String body) {
+    JsonArray beans = allBeans(body);
+    return beans.size() == 0 ? null : beans.get(0).getAsJsonObject();
+  }
+
+  /** The beans of a JMX servlet's answer ({"beans":[{...}, ...]}). */
+  static JsonArray allBeans(String body) {
     JsonElement root = JsonParser.parseString(body);
     if (!root.isJsonObject() || !root.getAsJsonObject().has("beans")) {
       throw new IllegalArgumentException("not a JMX servlet answer");
     }
-    JsonArray beans = root.getAsJsonObject().getAsJsonArray("beans");
-    return beans.size() == 0 ? null : beans.get(0).getAsJsonObject();
+    return root.getAsJsonObject().getAsJsonArray("beans");
   }
 }

@@ -90,4 +90,20 @@ class ThrottleGateTest {
     assertNull(ClusterHealth.firstBean("{\"beans\":[]}"));
     assertThrows(IllegalArgumentException.class, () -> ClusterHealth.firstBean("[1]"));
   }
+
+  /** GC pauses come from the JVM's collectors: young and old summed, a concurrent one left out. */
+  @Test
+  void sumsTheCollectorsPausesButNotAConcurrentCollectorsTime() {
+    String body = "{\"beans\":["
+        + "{\"name\":\"java.lang:type=GarbageCollector,name=G1 Young Generation\","
+        + "\"Name\":\"G1 Young Generation\",\"CollectionTime\":1200},"
+        + "{\"name\":\"java.lang:type=GarbageCollector,name=G1 Old Generation\","
+        + "\"Name\":\"G1 Old Generation\",\"CollectionTime\":300},"
+        + "{\"name\":\"java.lang:type=GarbageCollector,name=G1 Concurrent GC\","
+        + "\"Name\":\"G1 Concurrent GC\",\"CollectionTime\":9000}]}";
+    assertEquals(1500.0, ClusterHealth.pauseTimeMs(ClusterHealth.allBeans(body)));
+    assertNull(ClusterHealth.pauseTimeMs(ClusterHealth.allBeans("{\"beans\":[]}")));
+    assertNull(ClusterHealth.pauseTimeMs(ClusterHealth.allBeans(
+        "{\"beans\":[{\"Name\":\"G1 Young Generation\"}]}")));
+  }
 }
