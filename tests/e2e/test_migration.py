@@ -287,7 +287,10 @@ class MigrationTest(unittest.TestCase):
         d = self.daemon(root, 19505, migration_hfile_chunk_rows=200,
                         migration_staging_dir=staging, migration_hfile_source="snapshot",
                         hbase_conf_dir=os.path.join(CLUSTER_DIR, "conf"),
-                        migration_throttle="adaptive").start()
+                        # The adaptive throttle, with a probe threshold for a machine the suite
+                        # keeps busy (its 5 ms default would hold this copy near its floor).
+                        migration_throttle="adaptive",
+                        migration_throttle_max_probe_ms=50).start()
         snapshot = "presplit_resalt_" + table.replace(":", "_") + "__g2"
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])

@@ -33,6 +33,7 @@ ThrottleSettings Settings() {
   s.increase_cells_per_s = 1000;
   s.decrease_factor = 0.5;
   s.decrease_interval = 2000ms;
+  s.probe_min_ms = 20;
   return s;
 }
 

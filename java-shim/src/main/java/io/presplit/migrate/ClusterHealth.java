@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -29,6 +30,8 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One health sample of the RegionServers that hold a migration's tables, for the daemon's
@@ -36,7 +39,8 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
  * its p99 wait), blocked updates, the compaction queue, GC pause time (the JVM's collectors, read
  * live) and memstore size against its
  * global limit, read from the server's JMX servlet on its info port; plus the latency of a few
- * small gets against the tables (the probes).
+ * small gets against the tables (the probes, taken ten a second between samples by a
+ * {@link ProbeStream}).
  *
  * <p>Which servers hold the tables, and their info ports and heaps, come from the region
  * locations and the HMaster's ClusterMetrics, refreshed every {@value #TOPOLOGY_TTL_MS} ms (not on
@@ -48,11 +52,16 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
  * totals: the daemon turns them into per-interval values.
  */
 final class ClusterHealth {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterHealth.class);
   static final long TOPOLOGY_TTL_MS = 30_000;
   static final int HTTP_TIMEOUT_MS = 1_000;
   static final int PROBE_TIMEOUT_MS = 2_000;
   /** A server whose JMX failed is not asked again for this long (each try may cost a timeout). */
   static final long JMX_RETRY_MS = 60_000;
+  static final long PROBE_PERIOD_MS = 100;
+  /** At most the throttle's decrease interval (2 s): a stall seen in two samples halves once. */
+  static final long PROBE_WINDOW_MS = 2_000;
+  static final long PROBE_IDLE_MS = 30_000;
 
   static final String IPC_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=IPC";
   static final String SERVER_BEAN = "Hadoop:service=HBase,name=RegionServer,sub=Server";
@@ -84,6 +93,9 @@ final class ClusterHealth {
 
   private static final Map<String, JmxFailure> JMX_FAILURES = new ConcurrentHashMap<>();
 
+  /** The probe streams, by the same key as the topologies. */
+  private static final Map<String, ProbeStream> STREAMS = new ConcurrentHashMap<>();
+
   private ClusterHealth() {
   }
 
@@ -114,16 +126,19 @@ final class ClusterHealth {
     }
     JsonArray probesMs = new JsonArray();
     int probeErrors = 0;
-    for (int i = 0; i < topology.probeRows().size(); i++) {
-      TableName table = tables[i % tables.length];
-      long start = System.nanoTime();
-      try (Table t = c.getTableBuilder(table, PROBE_POOL).setOperationTimeout(PROBE_TIMEOUT_MS)
-          .setRpcTimeout(PROBE_TIMEOUT_MS).build()) {
-        t.get(new Get(topology.probeRows().get(i)).setCacheBlocks(true));
-      } catch (IOException ex) {
-        probeErrors++;
+    if (!topology.probeRows().isEmpty()) {
+      ProbeStream stream = STREAMS.computeIfAbsent(key, k -> ProbeStream.start(k, c, tables));
+      stream.topology = topology;
+      List<double[]> taken = stream.takeWindow(now);
+      if (taken.isEmpty()) { // the stream's first sample: one round now, as the stream will
+        for (int i = 0; i < topology.probeRows().size(); i++) {
+          taken.add(probe(c, tables[i % tables.length], topology.probeRows().get(i)));
+        }
       }
-      probesMs.add((System.nanoTime() - start) / 1e6);
+      for (double[] p : taken) {
+        probesMs.add(p[0]);
+        probeErrors += p[1] > 0 ? 1 : 0;
+      }
     }
     JsonObject out = new JsonObject();
     out.add("servers", servers);
@@ -137,6 +152,101 @@ final class ClusterHealth {
     String prefix = String.join(",", Arrays.stream(tables).map(TableName::toString)
         .toArray(String[]::new)) + "/";
     TOPOLOGIES.keySet().removeIf(k -> k.startsWith(prefix));
+    STREAMS.entrySet().removeIf(e -> {
+      if (e.getKey().startsWith(prefix)) {
+        e.getValue().stop();
+        return true;
+      }
+      return false;
+    });
+  }
+
+  /** One timed small get: {milliseconds, 1 when it failed}. */
+  static double[] probe(Connection c, TableName table, byte[] row) {
+    long start = System.nanoTime();
+    boolean failed = false;
+    try (Table t = c.getTableBuilder(table, PROBE_POOL).setOperationTimeout(PROBE_TIMEOUT_MS)
+        .setRpcTimeout(PROBE_TIMEOUT_MS).build()) {
+      t.get(new Get(row).setCacheBlocks(true));
+    } catch (IOException ex) {
+      failed = true;
+    }
+    return new double[] {(System.nanoTime() - start) / 1e6, failed ? 1 : 0};
+  }
+
+  /**
+   * Probes taken all the time between two samples, one every {@value #PROBE_PERIOD_MS} ms over
+   * the probe rows in turn: a sample reports those of its last {@value #PROBE_WINDOW_MS} ms, so
+   * that its p99 rests on enough reads to see the stalls of tens of milliseconds an application
+   * feels (two gets a sample rarely hit one). A stream nobody sampled for
+   * {@value #PROBE_IDLE_MS} ms stops by itself, as does one forgotten.
+   */
+  static final class ProbeStream implements Runnable {
+    private final String key;
+    private final Connection connection;
+    private final TableName[] tables;
+    volatile Topology topology;
+    private volatile long sampledAtMs = System.currentTimeMillis();
+    private volatile boolean stopped;
+    private final ArrayDeque<double[]> results = new ArrayDeque<>(); // {at ms, ms, failed}
+
+    ProbeStream(String key, Connection connection, TableName[] tables) {
+      this.key = key;
+      this.connection = connection;
+      this.tables = tables;
+    }
+
+    static ProbeStream start(String key, Connection c, TableName[] tables) {
+      ProbeStream stream = new ProbeStream(key, c, tables);
+      PROBE_POOL.execute(stream);
+      return stream;
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    /** The probes of the last window, and the older ones dropped. */
+    synchronized List<double[]> takeWindow(long nowMs) {
+      sampledAtMs = nowMs;
+      while (!results.isEmpty() && results.peekFirst()[0] < nowMs - PROBE_WINDOW_MS) {
+        results.pollFirst();
+      }
+      List<double[]> out = new ArrayList<>();
+      for (double[] r : results) {
+        out.add(new double[] {r[1], r[2]});
+      }
+      return out;
+    }
+
+    synchronized void record(long atMs, double[] probe) {
+      results.addLast(new double[] {atMs, probe[0], probe[1]});
+      while (results.size() > 4 * PROBE_WINDOW_MS / PROBE_PERIOD_MS) {
+        results.pollFirst();
+      }
+    }
+
+    @Override
+    public void run() {
+      int next = 0;
+      try {
+        while (!stopped && System.currentTimeMillis() - sampledAtMs < PROBE_IDLE_MS) {
+          long start = System.currentTimeMillis();
+          Topology t = topology;
+          if (t != null && !t.probeRows().isEmpty()) {
+            int i = next++ % t.probeRows().size();
+            record(start, probe(connection, tables[i % tables.length], t.probeRows().get(i)));
+          }
+          Thread.sleep(Math.max(1, PROBE_PERIOD_MS - (System.currentTimeMillis() - start)));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        LOG.warn("throttle probes of {} stopped: {}", key, e.toString());
+      } finally {
+        STREAMS.remove(key, this);
+      }
+    }
   }
 
   private static Topology readTopology(Connection c, TableName[] tables, int probes)

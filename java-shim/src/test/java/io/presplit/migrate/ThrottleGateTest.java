@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InterruptedIOException;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hbase.TableName;
 import org.junit.jupiter.api.Test;
@@ -105,5 +106,21 @@ class ThrottleGateTest {
     assertNull(ClusterHealth.pauseTimeMs(ClusterHealth.allBeans("{\"beans\":[]}")));
     assertNull(ClusterHealth.pauseTimeMs(ClusterHealth.allBeans(
         "{\"beans\":[{\"Name\":\"G1 Young Generation\"}]}")));
+  }
+
+  /** A sample reports the probes of the last window only, the older ones dropped. */
+  @Test
+  void aSampleTakesTheProbesOfItsWindow() {
+    ClusterHealth.ProbeStream stream = new ClusterHealth.ProbeStream("t", null, null);
+    long w = ClusterHealth.PROBE_WINDOW_MS;
+    stream.record(10_000, new double[] {1.5, 0});
+    stream.record(10_000 + w / 2, new double[] {40.0, 1});
+    stream.record(10_000 + w, new double[] {2.5, 0});
+    List<double[]> taken = stream.takeWindow(10_000 + w + w / 4);
+    assertEquals(2, taken.size(), "the first probe is older than the window");
+    assertEquals(40.0, taken.get(0)[0]);
+    assertEquals(1.0, taken.get(0)[1], "a failed probe says so");
+    assertEquals(2.5, taken.get(1)[0]);
+    assertTrue(stream.takeWindow(10_000 + 3 * w).isEmpty());
   }
 }
