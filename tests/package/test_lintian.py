@@ -137,8 +137,9 @@ class LintianTest(unittest.TestCase):
         page = roff_text(self.man_source("presplitd"))
         for option in options_in_help(run([PRESPLITD, "--help"]).stdout):
             self.assertRegex(page, rf"(?<![\w-]){re.escape(option)}(?![\w-])", option)
-        with open(os.path.join(SOURCE_DIR, "daemon", "runner", "daemon_options.cc")) as f:
-            keys = set(re.findall(r'key == "([a-z0-9_]+)"', f.read()))
+        # The settings table (daemon/runner/settings.def) names every config key.
+        with open(os.path.join(SOURCE_DIR, "daemon", "runner", "settings.def")) as f:
+            keys = set(re.findall(r'(?m)^PRESPLIT_SETTING\(([a-z0-9_]+),', f.read()))
         self.assertIn("zk_quorum", keys)
         for key in sorted(keys):
             self.assertRegex(page, rf'(?m)^\.BR {key} "', f"config key {key}")
