@@ -45,12 +45,16 @@ json TableAsJson() {
   return phases;
 }
 
-TEST(PhaseTable, TheJsonFileIsTheTable) {
-  std::ifstream in(std::string(PRESPLIT_SOURCE_DIR) + "/daemon/migrate/migration_phases.json");
-  ASSERT_TRUE(in) << "daemon/migrate/migration_phases.json not found";
+// A JSON file of the project (a path from its root); discarded when missing or not JSON.
+json ReadProjectJson(const std::string& path) {
+  std::ifstream in(std::string(PRESPLIT_SOURCE_DIR) + "/" + path);
   std::stringstream text;
   text << in.rdbuf();
-  json file = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  return json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+}
+
+TEST(PhaseTable, TheJsonFileIsTheTable) {
+  json file = ReadProjectJson("daemon/migrate/migration_phases.json");
   ASSERT_TRUE(file.is_object() && file.contains("phases")) << "not the phase table's JSON";
   EXPECT_EQ(file["phases"], TableAsJson())
       << "migration_phases.json differs from migration_phase.cc; its \"phases\" should be:\n"
@@ -145,12 +149,9 @@ TEST(PhaseTable, ARefusalNamesTheRequestTheTablesAndThePhase) {
 
 // The answers PresplitAdmin gives too (tests/vectors/migration_requests.json), word for word.
 TEST(PhaseTable, AnswersEveryRequestAsTheSharedVectorsSay) {
-  std::ifstream in(std::string(PRESPLIT_SOURCE_DIR) + "/tests/vectors/migration_requests.json");
-  ASSERT_TRUE(in) << "tests/vectors/migration_requests.json not found";
-  std::stringstream text;
-  text << in.rdbuf();
-  json vectors = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  ASSERT_TRUE(vectors.is_object() && vectors.contains("cases"));
+  json vectors = ReadProjectJson("tests/vectors/migration_requests.json");
+  ASSERT_TRUE(vectors.is_object() && vectors.contains("cases"))
+      << "tests/vectors/migration_requests.json missing or not the vectors";
   const json& n = vectors["names"];
   const RefusalNames names{n["table"], n["source"], n["target"]};
   // The answers as this table gives them, in the file's order (phase, request, status).
