@@ -404,6 +404,7 @@ Result<BulkJobProgress> ParseBulkJobProgress(const std::string& text) {
   PRESPLIT_ASSIGN_OR_RETURN(p.rows, Count(o, "rows", kWhat));
   PRESPLIT_ASSIGN_OR_RETURN(p.cells, Count(o, "cells", kWhat));
   if (o.contains("failure") && o["failure"].is_string()) p.failure = o["failure"];
+  p.paced = o.contains("paced") && o["paced"].is_boolean() && o["paced"].get<bool>();
   return p;
 }
 
@@ -445,6 +446,7 @@ Result<BulkSubmitted> ParseBulkSubmitted(const std::string& text) {
       out.tokens.push_back(kind.get<std::string>());
     }
   }
+  out.paced = o.contains("paced") && o["paced"].is_boolean() && o["paced"].get<bool>();
   return out;
 }
 

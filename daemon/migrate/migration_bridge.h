@@ -167,6 +167,9 @@ struct BulkJobProgress {
   int64_t rows = 0;            // source rows mapped so far
   int64_t cells = 0;           // cells written to HFiles so far
   std::string failure;         // why a FAILED job failed; "" when nothing says
+  // Its map tasks take from the migration's throttle gate as they read the live source (a job
+  // of this JVM's local runner with input "table"): the daemon keeps a throttle running.
+  bool paced = false;
 };
 
 // What a job's output directory holds.
@@ -185,6 +188,7 @@ struct BulkLoaded {
 struct BulkSubmitted {
   std::string job_id;
   std::vector<std::string> tokens;
+  bool paced = false;  // as BulkJobProgress::paced
 };
 
 // Whether the daemon's user may read the source's files under hbase.rootdir (what a snapshot

@@ -592,6 +592,7 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
   if (std::string(final_phase) == "done") counters_.completed++;
   spdlog::info("migration {}: {} (the table is served by {})", plan.table, summary,
                std::string(final_phase) == "rolled_back" ? plan.source : plan.target);
+  PaceBulkJob(plan, false);
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   snapshot_.erase(plan.table);
   return Step::kWaiting;

@@ -539,6 +539,10 @@ class Migrator {
   ThrottleSettings ThrottleOf(const MigrationPlan& plan) const;
   // The throttle's state into the snapshot (a throttle that ended: none).
   void SnapshotThrottle(const std::string& table, const Throttler* throttler);
+  // Engine "mapreduce": keeps a throttle running for the plan's job while `paced` (its map tasks
+  // take from the gate, job_throttles_), or ends it. Never called under snapshot_mu_ (ending a
+  // throttle takes it).
+  void PaceBulkJob(const MigrationPlan& plan, bool paced);
   // Engine "mapreduce": the first signal one health sample of the servers shows ("" when clear,
   // or when no sample could be taken): the job is not submitted, nor its output loaded, while
   // the servers are busy.
@@ -630,6 +634,10 @@ class Migrator {
   // HfileChunksReadSnapshot's answers, by target table.
   mutable std::mutex hfile_inputs_mu_;
   mutable std::map<std::string, bool> hfile_reads_snapshot_;
+  // The throttles of running "mapreduce" jobs whose tasks take from the gate, by table
+  // (PaceBulkJob). Last: destroyed first, while what their samplers use still exists.
+  std::mutex job_throttles_mu_;
+  std::map<std::string, std::unique_ptr<PhaseThrottle>> job_throttles_;
 };
 
 }  // namespace presplit::daemon::migrate

@@ -140,6 +140,9 @@ Migrator::Step Migrator::CopyBulk(PlanNode& node) {
                             progress.status().message());
     }
     bulk.state = progress->state;
+    // While the job's tasks read the live source through the gate, a throttle sets its rate.
+    const bool running = progress->state == "PREP" || progress->state == "RUNNING";
+    PaceBulkJob(plan, running && progress->paced);
     if (progress->state == "UNKNOWN") {
       spdlog::warn(
           "migration {}: bulk copy: job {} is unknown to this daemon's JVM (the local job "
@@ -206,8 +209,9 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
                  plan.table, bulk.staging_dir);
     return LoadBulk(node, spec);
   }
-  // The job reads the source at its own pace, which no gate of the daemon's can follow: it is
-  // submitted only while the RegionServers show no signal of the adaptive throttle's.
+  // Submitted only while the RegionServers show no signal of the adaptive throttle's. A job of
+  // this JVM's local runner reading the live table then takes from the throttle's gate, task by
+  // task (`paced`); one on YARN, or reading a snapshot's files, reads at its own pace.
   if (const std::string busy = ServersBusy(plan); !busy.empty()) {
     spdlog::info(
         "migration {}: bulk copy: job not submitted while the RegionServers are busy ({}); "
@@ -224,6 +228,7 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
                           " of " + std::to_string(options_.bulk_attempts) +
                           "): " + submitted.status().message());
   }
+  PaceBulkJob(plan, submitted->paced);
   bulk.job_id = submitted->job_id;
   bulk.attempts++;
   bulk.state = "PREP";
@@ -318,6 +323,7 @@ void Migrator::PauseBulkCopy(MigrationPlan& plan) {
         plan.table, job_id, killed.message());
     return;
   }
+  PaceBulkJob(plan, false);
   plan.bulk->job_id.clear();
   plan.bulk->state = "KILLED";
   spdlog::info("migration {}: pause: bulk copy job {} killed; resume submits it again", plan.table,
@@ -326,6 +332,7 @@ void Migrator::PauseBulkCopy(MigrationPlan& plan) {
 
 void Migrator::AbortBulkCopy(const MigrationPlan& plan) {
   if (!plan.bulk) return;
+  PaceBulkJob(plan, false);
   const std::string spec = BulkSpecOf(plan);
   if (!plan.bulk->job_id.empty()) {
     Status killed = bridge_.KillBulkCopy(plan.bulk->job_id, spec);

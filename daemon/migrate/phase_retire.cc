@@ -113,8 +113,14 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   std::string summary = "done: " + plan.source + " disabled";
   bool drop = plan.drop_old;
   if (drop) {
-    // The final check, while the (read-only) old generation can still be read.
-    auto check = bridge_.CheckPresent(RangeOf(plan));
+    // The final check, while the (read-only) old generation can still be read. Its gets land
+    // on the new generation, which serves the application now: paced by the adaptive throttle,
+    // as the verification is.
+    Result<PresenceCheck> check = Status::Internal("unchecked");
+    {
+      std::unique_ptr<PhaseThrottle> throttle = StartThrottle(plan);
+      check = bridge_.CheckPresent(RangeOf(plan));
+    }
     if (!check.ok()) return Fail(node, "final check: " + check.status().message());
     if (check->missing > 0) {
       drop = false;

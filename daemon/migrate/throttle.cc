@@ -1,6 +1,7 @@
-// The adaptive throttle of the phases that read or write (copy, verification): one throttler per
-// running phase, fed by a sampler thread, its rate in the bridge's gate (which every copy chunk
-// and verification read of the migration takes from) and in the migration's snapshot.
+// The adaptive throttle of the phases that read or write (copy, verification, the final check
+// before a drop, a "mapreduce" job reading the live source): one throttler per running phase, fed
+// by a sampler thread, its rate in the bridge's gate (which every copy chunk and verification read
+// of the migration takes from) and in the migration's snapshot.
 #include <spdlog/spdlog.h>
 
 #include "daemon/migrate/migrator.h"
@@ -49,6 +50,32 @@ std::unique_ptr<Migrator::PhaseThrottle> Migrator::StartThrottle(const Migration
                                      : std::string("unlimited"),
                state.reason);
   return t;
+}
+
+void Migrator::PaceBulkJob(const MigrationPlan& plan, bool paced) {
+  std::unique_ptr<PhaseThrottle> ended;  // destroyed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(job_throttles_mu_);
+    auto running = job_throttles_.find(plan.table);
+    if (paced == (running != job_throttles_.end())) return;
+    if (!paced) {
+      ended = std::move(running->second);
+      job_throttles_.erase(running);
+    }
+  }
+  if (ended) {
+    spdlog::info("migration {}: bulk copy: the job's throttle ended", plan.table);
+    return;
+  }
+  // Started outside the lock too (its first sample reads the servers); only this plan's driver
+  // calls this for its table, so nobody starts a second one meanwhile.
+  spdlog::info(
+      "migration {}: bulk copy: the job's map tasks read the live table through the adaptive "
+      "throttle's gate",
+      plan.table);
+  std::unique_ptr<PhaseThrottle> started = StartThrottle(plan);
+  std::lock_guard<std::mutex> lock(job_throttles_mu_);
+  job_throttles_[plan.table] = std::move(started);
 }
 
 void Migrator::SnapshotThrottle(const std::string& table, const Throttler* throttler) {

@@ -185,6 +185,11 @@ class KerberosHdfsTest(unittest.TestCase):
             self.assertRegex(log, r"bulk copy: job job_local\S+ carries delegation tokens: "
                              r"HBASE_AUTH_TOKEN, HDFS_DELEGATION_TOKEN\n")
             self.assertRegex(log, r"bulk copy: loaded [1-9]\d* HFiles")
+            # Its map tasks, in this JVM and reading the live table, took from the adaptive
+            # throttle's gate while the job ran.
+            self.assertIn(f"migration {table}: bulk copy: the job's map tasks read the live table "
+                          "through the adaptive throttle's gate", log)
+            self.assertIn(f"migration {table}: bulk copy: the job's throttle ended", log)
             self.assertNotIn(table.replace(":", "_"), result(DAEMON, "hdfs-list", STAGING))
             # The local runner's job and spill files (on the local disk, staging being on HDFS)
             # are gone with the staging directory.

@@ -130,6 +130,7 @@ class FakeMigrationBridge : public MigrationBridge {
     return out;
   }
   Result<PresenceCheck> CheckPresent(const CopyRange& range) override {
+    if (on_check_present) on_check_present();
     std::lock_guard<std::mutex> lock(mu);
     PresenceCheck out;
     const Rows& target = tables[range.target_table];
@@ -524,7 +525,7 @@ class FakeMigrationBridge : public MigrationBridge {
     finished = loaded = false;  // an unfinished output of an earlier attempt is replaced
     const std::string id = "job_fake_" + std::to_string(submits);
     jobs[id] = Job{};
-    return BulkSubmitted{id, job_tokens};
+    return BulkSubmitted{id, job_tokens, jobs_paced};
   }
   Result<SnapshotAccess> CheckSnapshotInput(const std::string& spec) override {
     std::lock_guard<std::mutex> lock(mu);
@@ -548,6 +549,7 @@ class FakeMigrationBridge : public MigrationBridge {
     p.rows = static_cast<int64_t>(tables[source_name].size() * it->second.map_progress);
     p.cells = p.rows * 3;
     p.failure = it->second.failure;
+    p.paced = jobs_paced;
     return p;
   }
   Result<BulkOutput> BulkCopyOutput(const std::string&) override {
@@ -677,7 +679,9 @@ class FakeMigrationBridge : public MigrationBridge {
   nlohmann::json last_spec;
   Status submit_error;
   int submits = 0, loads = 0, kills = 0, progress_calls = 0;
-  std::vector<std::string> job_tokens;  // the delegation token kinds of every submitted job
+  std::vector<std::string> job_tokens;     // the delegation token kinds of every submitted job
+  std::function<void()> on_check_present;  // called as the final check before a drop starts
+  bool jobs_paced = false;  // the jobs' tasks take from the throttle gate (BulkJobProgress::paced)
   // What CheckSnapshotInput answers (readable by default), or this error.
   SnapshotAccess snapshot_access{true, ""};
   Status snapshot_check_error;

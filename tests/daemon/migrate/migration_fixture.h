@@ -1,6 +1,6 @@
 // What the Migrator's test files share: the table document of tinawang:check at a bucket count,
 // and the fake ZooKeeper's znodes a migration reads and writes (the document, the table's status,
-// the plan, and presplitctl's request).
+// the plan, and presplitctl's request), and a throttle's health source that is never asked.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "daemon/migrate/throttle_sampler.h"
 #include "tests/daemon/fakes.h"
 
 namespace presplit::daemon::migrate {
@@ -62,9 +63,9 @@ class MigrationZnodesTest : public ::testing::Test {
   // What presplitctl migration pause|resume|abort|rollback writes: a request znode of its own
   // (the plan is the daemon's).
   void Request(const std::string& request) {
-    ASSERT_TRUE(zk_.Upsert("/presplit/requests/tinawang:check",
-                           nlohmann::json{{"request", request}}.dump())
-                    .ok());
+    ASSERT_TRUE(
+        zk_.Upsert("/presplit/requests/tinawang:check", nlohmann::json{{"request", request}}.dump())
+            .ok());
   }
   bool RequestPending() { return zk_.Get("/presplit/requests/tinawang:check", false).ok(); }
 
@@ -74,6 +75,14 @@ class MigrationZnodesTest : public ::testing::Test {
   nlohmann::json Read(const std::string& path) {
     auto node = zk_.Get(path, false);
     return node.ok() ? nlohmann::json::parse(node->data) : nlohmann::json();
+  }
+};
+
+// A health source that is never asked (the sampler's interval is longer than the test).
+class QuietHealth : public HealthSource {
+ public:
+  Result<HealthSample> Sample(std::vector<std::string>&) override {
+    return Status::Unavailable("not asked in this test");
   }
 };
 

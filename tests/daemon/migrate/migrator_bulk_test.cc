@@ -129,6 +129,73 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
   EXPECT_EQ(migrator.counters().rows_copied, 500u);
 }
 
+// A job whose map tasks take from the migration's gate (the local runner reading the live table)
+// runs under a throttle from its submission until it is no longer running; any other job, none.
+TEST_F(MigratorBulkTest, AJobWhoseTasksTakeFromTheGateRunsUnderTheThrottle) {
+  options_.throttle_interval = std::chrono::hours(1);
+  options_.throttle.enabled = true;
+  int sources = 0;
+  options_.health_source = [&](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
+    sources++;
+    return std::make_unique<QuietHealth>();
+  };
+  auto throttle_of = [](const Migrator& m) {
+    for (const auto& p : m.Snapshot()) {
+      if (p.table == "tinawang:check") return p.throttle_cells_per_s;
+    }
+    return int64_t{-2};
+  };
+  bridge_.jobs_paced = true;
+  StartMigration();
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(bridge_.submits, 1);
+  EXPECT_EQ(sources, 2) << "the sample before the submission, then the job's throttle";
+  EXPECT_EQ(throttle_of(migrator), 5000) << "the throttle's start, while the job runs";
+  EXPECT_EQ(Status()["migration"]["throttle"]["cells_per_s"], 5000) << Status().dump();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(sources, 2) << "one throttle for the whole job, not one per poll";
+  EXPECT_EQ(throttle_of(migrator), 5000);
+
+  bridge_.Succeed("job_fake_1");
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ExpectSwitchedWithEveryRowOnce();
+  EXPECT_EQ(throttle_of(migrator), -2) << "the migration ended: nothing left in the snapshot";
+}
+
+TEST_F(MigratorBulkTest, AJobReadingAtItsOwnPaceGetsNoThrottleAndPauseEndsOne) {
+  options_.throttle_interval = std::chrono::hours(1);
+  options_.throttle.enabled = true;
+  int sources = 0;
+  options_.health_source = [&](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
+    sources++;
+    return std::make_unique<QuietHealth>();
+  };
+  StartMigration();
+  {
+    Migrator migrator(zk_, admin_, bridge_, options_);
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+    EXPECT_EQ(Plan()["bulk"]["state"], "RUNNING");
+    int sampled = sources;  // ServersBusy's one sample before the submission
+    EXPECT_LE(sampled, 1);
+    for (const auto& p : migrator.Snapshot()) EXPECT_EQ(p.throttle_cells_per_s, -1) << p.table;
+
+    // The same job, now reported paced (say, resubmitted on the local runner): a throttle; then a
+    // pause kills the job and ends it.
+    bridge_.jobs_paced = true;
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+    EXPECT_EQ(sources, sampled + 1);
+    bool throttled = false;
+    for (const auto& p : migrator.Snapshot()) throttled |= p.throttle_cells_per_s == 5000;
+    EXPECT_TRUE(throttled);
+    Request("pause");
+    ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+    EXPECT_EQ(bridge_.kills, 1);
+    for (const auto& p : migrator.Snapshot()) EXPECT_EQ(p.throttle_cells_per_s, -1) << p.table;
+  }
+}
+
 TEST_F(MigratorBulkTest, ARestartedDaemonResubmitsAJobItsJvmDoesNotKnow) {
   StartMigration();
   {

@@ -1201,7 +1201,8 @@ TEST_F(MigratorTest, RollbackIsRefusedBeforeTheSwitchAndOnceTheOldGenerationIsFe
   LogCapture log;
   ASSERT_TRUE(migrator.RunOnceAndWait().ok());
   bridge_.after_chunk = nullptr;
-  EXPECT_EQ(log.Count("rollback refused: the migration of tinawang:check has not switched"), 1) << log.Text();
+  EXPECT_EQ(log.Count("rollback refused: the migration of tinawang:check has not switched"), 1)
+      << log.Text();
   EXPECT_FALSE(RequestPending()) << "handled (refused), not left pending";
   EXPECT_EQ(migrator.counters().rollbacks, 0u);
   // It went on to its grace period; once that ends the old generation is fenced, and a
@@ -2556,14 +2557,6 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
   EXPECT_EQ(presence->first_missing, "k");
 }
 
-// A health source that is never asked (the sampler's interval is longer than the test).
-class QuietHealth : public HealthSource {
- public:
-  Result<HealthSample> Sample(std::vector<std::string>&) override {
-    return Status::Unavailable("not asked in this test");
-  }
-};
-
 TEST_F(MigratorTest, TheCopyAndTheVerificationRunUnderTheAdaptiveThrottle) {
   StartMigration(
       R"({"allowed": true, "grace_period_s": 0, "workers": 2, "max_cells_per_s": 3000})");
@@ -2592,6 +2585,33 @@ TEST_F(MigratorTest, TheCopyAndTheVerificationRunUnderTheAdaptiveThrottle) {
   EXPECT_GE(log.Count("throttle: 3000 cells/s to start (ceiling)"), 2) << log.Text();
   for (const auto& m : migrator.Snapshot()) EXPECT_EQ(m.throttle_cells_per_s, -1) << m.table;
   EXPECT_FALSE(Status()["migration"].contains("throttle")) << Status().dump();
+}
+
+// The final check before a drop reads the new generation, which serves the application by
+// then: it runs under the adaptive throttle too, which ends with it.
+TEST_F(MigratorTest, TheFinalCheckBeforeADropRunsUnderTheAdaptiveThrottle) {
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600, "drop_old": true})");
+  options_.throttle_interval = std::chrono::hours(1);
+  options_.throttle.enabled = true;
+  std::vector<std::string> phases;  // the plan's phase as each throttle started
+  options_.health_source = [&](const MigrationPlan& plan) -> std::unique_ptr<HealthSource> {
+    phases.push_back(PhaseName(plan.phase));
+    return std::make_unique<QuietHealth>();
+  };
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  phases.clear();
+  std::vector<int64_t> rates;
+  bridge_.on_check_present = [&] {
+    for (const auto& m : migrator.Snapshot()) rates.push_back(m.throttle_cells_per_s);
+  };
+  EndGracePeriod();
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_TRUE(admin_.deleted.count(kSource));
+  EXPECT_EQ(phases, std::vector<std::string>{"fencing"});
+  EXPECT_EQ(rates, std::vector<int64_t>{5000}) << "the throttle's start, during the check";
+  for (const auto& m : migrator.Snapshot()) EXPECT_EQ(m.throttle_cells_per_s, -1) << m.table;
 }
 
 // The document's migration.throttle decides over the daemon's migration_throttle, both ways.

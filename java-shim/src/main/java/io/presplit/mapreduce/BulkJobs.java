@@ -1,6 +1,7 @@
 package io.presplit.mapreduce;
 
 import io.presplit.hbase.admin.AccessDenial;
+import io.presplit.throttle.ThrottleGate;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +48,13 @@ final class BulkJobs {
 
   /** Counter: rows (source rows, or good lines of an import). */
   static final String ROWS = "rows";
+
+  /**
+   * Job setting: the table whose {@link ThrottleGate} the map tasks take their cells from, set
+   * only on a job of this JVM's local runner that reads the live table (tasks elsewhere, or
+   * reading a snapshot's files, do not load the RegionServers through this JVM's gate).
+   */
+  static final String THROTTLE_GATE_KEY = "presplit.bulk.throttle.gate.table";
 
   /** Sub-directory of the staging directory that receives the HFiles. */
   static final String HFILES_DIR = "hfiles";
@@ -184,6 +192,11 @@ final class BulkJobs {
     return kinds.isEmpty() ? "none" : String.join(", ", kinds);
   }
 
+  /** Whether the job's map tasks take from a {@link ThrottleGate} ({@link #THROTTLE_GATE_KEY}). */
+  static boolean isPaced(Job job) {
+    return job.getConfiguration().get(THROTTLE_GATE_KEY) != null;
+  }
+
   /** Submits a configured job (returns once it runs) and remembers it by its id. */
   static String submit(Job job) throws IOException {
     try {
@@ -282,6 +295,7 @@ final class BulkJobs {
         }
         JobStatus status = job.getStatus();
         out.addProperty("state", status.getState().name());
+        out.addProperty("paced", isPaced(job));
         out.addProperty("map_progress", status.getMapProgress());
         out.addProperty("reduce_progress", status.getReduceProgress());
         Counters counters = job.getCounters();

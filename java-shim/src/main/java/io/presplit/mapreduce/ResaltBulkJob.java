@@ -42,7 +42,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 import io.presplit.client.KeyLayout;
 import io.presplit.client.KeyLayoutException;
-import io.presplit.migrate.SourceSnapshot;
+import io.presplit.throttle.ThrottleGate;
 
 /**
  * The re-salting copy of a big table as a MapReduce job on HBase's own machinery: every cell of
@@ -250,6 +250,11 @@ public final class ResaltBulkJob {
       } else {
         TableMapReduceUtil.initTableMapperJob(spec.source.getNameAsString(), scan, ResaltMapper.class,
             ImmutableBytesWritable.class, MapReduceExtendedCell.class, job, shipJars);
+        if (!shipJars) {
+          // The local runner's tasks read the live source in this JVM: they take from the
+          // migration's gate, whose rate the daemon's adaptive throttle sets.
+          jobConf.set(BulkJobs.THROTTLE_GATE_KEY, spec.source.getNameAsString());
+        }
       }
       HFileOutputFormat2.configureIncrementalLoad(job, target.getDescriptor(), targetRegions);
     }
@@ -264,6 +269,7 @@ public final class ResaltBulkJob {
     List<String> tokens = BulkJobs.addDelegationTokens(job, spec.staging);
     JsonObject out = new JsonObject();
     out.addProperty("job_id", BulkJobs.submit(job));
+    out.addProperty("paced", BulkJobs.isPaced(job));
     JsonArray kinds = new JsonArray();
     tokens.forEach(kinds::add);
     out.add("tokens", kinds);
@@ -373,6 +379,7 @@ public final class ResaltBulkJob {
     private KeyLayout newLayout;
     private Counter cells;
     private Counter rows;
+    private TableName gate; // null: the task reads at its own pace
 
     @Override
     protected void setup(Context context) {
@@ -383,11 +390,16 @@ public final class ResaltBulkJob {
           JsonParser.parseString(conf.get(NEW_LAYOUT_KEY)).getAsJsonObject());
       cells = context.getCounter(BulkJobs.COUNTERS, BulkJobs.CELLS);
       rows = context.getCounter(BulkJobs.COUNTERS, BulkJobs.ROWS);
+      String gateTable = conf.get(BulkJobs.THROTTLE_GATE_KEY);
+      gate = gateTable == null ? null : TableName.valueOf(gateTable);
     }
 
     @Override
     protected void map(ImmutableBytesWritable row, Result result, Context context)
         throws IOException, InterruptedException {
+      if (gate != null) {
+        ThrottleGate.acquire(gate, result.size());
+      }
       byte[] oldRow = result.getRow();
       byte[] newRow;
       try {

@@ -7,7 +7,9 @@ import io.presplit.hbase.admin.AccessDenial;
 import io.presplit.hbase.admin.AdminBridge;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
+import io.presplit.mapreduce.SourceSnapshot;
 import io.presplit.mapreduce.StagingSpec;
+import io.presplit.throttle.ThrottleGate;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -973,7 +975,8 @@ public final class MigrationBridge {
    * The final check before the old generation may be dropped: every live source cell must be in
    * the target at its new key (same column, timestamp and value), unless the target holds a newer
    * cell of that column or a delete marker that covers it (a writer changed it after the switch).
-   * Batched gets; a raw read of a target row only for a cell not found.
+   * Batched gets, paced by the migration's {@link ThrottleGate}; a raw read of a target row only
+   * for a cell not found.
    *
    * @return {@code {"checked":N,"missing":N,"first_missing":"<printable>"|null}}: the first
    *     missing cell as {@code 'logical key' family:qualifier@timestamp} in toStringBinary form
@@ -1015,6 +1018,12 @@ public final class MigrationBridge {
     for (byte[] key : newKeys) {
       gets.add(new Get(key).readAllVersions());
     }
+    long cells = 0;
+    for (Result r : batch) {
+      cells += r.size();
+    }
+    // The target serves the application by now: the adaptive throttle's gate paces these gets.
+    ThrottleGate.acquire(target.getName(), cells);
     Result[] found = target.get(gets);
     for (int i = 0; i < batch.size(); i++) {
       Result targetRow = found[i];

@@ -1,5 +1,6 @@
 package io.presplit.migrate;
 
+import io.presplit.throttle.ThrottleGate;
 import java.io.InterruptedIOException;
 import org.apache.hadoop.hbase.TableName;
 

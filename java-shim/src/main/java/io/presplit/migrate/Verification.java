@@ -1,5 +1,6 @@
 package io.presplit.migrate;
 
+import io.presplit.throttle.ThrottleGate;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.presplit.migrate;
+package io.presplit.mapreduce;
 
 import io.presplit.hbase.admin.AccessDenial;
 import java.io.IOException;
@@ -61,7 +61,7 @@ public final class SourceSnapshot {
    * @param conf a configuration of its own (the region scanners change it), naming hbase.rootdir
    * @param stagingDir the migration's staging directory, qualified (the restore goes below it)
    */
-  static ResultScanner scanner(Connection c, Configuration conf, Path stagingDir,
+  public static ResultScanner scanner(Connection c, Configuration conf, Path stagingDir,
       String snapshot, TableName source, Scan scan) throws IOException {
     Path rootDir = CommonFSUtils.getRootDir(conf);
     Path restoreDir = restored(c, conf, rootDir, stagingDir, snapshot, source);

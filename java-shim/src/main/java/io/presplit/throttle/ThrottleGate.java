@@ -1,4 +1,4 @@
-package io.presplit.migrate;
+package io.presplit.throttle;
 
 import java.io.InterruptedIOException;
 import java.util.Map;
@@ -8,7 +8,8 @@ import org.apache.hadoop.hbase.TableName;
 /**
  * The rate a migration's copy and verification may read now: one token bucket per migration,
  * shared by every thread that reads its source or target (copy chunks, digests, row-by-row
- * comparisons), its rate set about once a second by the daemon's adaptive throttle (the AIMD of
+ * comparisons, the final check before a drop, the map tasks of a bulk job on this JVM's local
+ * runner), its rate set about once a second by the daemon's adaptive throttle (the AIMD of
  * daemon/migrate/throttler.h, from the RegionServers' health). A call of hours follows a back-off
  * within a wait slice, not at its end. The daemon reads back the cells taken, so that its
  * throttle opens only as far as the readers use it.
@@ -16,7 +17,7 @@ import org.apache.hadoop.hbase.TableName;
  * <p>A table without a gate (none set, or the daemon removed it) is not throttled here; the
  * per-call limit of {@link RateLimiter} (the document's ceiling) still applies. Thread-safe.
  */
-final class ThrottleGate {
+public final class ThrottleGate {
   /** Longest single wait: a raised rate or an interrupt is seen within it. */
   private static final long SLICE_NANOS = 50_000_000L;
 
@@ -36,7 +37,7 @@ final class ThrottleGate {
    *
    * @return the cells taken through it since the last call
    */
-  static long set(TableName[] tables, long cellsPerSecond) {
+  public static long set(TableName[] tables, long cellsPerSecond) {
     if (cellsPerSecond < 0) {
       long taken = 0;
       ThrottleGate removed = null;
@@ -66,7 +67,7 @@ final class ThrottleGate {
   }
 
   /** Takes n cells of the table's gate (when it has one), waiting while it is in debt. */
-  static void acquire(TableName table, long n) throws InterruptedIOException {
+  public static void acquire(TableName table, long n) throws InterruptedIOException {
     ThrottleGate gate = BY_TABLE.get(table);
     if (gate != null) {
       gate.take(n);
