@@ -15,6 +15,7 @@
 
 #include "daemon/hbase/hbase_admin.h"
 #include "daemon/migrate/migration_plan.h"
+#include "presplit/base64.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon::migrate {
@@ -429,12 +430,5 @@ Result<TableSettingsCopied> ParseTableSettingsCopied(const std::string& json);
 Result<GenerationCheck> ParseGenerationCheck(const std::string& json);
 Result<GuardChange> ParseGuardChange(const std::string& json, const char* what);
 
-// "<16 lower-case hex digits>" <-> the digest.
-std::string DigestHex(uint64_t digest);
-Result<uint64_t> ParseDigestHex(const std::string& hex);
-
-// Standard base64 with padding (row keys in JSON).
-std::string Base64Encode(const std::string& bytes);
-Result<std::string> Base64Decode(const std::string& text);
 
 }  // namespace presplit::daemon::migrate

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "daemon/migrate/migration_bridge.h"
+#include "presplit/base64.h"
 #include "presplit/json_bounds.h"
 
 namespace presplit::daemon::migrate {
@@ -321,6 +321,36 @@ std::string StagingDirOf(const std::string& base, const std::string& target) {
   const std::string name = PlainName(target);
   if (base.empty()) return name;
   return base.back() == '/' ? base + name : base + "/" + name;
+}
+
+std::string DigestHex(uint64_t digest) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    out[i] = kHex[digest & 0xF];
+    digest >>= 4;
+  }
+  return out;
+}
+
+Result<uint64_t> ParseDigestHex(const std::string& hex) {
+  if (hex.size() != 16)
+    return Status::InvalidArgument("a digest is 16 hex digits, got '" + hex + "'");
+  uint64_t value = 0;
+  for (char c : hex) {
+    int nibble;
+    if (c >= '0' && c <= '9') {
+      nibble = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      nibble = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      nibble = c - 'A' + 10;
+    } else {
+      return Status::InvalidArgument("a digest is 16 hex digits, got '" + hex + "'");
+    }
+    value = (value << 4) | static_cast<uint64_t>(nibble);
+  }
+  return value;
 }
 
 }  // namespace presplit::daemon::migrate

@@ -200,4 +200,8 @@ std::string SourceSnapshotOf(const std::string& target);
 std::string CapturePeerOf(const std::string& target);
 std::string ReversePeerOf(const std::string& target);
 
+// "<16 lower-case hex digits>" <-> the digest.
+std::string DigestHex(uint64_t digest);
+Result<uint64_t> ParseDigestHex(const std::string& hex);
+
 }  // namespace presplit::daemon::migrate

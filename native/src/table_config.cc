@@ -18,7 +18,6 @@
 #include "presplit/json_bounds.h"
 #include "presplit/split_points.h"
 #include "presplit/split_policy.h"
-#include "presplit/table_derived.h"
 #include "presplit/table_name.h"
 #include "table_config_internal.h"
 

@@ -158,12 +158,16 @@ TEST(LayoutAttributesTest, SplitPolicyTablesCarryTheSameRecord) {
   TableConfig config = Parsed(R"({"salt": {"buckets": 4, "encoding": "hex"},
       "group": {"delimiter": "|"}})",
                               R"(, "split_policy": {})");
-  Attributes policy = SplitPolicyAttributes(config);
-  for (const auto& [name, value] : LayoutAttributes(config.layout)) {
-    EXPECT_EQ(policy.at(name), value) << name;
-  }
-  EXPECT_EQ(policy.at("presplit.managed"), "true");
-  EXPECT_EQ(TableAttributes(config), policy);
+  const Attributes table = TableAttributes(config);
+  const Attributes policy = SplitPolicyAttributes(config);
+  const Attributes layout = LayoutAttributes(config.layout);
+  EXPECT_EQ(table.at("presplit.layout.salt.buckets"), "4");
+  EXPECT_EQ(table.at("presplit.layout.salt.encoding"), "hex");
+  EXPECT_EQ(table.at("presplit.layout.group.delimiter"), "|");
+  EXPECT_EQ(table.at("presplit.managed"), "true");
+  EXPECT_EQ(table.size(), policy.size() + layout.size()) << "the two share no name";
+  for (const auto& [name, value] : policy) EXPECT_EQ(table.at(name), value) << name;
+  for (const auto& [name, value] : layout) EXPECT_EQ(table.at(name), value) << name;
 }
 
 }  // namespace

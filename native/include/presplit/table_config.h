@@ -233,6 +233,11 @@ struct TableConfig {
   std::string FullName() const;
 };
 
+// The split keys the table is created with: runs the configured algorithm, then
+// ValidateSplitKeys. The errors are those of the algorithm (e.g. a range too small for the
+// regions) or "algorithm 'salt-buckets' needs layout.salt" for a hand-built config.
+Result<std::vector<std::string>> ComputeSplitKeys(const TableConfig& config);
+
 // Parses and validates a document (see the rules above); the table name through
 // presplit/table_name.h, the split keys once through ComputeSplitKeys. Never throws.
 Result<TableConfig> ParseTableConfig(std::string_view json);

@@ -629,6 +629,6 @@ public class MigrationE2E {
   }
 
   static String json(String text) {
-    return io.presplit.migrate.Cells.jsonString(text);
+    return io.presplit.hbase.admin.JsonText.quote(text);
   }
 }

@@ -1,7 +1,7 @@
 package io.presplit.capture;
 
 import io.presplit.hbase.admin.AccessDenial;
-import io.presplit.migrate.Cells;
+import io.presplit.hbase.admin.JsonText;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -212,7 +212,7 @@ public final class CapturePeers {
       Map<String, String> conf = peer.getPeerConfig() == null ? Map.of()
           : peer.getPeerConfig().getConfiguration();
       String owner = conf.get(CaptureSpec.OWNER_KEY);
-      json.append(first ? "" : ",").append("{\"id\":").append(Cells.jsonString(peer.getPeerId()))
+      json.append(first ? "" : ",").append("{\"id\":").append(JsonText.quote(peer.getPeerId()))
           .append(",\"owner\":").append(jsonOrNull(owner == null || owner.isEmpty() ? null
               : owner)).append('}');
       first = false;
@@ -263,7 +263,7 @@ public final class CapturePeers {
     boolean first = true;
     for (Map.Entry<String, long[]> e : byPeer.entrySet()) {
       long[] v = e.getValue();
-      json.append(first ? "" : ",").append("{\"id\":").append(Cells.jsonString(e.getKey()))
+      json.append(first ? "" : ",").append("{\"id\":").append(JsonText.quote(e.getKey()))
           .append(",\"lag_ms\":").append(v[0]).append(",\"age_of_last_shipped_ms\":")
           .append(v[1]).append(",\"wal_queue_files\":").append(v[2]).append(",\"sources\":")
           .append(v[3]).append('}');
@@ -295,7 +295,7 @@ public final class CapturePeers {
     StringBuilder recovered = new StringBuilder();
     for (String queue : CaptureQueues.recovered(admin.getConfiguration(),
         admin.getRegionServers(), peerId)) {
-      recovered.append(recovered.length() > 0 ? "," : "").append(Cells.jsonString(queue));
+      recovered.append(recovered.length() > 0 ? "," : "").append(JsonText.quote(queue));
     }
     return "{\"exists\":true,\"enabled\":" + peer.isEnabled() + ",\"source\":"
         + jsonOrNull(conf.get(CaptureSpec.SOURCE_KEY)) + ",\"target\":"
@@ -449,10 +449,10 @@ public final class CapturePeers {
         }
         case CLOSED -> closed.merge(Bytes.toString(ack.payload()), ack.timestamp(), Math::max);
         case BULK_LOAD -> bulkLoads.append(bulkLoads.length() > 0 ? "," : "")
-            .append("{\"region\":").append(Cells.jsonString(Bytes.toString(
+            .append("{\"region\":").append(JsonText.quote(Bytes.toString(
                 ack.payload()))).append(",\"ts\":").append(ack.timestamp()).append('}');
         case UNFIT -> unfit.append(unfit.length() > 0 ? "," : "").append("{\"row\":")
-            .append(Cells.jsonString(Bytes.toStringBinary(ack.payload())))
+            .append(JsonText.quote(Bytes.toStringBinary(ack.payload())))
             .append(",\"ts\":").append(ack.timestamp()).append('}');
         default -> { }
       }
@@ -461,7 +461,7 @@ public final class CapturePeers {
         .append("],\"closed\":{");
     boolean first = true;
     for (Map.Entry<String, Long> e : closed.entrySet()) {
-      json.append(first ? "" : ",").append(Cells.jsonString(e.getKey())).append(':')
+      json.append(first ? "" : ",").append(JsonText.quote(e.getKey())).append(':')
           .append(e.getValue());
       first = false;
     }
@@ -500,6 +500,6 @@ public final class CapturePeers {
   }
 
   private static String jsonOrNull(String s) {
-    return s == null ? "null" : Cells.jsonString(s);
+    return s == null ? "null" : JsonText.quote(s);
   }
 }

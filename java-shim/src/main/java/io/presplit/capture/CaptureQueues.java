@@ -1,7 +1,7 @@
 package io.presplit.capture;
 
 import io.presplit.hbase.admin.AccessDenial;
-import io.presplit.migrate.Cells;
+import io.presplit.hbase.admin.JsonText;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -145,12 +145,12 @@ final class CaptureQueues {
     StringBuilder json = new StringBuilder("{\"wals\":[");
     boolean first = true;
     for (String wal : wals) {
-      json.append(first ? "" : ",").append(Cells.jsonString(wal));
+      json.append(first ? "" : ",").append(JsonText.quote(wal));
       first = false;
     }
     json.append("],\"servers_rolled\":").append(rolled).append(",\"roll_failed\":[");
     for (int i = 0; i < failed.size(); i++) {
-      json.append(i > 0 ? "," : "").append(Cells.jsonString(failed.get(i)));
+      json.append(i > 0 ? "," : "").append(JsonText.quote(failed.get(i)));
     }
     return json.append("]}").toString();
   }
@@ -175,7 +175,7 @@ final class CaptureQueues {
       }
       if (count++ < NAMED_AT_MOST) {
         first.append(first.length() > 0 ? "," : "")
-            .append(Cells.jsonString(wal.name + "@" + wal.queueId + "@" + wal.server));
+            .append(JsonText.quote(wal.name + "@" + wal.queueId + "@" + wal.server));
       }
     }
     return "{\"unshipped\":" + count + ",\"first\":[" + first + "]}";

@@ -1,6 +1,6 @@
 package io.presplit.capture;
 
-import io.presplit.migrate.MigrationLayout;
+import io.presplit.rekey.MigrationLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;

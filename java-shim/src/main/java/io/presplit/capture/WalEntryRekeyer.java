@@ -2,8 +2,8 @@ package io.presplit.capture;
 
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
-import io.presplit.migrate.Cells;
-import io.presplit.migrate.MigrationLayout;
+import io.presplit.rekey.Cells;
+import io.presplit.rekey.MigrationLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -5,10 +5,13 @@ import io.presplit.capture.CaptureSpec;
 import io.presplit.capture.MigrationGuard;
 import io.presplit.hbase.admin.AccessDenial;
 import io.presplit.hbase.admin.AdminBridge;
+import io.presplit.hbase.admin.JsonText;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
 import io.presplit.mapreduce.SourceSnapshot;
 import io.presplit.mapreduce.StagingSpec;
+import io.presplit.rekey.Cells;
+import io.presplit.rekey.MigrationLayout;
 import io.presplit.throttle.ThrottleGate;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -1007,7 +1010,7 @@ public final class MigrationBridge {
       } while (r != null);
     }
     return "{\"checked\":" + counts[0] + ",\"missing\":" + counts[1] + ",\"first_missing\":"
-        + (firstMissing[0] == null ? "null" : Cells.jsonString(firstMissing[0])) + "}";
+        + (firstMissing[0] == null ? "null" : JsonText.quote(firstMissing[0])) + "}";
   }
 
   private static void checkBatch(List<Result> batch, MigrationLayout oldLayout,

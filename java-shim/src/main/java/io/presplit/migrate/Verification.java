@@ -1,5 +1,7 @@
 package io.presplit.migrate;
 
+import io.presplit.hbase.admin.JsonText;
+import io.presplit.rekey.MigrationLayout;
 import io.presplit.throttle.ThrottleGate;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -303,7 +305,7 @@ final class Verification {
         + " cells in " + source + ", " + targetCells.size() + " in " + target
         + "; only in " + source + ": " + first(onlySource) + "; only in " + target + ": "
         + first(onlyTarget);
-    return "{\"text\":" + Cells.jsonString(text) + "}";
+    return "{\"text\":" + JsonText.quote(text) + "}";
   }
 
   static List<RegionPartitions> parseRegions(String json) {

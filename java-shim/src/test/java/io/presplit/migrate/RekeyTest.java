@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.presplit.client.KeyLayout;
 import io.presplit.client.KeyLayoutException;
+import io.presplit.hbase.admin.JsonText;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
+import io.presplit.rekey.MigrationLayout;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -162,6 +164,6 @@ class RekeyTest {
         MigrationBridge.encodedRegionNames(
             "0d38fb9e13f20768cde211e11b85a184,8a87d792fbc99e0f70347ab54ec6dcc5"));
     assertThrows(IllegalArgumentException.class, () -> MigrationBridge.probe("a", "soon"));
-    assertEquals("\"a\\\"b\\\\c\"", Cells.jsonString("a\"b\\c"));
+    assertEquals("\"a\\\"b\\\\c\"", JsonText.quote("a\"b\\c"));
   }
 }

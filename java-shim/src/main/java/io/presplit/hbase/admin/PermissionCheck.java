@@ -1,6 +1,5 @@
 package io.presplit.hbase.admin;
 
-import io.presplit.migrate.Cells;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -88,7 +87,7 @@ final class PermissionCheck {
    */
   static String toJson(String principal, String user, List<Need> needs, List<Boolean> held) {
     StringBuilder json = new StringBuilder("{\"authorization\":").append(held != null)
-        .append(",\"principal\":").append(Cells.jsonString(principal))
+        .append(",\"principal\":").append(JsonText.quote(principal))
         .append(",\"checked\":").append(held == null ? 0 : needs.size())
         .append(",\"create_checked\":")
         .append(held == null ? 0 : needs.stream().filter(n -> n.action.equals("CREATE")).count())
@@ -99,10 +98,10 @@ final class PermissionCheck {
         continue;
       }
       Need n = needs.get(i);
-      json.append(first ? "" : ",").append("{\"permission\":").append(Cells.jsonString(n.action))
-          .append(",\"scope\":").append(Cells.jsonString(n.scope.isEmpty() ? "GLOBAL" : n.scope))
-          .append(",\"for\":").append(Cells.jsonString(n.why))
-          .append(",\"grant\":").append(Cells.jsonString(n.grant(user))).append('}');
+      json.append(first ? "" : ",").append("{\"permission\":").append(JsonText.quote(n.action))
+          .append(",\"scope\":").append(JsonText.quote(n.scope.isEmpty() ? "GLOBAL" : n.scope))
+          .append(",\"for\":").append(JsonText.quote(n.why))
+          .append(",\"grant\":").append(JsonText.quote(n.grant(user))).append('}');
       first = false;
     }
     return json.append("]}").toString();

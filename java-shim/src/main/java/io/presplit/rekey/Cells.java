@@ -1,12 +1,11 @@
-package io.presplit.migrate;
+package io.presplit.rekey;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.ExtendedCellBuilder;
 
 /**
- * Small pieces the migration's Java side shares between its copy (MigrationBridge), its
- * verification and its change capture (io.presplit.capture): a cell moved to another row, and a
- * string as JSON.
+ * A cell moved to another row: what the migration's copy (io.presplit.migrate) and its change
+ * capture (io.presplit.capture) both do to every cell they re-key.
  */
 public final class Cells {
   private Cells() {
@@ -27,19 +26,4 @@ public final class Cells {
         .setValue(cell.getValueArray(), cell.getValueOffset(), cell.getValueLength())
         .setTags(cell.getTagsArray(), cell.getTagsOffset(), cell.getTagsLength()).build();
   }
-
-  /** A string as a JSON string literal (quotes and backslashes escaped, control characters too). */
-  public static String jsonString(String s) {
-    StringBuilder out = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char ch = s.charAt(i);
-      if (ch == '"' || ch == '\\') {
-        out.append('\\').append(ch);
-      } else if (ch < 0x20) {
-        out.append(String.format("\\u%04x", (int) ch));
-      } else {
-        out.append(ch);
-      }
-    }
-    return out.append('"').toString();
-  }}
+}

@@ -1,4 +1,4 @@
-package io.presplit.migrate;
+package io.presplit.rekey;
 
 import io.presplit.client.KeyLayout;
 import io.presplit.hbase.nativelib.LayoutSpec;
