@@ -394,4 +394,15 @@ std::vector<std::string> ChangedSettings(const DaemonOptions& before, const Daem
   return changed;
 }
 
+migrate::ThrottleSettings ThrottleSettingsOf(const DaemonOptions& options) {
+  migrate::ThrottleSettings throttle;
+  throttle.enabled = options.migration_throttle == "adaptive";
+  throttle.initial_cells_per_s = options.migration_throttle_start_cells_per_s;
+  throttle.min_cells_per_s = options.migration_throttle_min_cells_per_s;
+  throttle.max_call_queue_length = options.migration_throttle_max_call_queue;
+  throttle.max_call_queue_time_ms = options.migration_throttle_max_queue_time_ms;
+  throttle.probe_min_ms = options.migration_throttle_max_probe_ms;
+  return throttle;
+}
+
 }  // namespace presplit::daemon

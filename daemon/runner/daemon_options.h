@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/migrate/throttler.h"
 #include "presplit/status.h"
 
 namespace presplit::daemon {
@@ -71,6 +72,11 @@ Result<int64_t> ParseByteCount(const std::string& key, const std::string& value)
 // is set, KRB5_CONFIG is not empty and jvm_options do not name a krb5.conf already. Else none.
 std::vector<std::string> KerberosJvmOptions(const DaemonOptions& options,
                                             const std::string& krb5_config);
+
+// The migrations' adaptive throttle as the migration_throttle* settings make it; what they do not
+// set keeps ThrottleSettings' own value. A default DaemonOptions gives the ThrottleSettings{}
+// that unit tests build (DaemonOptionsTest pins the two together).
+migrate::ThrottleSettings ThrottleSettingsOf(const DaemonOptions& options);
 
 // The JVM classpath the options describe; runs `hbase classpath` when nothing else is set.
 Result<std::vector<std::string>> ResolveClasspath(const DaemonOptions& options);

@@ -27,6 +27,7 @@
 #include "daemon/leader/leader_election.h"
 #include "daemon/leader/lease_fence.h"
 #include "daemon/migrate/jni_migration_bridge.h"
+#include "daemon/metrics/metrics_text.h"
 #include "daemon/migrate/migrator.h"
 #include "daemon/reconcile/reconciler.h"
 #include "daemon/systemd/loop_watchdog.h"
@@ -415,12 +416,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
     migrator_options.jvm_max_heap_bytes = *heap;
   }
   migrator_options.max_concurrent_migrations = options.migration_max_concurrent;
-  migrator_options.throttle.enabled = options.migration_throttle == "adaptive";
-  migrator_options.throttle.initial_cells_per_s = options.migration_throttle_start_cells_per_s;
-  migrator_options.throttle.min_cells_per_s = options.migration_throttle_min_cells_per_s;
-  migrator_options.throttle.max_call_queue_length = options.migration_throttle_max_call_queue;
-  migrator_options.throttle.max_call_queue_time_ms = options.migration_throttle_max_queue_time_ms;
-  migrator_options.throttle.probe_min_ms = options.migration_throttle_max_probe_ms;
+  migrator_options.throttle = ThrottleSettingsOf(options);
   migrator_options.table_bytes = [&migrate_admin](const std::string& table) -> Result<int64_t> {
     // What the RegionServers last reported: store files and memstores of every region.
     PRESPLIT_ASSIGN_OR_RETURN(auto loads, migrate_admin->RegionLoads({table}));
@@ -816,171 +812,117 @@ Status RunDaemon(const DaemonOptions& initial_options) {
               status.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"};
     });
     http.Handle("/metrics", [&]() -> HttpResponse {
+      using metrics::Metric;
       const auto& c = reconciler.counters();
-      std::ostringstream out;
-      auto counter = [&out](const char* name, const char* help, uint64_t value, const char* type) {
-        out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n'
-            << name << ' ' << value << '\n';
-      };
-      counter("presplit_reconcile_passes_total", "Reconcile passes run.", c.passes, "counter");
-      counter("presplit_reconcile_full_passes_total",
-              "Passes that re-checked every document against HBase.", c.full_passes, "counter");
-      counter("presplit_reconcile_pass_failures_total", "Passes that could not complete.",
-              c.pass_failures, "counter");
-      counter("presplit_tables_created_total", "Tables created pre-split.", c.tables_created,
-              "counter");
-      counter("presplit_documents_invalid_total", "Documents refused by validation.",
-              c.documents_invalid, "counter");
-      counter("presplit_hbase_errors_total", "HBase operations that failed.", c.hbase_errors,
-              "counter");
-      counter("presplit_drift_reports_total", "Tables found differing from their document.",
-              c.drift_reports, "counter");
-      counter("presplit_tables_missing_total",
-              "Tables found dropped outside presplit after they were built.", c.tables_missing,
-              "counter");
-      counter("presplit_statuses_removed_total",
-              "Statuses removed because their document was gone.", c.statuses_removed, "counter");
-      counter("presplit_exceptions_caught_total",
-              "Exceptions caught in the daemon's tasks (each one is a bug; the daemon goes on).",
-              c.exceptions_caught + migrator.counters().exceptions_caught + exceptions_caught,
-              "counter");
-      counter("presplit_managed_tables", "Documents under the tables znode.", c.managed_tables,
-              "gauge");
-      counter("presplit_permissions_missing",
-              "HBase permissions presplitd needs and its principal lacks, as the last check found "
-              "them (0 with authorization off).",
-              permissions.missing(), "gauge");
+      metrics::MetricsText out;
+      out.Value(Metric::presplit_reconcile_passes_total, c.passes);
+      out.Value(Metric::presplit_reconcile_full_passes_total, c.full_passes);
+      out.Value(Metric::presplit_reconcile_pass_failures_total, c.pass_failures);
+      out.Value(Metric::presplit_tables_created_total, c.tables_created);
+      out.Value(Metric::presplit_documents_invalid_total, c.documents_invalid);
+      out.Value(Metric::presplit_hbase_errors_total, c.hbase_errors);
+      out.Value(Metric::presplit_drift_reports_total, c.drift_reports);
+      out.Value(Metric::presplit_tables_missing_total, c.tables_missing);
+      out.Value(Metric::presplit_statuses_removed_total, c.statuses_removed);
+      out.Value(Metric::presplit_exceptions_caught_total,
+                c.exceptions_caught + migrator.counters().exceptions_caught +
+                         exceptions_caught);
+      out.Value(Metric::presplit_managed_tables, c.managed_tables);
+      out.Value(Metric::presplit_permissions_missing, permissions.missing());
       // Only the leader reconciles: a standby's counts would be the ones it last had as leader.
       if (leader_election.IsLeader()) {
-        out << "# HELP presplit_tables Documents by the phase their last reconcile ended in.\n"
-               "# TYPE presplit_tables gauge\n";
+        out.Family(Metric::presplit_tables);
         for (const auto& [phase, count] : reconciler.PhaseCounts()) {
-          out << "presplit_tables{phase=\"" << phase << "\"} " << count << '\n';
+          out.Value(Metric::presplit_tables, {{"phase", phase}}, count);
         }
       }
-      counter("presplit_leader", "1 on the presplitd that acts, 0 on a standby.",
-              leader_election.IsLeader() ? 1 : 0, "gauge");
-      counter("presplit_healthy", "1 when /healthz answers 200.",
-              unhealthy_reason().empty() ? 1 : 0, "gauge");
-      counter("presplit_kerberos_logins_total",
-              "Kerberos logins from the keytab that obtained a ticket (the first, each renewal).",
-              kerberos ? kerberos->logins() : 0, "counter");
-      counter("presplit_kerberos_login_failures_total", "Kerberos logins or renewals that failed.",
-              kerberos ? kerberos->failures() : 0, "counter");
-      counter("presplit_kerberos_ticket_end_seconds",
-              "When the current Kerberos ticket ends (Unix time; 0 without one).",
-              kerberos ? static_cast<uint64_t>(kerberos->ticket_end_ms() / 1000) : 0, "gauge");
-      counter("presplit_load_polls_total", "Load watcher polls run.", load_polls, "counter");
-      counter("presplit_load_poll_failures_total", "Load watcher polls that failed.",
-              load_poll_failures, "counter");
-      counter("presplit_load_status_writes_total",
-              "Status znodes the load watcher wrote its decisions or size samples into.",
-              load_status_writes, "counter");
+      out.Value(Metric::presplit_leader, leader_election.IsLeader() ? 1 : 0);
+      out.Value(Metric::presplit_healthy, unhealthy_reason().empty() ? 1 : 0);
+      out.Value(Metric::presplit_kerberos_logins_total,
+                kerberos ? kerberos->logins() : 0);
+      out.Value(Metric::presplit_kerberos_login_failures_total,
+                kerberos ? kerberos->failures() : 0);
+      out.Value(Metric::presplit_kerberos_ticket_end_seconds,
+                kerberos ? kerberos->ticket_end_ms() / 1000 : int64_t{0});
+      out.Value(Metric::presplit_load_polls_total, load_polls);
+      out.Value(Metric::presplit_load_poll_failures_total, load_poll_failures);
+      out.Value(Metric::presplit_load_status_writes_total, load_status_writes);
       watch::AppendLoadMetrics(out, load_watcher.snapshot(), now_ms());
       const auto history = load_history.counters();
-      counter("presplit_keyviz_history_bytes",
-              "Memory the key visualizer's history holds (its estimate).",
-              load_history.MemoryBytes(), "gauge");
-      counter("presplit_keyviz_history_columns", "Columns the key visualizer's history holds.",
-              load_history.Columns(), "gauge");
-      counter("presplit_keyviz_history_tables", "Tables with key visualizer history.",
-              load_history.Tables().size(), "gauge");
-      counter("presplit_keyviz_columns_dropped_total",
-              "History columns dropped before their retention to stay within the memory budget.",
-              history.columns_dropped_by_budget, "counter");
-      counter("presplit_keyviz_input_refused_total",
-              "Tables and regions of polls the history did not take (over its caps).",
-              history.tables_refused + history.regions_refused, "counter");
+      out.Value(Metric::presplit_keyviz_history_bytes, load_history.MemoryBytes());
+      out.Value(Metric::presplit_keyviz_history_columns, load_history.Columns());
+      out.Value(Metric::presplit_keyviz_history_tables, load_history.Tables().size());
+      out.Value(Metric::presplit_keyviz_columns_dropped_total,
+                history.columns_dropped_by_budget);
+      out.Value(Metric::presplit_keyviz_input_refused_total,
+                history.tables_refused + history.regions_refused);
       const auto& m = migrator.counters();
-      counter("presplit_migration_rows_copied_total", "Rows copied by re-salt migrations.",
-              m.rows_copied, "counter");
-      counter("presplit_migration_cells_copied_total", "Cells copied by re-salt migrations.",
-              m.cells_copied, "counter");
-      counter("presplit_migration_chunks_total", "Chunks copied (one checkpoint each).",
-              m.chunks_copied, "counter");
-      counter("presplit_migration_capture_probes_total",
-              "Probe rounds a change-capture peer acknowledged (every region shipped past).",
-              m.probes, "counter");
-      counter("presplit_migration_rows_rechecked_total", "Rows verifications compared row by row.",
-              m.rows_rechecked, "counter");
-      counter("presplit_migration_rollbacks_total",
-              "Migrations rolled back to their old generation during the grace period.",
-              m.rollbacks, "counter");
-      counter("presplit_migration_plans_refused_total",
-              "Plans not acted on: not the plan this daemon would have written.", m.plans_refused,
-              "counter");
-      counter("presplit_migration_verification_failures_total",
-              "Migrations stopped because source and target differed.", m.verification_failures,
-              "counter");
-      counter("presplit_migration_switches_total", "Tables switched to a new generation.",
-              m.switches, "counter");
-      counter("presplit_migration_completed_total",
-              "Migrations finished at their new generation (rollbacks not included).", m.completed,
-              "counter");
-      counter("presplit_migration_aborted_total", "Migrations aborted before the switch.",
-              m.aborted, "counter");
-      counter("presplit_migration_run_failures_total", "Migration runs that failed.",
-              migrate_failures + m.errors, "counter");
-      counter("presplit_migration_orphan_peers_removed_total",
-              "Capture peers this deployment added that no migration plan named any more, removed.",
-              m.orphan_peers_removed, "counter");
-      counter("presplit_migration_orphan_peers",
-              "Capture peers no migration plan names that the last sweep left in place (no owner "
-              "mark, or their removal failed): each holds its source's WALs.",
-              m.orphan_peers_left, "gauge");
+      out.Value(Metric::presplit_migration_rows_copied_total, m.rows_copied);
+      out.Value(Metric::presplit_migration_cells_copied_total, m.cells_copied);
+      out.Value(Metric::presplit_migration_chunks_total, m.chunks_copied);
+      out.Value(Metric::presplit_migration_capture_probes_total, m.probes);
+      out.Value(Metric::presplit_migration_rows_rechecked_total, m.rows_rechecked);
+      out.Value(Metric::presplit_migration_rollbacks_total, m.rollbacks);
+      out.Value(Metric::presplit_migration_plans_refused_total, m.plans_refused);
+      out.Value(Metric::presplit_migration_verification_failures_total,
+                m.verification_failures);
+      out.Value(Metric::presplit_migration_switches_total, m.switches);
+      out.Value(Metric::presplit_migration_completed_total, m.completed);
+      out.Value(Metric::presplit_migration_aborted_total, m.aborted);
+      out.Value(Metric::presplit_migration_run_failures_total,
+                migrate_failures + m.errors);
+      out.Value(Metric::presplit_migration_orphan_peers_removed_total,
+                m.orphan_peers_removed);
+      out.Value(Metric::presplit_migration_orphan_peers, m.orphan_peers_left);
       const auto migrations = migrator.Snapshot();
-      out << "# HELP presplit_migration_capture_lag_seconds Replication lag of a migration's "
-             "capture peer: the largest over the RegionServers running it.\n# TYPE "
-             "presplit_migration_capture_lag_seconds gauge\n";
+      out.Family(Metric::presplit_migration_capture_lag_seconds);
       for (const auto& p : migrations) {
-        for (const auto& c : p.capture) {
-          out << "presplit_migration_capture_lag_seconds{table=\"" << p.table << "\",peer=\""
-              << c.peer_id << "\"} " << static_cast<double>(c.lag_ms) / 1000.0 << '\n';
+        for (const auto& lag : p.capture) {
+          out.Value(Metric::presplit_migration_capture_lag_seconds,
+                    {{"table", p.table}, {"peer", lag.peer_id}},
+                    static_cast<double>(lag.lag_ms) / 1000.0);
         }
       }
-      out << "# HELP presplit_migration_capture_wal_queue_files WAL files a migration's capture "
-             "peer holds, summed over the RegionServers.\n# TYPE "
-             "presplit_migration_capture_wal_queue_files gauge\n";
+      out.Family(Metric::presplit_migration_capture_wal_queue_files);
       for (const auto& p : migrations) {
-        for (const auto& c : p.capture) {
-          out << "presplit_migration_capture_wal_queue_files{table=\"" << p.table << "\",peer=\""
-              << c.peer_id << "\"} " << c.wal_queue_files << '\n';
+        for (const auto& lag : p.capture) {
+          out.Value(Metric::presplit_migration_capture_wal_queue_files,
+                    {{"table", p.table}, {"peer", lag.peer_id}}, lag.wal_queue_files);
         }
       }
-      out << "# HELP presplit_migration_phase Phase of each migration this leader drives (0 "
-             "planned, 1 copying, 2 verifying, 3 failed_verification, 4 switching, 5 catching_up, "
-             "6 grace, 7 fencing, 8 done, 9 rolling_back).\n# TYPE presplit_migration_phase "
-             "gauge\n";
-      for (const auto& p : migrations) {
-        out << "presplit_migration_phase{table=\"" << p.table << "\",phase=\""
-            << migrate::PhaseName(p.phase) << "\"} " << static_cast<int>(p.phase) << '\n';
+      // The phases' numbers come from the phase table, whatever phases it has.
+      std::string phases;
+      for (int i = 0; i < migrate::kPhaseCount; ++i) {
+        phases += (i == 0 ? ": " : ", ") + std::to_string(i) + " " +
+                  migrate::PhaseName(static_cast<migrate::Phase>(i));
       }
-      out << "# HELP presplit_migration_regions_done Source regions copied.\n# TYPE "
-             "presplit_migration_regions_done gauge\n";
+      out.Family(Metric::presplit_migration_phase, phases);
       for (const auto& p : migrations) {
-        out << "presplit_migration_regions_done{table=\"" << p.table << "\"} " << p.regions_done
-            << '\n';
+        out.Value(Metric::presplit_migration_phase,
+                  {{"table", p.table}, {"phase", migrate::PhaseName(p.phase)}},
+                  static_cast<int>(p.phase));
       }
-      out << "# HELP presplit_migration_regions_total Source regions to copy.\n# TYPE "
-             "presplit_migration_regions_total gauge\n";
+      out.Family(Metric::presplit_migration_regions_done);
       for (const auto& p : migrations) {
-        out << "presplit_migration_regions_total{table=\"" << p.table << "\"} " << p.regions_total
-            << '\n';
+        out.Value(Metric::presplit_migration_regions_done, {{"table", p.table}},
+                  p.regions_done);
       }
-      out << "# HELP presplit_migration_rows Rows copied by each migration.\n# TYPE "
-             "presplit_migration_rows gauge\n";
+      out.Family(Metric::presplit_migration_regions_total);
       for (const auto& p : migrations) {
-        out << "presplit_migration_rows{table=\"" << p.table << "\"} " << p.rows << '\n';
+        out.Value(Metric::presplit_migration_regions_total, {{"table", p.table}},
+                  p.regions_total);
       }
-      out << "# HELP presplit_migration_throttle_cells_per_s The rate the adaptive throttle "
-             "allows a migration's copy or verification now (0: unlimited).\n# TYPE "
-             "presplit_migration_throttle_cells_per_s gauge\n";
+      out.Family(Metric::presplit_migration_rows);
+      for (const auto& p : migrations) {
+        out.Value(Metric::presplit_migration_rows, {{"table", p.table}}, p.rows);
+      }
+      out.Family(Metric::presplit_migration_throttle_cells_per_s);
       for (const auto& p : migrations) {
         if (p.throttle_cells_per_s < 0) continue;  // no copy or verification running
-        out << "presplit_migration_throttle_cells_per_s{table=\"" << p.table << "\"} "
-            << p.throttle_cells_per_s << '\n';
+        out.Value(Metric::presplit_migration_throttle_cells_per_s, {{"table", p.table}},
+                  p.throttle_cells_per_s);
       }
-      return {200, "text/plain; version=0.0.4", out.str()};
+      return {200, "text/plain; version=0.0.4", out.Text()};
     });
     PRESPLIT_RETURN_IF_ERROR(http.Listen(options.http_listen));
     spdlog::info("serving /, /status, /keyviz, /keyviz.json, /healthz and /metrics on {}:{}",

@@ -8,28 +8,6 @@ namespace presplit::daemon::watch {
 
 using nlohmann::ordered_json;
 
-namespace {
-
-// A Prometheus label value: backslash, double quote and newline escaped.
-std::string LabelValue(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-void Header(std::ostream& out, const char* name, const char* help, const char* type) {
-  out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
-}
-
-}  // namespace
-
 ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions) {
   ordered_json list = ordered_json::array();
   for (const auto& d : decisions) {
@@ -124,46 +102,35 @@ ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot) {
   return out;
 }
 
-void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms) {
+void AppendLoadMetrics(metrics::MetricsText& out, const LoadSnapshot& snapshot, int64_t now_ms) {
+  using metrics::Metric;
   // Labelled by document and physical table: while a migration copies, a document has two.
-  auto per_table = [&](const char* name, const char* help, auto value) {
-    Header(out, name, help, "gauge");
+  auto per_table = [&](Metric metric, auto value) {
+    out.Family(metric);
     for (const auto& t : snapshot.tables) {
-      out << name << "{table=\"" << LabelValue(t.table) << "\",physical_table=\""
-          << LabelValue(t.physical_table.empty() ? t.table : t.physical_table) << "\"} " << value(t)
-          << '\n';
+      out.Value(metric,
+                {{"table", t.table},
+                 {"physical_table", t.physical_table.empty() ? t.table : t.physical_table}},
+                value(t));
     }
   };
-  per_table("presplit_table_region_count", "Regions of a watched table.",
-            [](const TableLoad& t) { return t.region_count; });
-  per_table("presplit_table_max_region_request_rate",
-            "Requests per second of the table's busiest region.",
+  per_table(Metric::presplit_table_region_count, [](const TableLoad& t) { return t.region_count; });
+  per_table(Metric::presplit_table_max_region_request_rate,
             [](const TableLoad& t) { return t.max_requests_per_s; });
-  per_table("presplit_table_request_skew",
-            "Busiest region's request rate over the table's mean (1 = even).",
-            [](const TableLoad& t) { return t.request_skew; });
-  per_table("presplit_table_hot_regions", "Regions of the table hot under its rule.",
-            [](const TableLoad& t) { return t.hot_regions; });
-  Header(out, "presplit_load_splits_total", "Hot-region splits requested.", "counter");
-  out << "presplit_load_splits_total " << snapshot.splits_total << '\n';
-  Header(out, "presplit_load_split_skips_total", "Hot regions not split, by reason.", "counter");
+  per_table(Metric::presplit_table_request_skew, [](const TableLoad& t) { return t.request_skew; });
+  per_table(Metric::presplit_table_hot_regions, [](const TableLoad& t) { return t.hot_regions; });
+  out.Value(Metric::presplit_load_splits_total, snapshot.splits_total);
+  out.Family(Metric::presplit_load_split_skips_total);
   for (const auto& [reason, count] : snapshot.skips_total) {
-    out << "presplit_load_split_skips_total{reason=\"" << LabelValue(reason) << "\"} " << count
-        << '\n';
+    out.Value(Metric::presplit_load_split_skips_total, {{"reason", reason}}, count);
   }
-  Header(out, "presplit_load_moves_total",
-         "Daughters of load splits moved off their sibling's server.", "counter");
-  out << "presplit_load_moves_total " << snapshot.moves_total << '\n';
-  Header(out, "presplit_load_move_skips_total", "Daughter moves decided and not made, by reason.",
-         "counter");
+  out.Value(Metric::presplit_load_moves_total, snapshot.moves_total);
+  out.Family(Metric::presplit_load_move_skips_total);
   for (const auto& [reason, count] : snapshot.move_skips_total) {
-    out << "presplit_load_move_skips_total{reason=\"" << LabelValue(reason) << "\"} " << count
-        << '\n';
+    out.Value(Metric::presplit_load_move_skips_total, {{"reason", reason}}, count);
   }
   if (snapshot.polled_at_ms > 0) {
-    Header(out, "presplit_load_poll_age_seconds", "Seconds since the last successful load poll.",
-           "gauge");
-    out << "presplit_load_poll_age_seconds " << (now_ms - snapshot.polled_at_ms) / 1000.0 << '\n';
+    out.Value(Metric::presplit_load_poll_age_seconds, (now_ms - snapshot.polled_at_ms) / 1000.0);
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include <deque>
 #include <nlohmann/json.hpp>
-#include <ostream>
 
+#include "daemon/metrics/metrics_text.h"
 #include "daemon/watch/load_watcher.h"
 
 namespace presplit::daemon::watch {
@@ -34,12 +34,9 @@ nlohmann::ordered_json LoadSnapshotJson(const LoadSnapshot& snapshot);
 // "from_server_per_s" and "to_server_per_s".
 nlohmann::ordered_json DecisionsJson(const std::deque<SplitDecision>& decisions);
 
-// presplit_table_region_count, presplit_table_max_region_request_rate,
-// presplit_table_request_skew, presplit_table_hot_regions (gauges, labels table and
-// physical_table),
-// presplit_load_splits_total, presplit_load_split_skips_total{reason},
-// presplit_load_moves_total, presplit_load_move_skips_total{reason} (counters), and
-// presplit_load_poll_age_seconds.
-void AppendLoadMetrics(std::ostream& out, const LoadSnapshot& snapshot, int64_t now_ms);
+// The load watcher's series (daemon/metrics/metrics.def): per table (labels table and
+// physical_table) its region count, busiest region's rate, skew and hot regions; the load
+// splits and moves made and skipped (by reason); the age of the last poll.
+void AppendLoadMetrics(metrics::MetricsText& out, const LoadSnapshot& snapshot, int64_t now_ms);
 
 }  // namespace presplit::daemon::watch

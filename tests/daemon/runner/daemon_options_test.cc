@@ -89,6 +89,24 @@ TEST(DaemonOptionsTest, TheMigrationThrottleIsAdaptiveByDefaultAndItsBoundsAreCh
   EXPECT_FALSE(ApplyOption("migration_throttle_max_queue_time_ms", "x", o).ok());
 }
 
+// settings.def's migration_throttle* defaults and ThrottleSettings' own (what the migrator's unit
+// tests run with) are the same values: a default changed in one place fails here.
+TEST(DaemonOptionsTest, TheThrottlesDefaultsAreTheSettingsTables) {
+  const migrate::ThrottleSettings from_settings = ThrottleSettingsOf(DaemonOptions{});
+  const migrate::ThrottleSettings built{};
+  EXPECT_EQ(from_settings.enabled, built.enabled);
+  EXPECT_EQ(from_settings.initial_cells_per_s, built.initial_cells_per_s);
+  EXPECT_EQ(from_settings.min_cells_per_s, built.min_cells_per_s);
+  EXPECT_EQ(from_settings.max_call_queue_length, built.max_call_queue_length);
+  EXPECT_EQ(from_settings.max_call_queue_time_ms, built.max_call_queue_time_ms);
+  EXPECT_EQ(from_settings.probe_min_ms, built.probe_min_ms);
+  DaemonOptions o;
+  ASSERT_TRUE(ApplyOption("migration_throttle", "off", o).ok());
+  ASSERT_TRUE(ApplyOption("migration_throttle_max_probe_ms", "50", o).ok());
+  EXPECT_FALSE(ThrottleSettingsOf(o).enabled);
+  EXPECT_EQ(ThrottleSettingsOf(o).probe_min_ms, 50);
+}
+
 TEST(DaemonOptionsTest, TheHfileEnginesSnapshotSourceNeedsHBaseRootDir) {
   DaemonOptions o;
   EXPECT_EQ(o.migration_hfile_source, "live");

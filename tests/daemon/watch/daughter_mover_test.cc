@@ -194,9 +194,9 @@ TEST(DaughterMover, MovesTheHotterDaughterToTheLeastLoadedServerAfterTheWindow) 
   EXPECT_EQ(snapshot.moves_total, 1);
   EXPECT_TRUE(snapshot.move_skips_total.empty());
   EXPECT_EQ(snapshot.splits_total, 1);
-  std::ostringstream metrics;
+  metrics::MetricsText metrics;
   AppendLoadMetrics(metrics, snapshot, f.cluster.time_ms);
-  EXPECT_NE(metrics.str().find("presplit_load_moves_total 1\n"), std::string::npos);
+  EXPECT_NE(metrics.Text().find("presplit_load_moves_total 1\n"), std::string::npos);
   const auto json = DecisionsJson(snapshot.decisions.at(kTable));
   EXPECT_EQ(json.back()["action"], "move");
   EXPECT_EQ(json.back()["to_server"], kRs3);
@@ -278,9 +278,9 @@ TEST(DaughterMover, ADryRunRecordsTheMoveOnceAndMovesNothing) {
   EXPECT_EQ(snapshot.moves_total, 0);
   EXPECT_EQ(snapshot.move_skips_total.at("dry_run"), 1);
   EXPECT_EQ(snapshot.skips_total.count("dry_run"), 0u) << "not counted as a split's skip";
-  std::ostringstream metrics;
+  metrics::MetricsText metrics;
   AppendLoadMetrics(metrics, snapshot, f.cluster.time_ms);
-  EXPECT_NE(metrics.str().find("presplit_load_move_skips_total{reason=\"dry_run\"} 1\n"),
+  EXPECT_NE(metrics.Text().find("presplit_load_move_skips_total{reason=\"dry_run\"} 1\n"),
             std::string::npos);
 }
 

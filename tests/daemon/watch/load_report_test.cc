@@ -73,9 +73,9 @@ TEST(LoadReport, ABudgetSkipNamesTheBudget) {
 }
 
 TEST(LoadReport, MetricsArePerTableWithEscapedLabels) {
-  std::ostringstream out;
+  metrics::MetricsText out;
   AppendLoadMetrics(out, Sample(), 12'500);
-  const std::string text = out.str();
+  const std::string text = out.Text();
   // Labelled by document and physical table (named by the document's name until a migration).
   const std::string labels = "{table=\"ns:t\\\"x\",physical_table=\"ns:t\\\"x\"}";
   EXPECT_NE(text.find("presplit_table_region_count" + labels + " 2\n"), std::string::npos) << text;
@@ -134,12 +134,12 @@ TEST(LoadReport, EachPhysicalTableOfADocumentHasItsEntryAndItsDecisions) {
   EXPECT_EQ(second["decisions"][0]["reason"], "migration_under_way");
 
   // Two series per gauge, told apart by their physical table.
-  std::ostringstream out;
+  metrics::MetricsText out;
   AppendLoadMetrics(out, s, 0);
   EXPECT_NE(
-      out.str().find("presplit_table_hot_regions{table=\"ns:t\",physical_table=\"ns:t__g3\"}"),
+      out.Text().find("presplit_table_hot_regions{table=\"ns:t\",physical_table=\"ns:t__g3\"}"),
       std::string::npos)
-      << out.str();
+      << out.Text();
 }
 
 }  // namespace

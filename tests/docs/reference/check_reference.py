@@ -9,12 +9,11 @@ the check needs no build; the reference's names from the first column of its tab
                                        table (daemon/runner/settings.def): names, defaults,
                                        ranges, which SIGHUP applies live (and that
                                        daemon_runner.cc applies them); presplitd's flags
-  check_reference.py metrics REPO      docs/reference/metrics.md: every presplit_* name in a
-                                       string literal of daemon/ (literals joined as the compiler
-                                       joins them, "a" + "b" too), and its type where the code
-                                       states it beside the name (a "counter"/"gauge" literal
-                                       in the same statement, or "# TYPE name type"); a name
-                                       built at run time fails until resolved
+  check_reference.py metrics REPO      docs/reference/metrics.md against the metrics table
+                                       (daemon/metrics/metrics.def): names, types, labels, and
+                                       each meaning beginning with the table's help; every row
+                                       written by some code (Metric::name), and no presplit_*
+                                       name written as a string in daemon/ besides
   check_reference.py presplitctl REPO  docs/reference/presplitctl.md: the commands registered in
                                        ctl/common.cc's Commands(), their subcommands and options,
                                        and the global options
@@ -26,6 +25,7 @@ Each mode prints every difference, saying on which side a name is missing, and e
 is one.
 """
 import glob
+import json
 import os
 import re
 import sys
@@ -46,6 +46,10 @@ JOINABLE = re.compile(r"\s*(\+\s*)?$")  # what may stand between two literals th
 def read(repo, path):
     with open(os.path.join(repo, path), encoding="utf-8") as f:
         return f.read()
+
+
+def json_file(repo, path):
+    return json.loads(read(repo, path))
 
 
 def need(found, what):
@@ -208,52 +212,79 @@ def check_config(repo):
     return problems
 
 
+METRIC = re.compile(r'^PRESPLIT_METRIC\(\s*(\w+)\s*,\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*'
+                    r'((?:"(?:[^"\\]|\\.)*"\s*)+)\)', re.M)
+
+
+def metrics_table(repo):
+    """[(name, type, [labels], help)] of daemon/metrics/metrics.def, in its order."""
+    text = re.sub(r"//[^\n]*", "", read(repo, "daemon/metrics/metrics.def"))
+    out = []
+    for m in METRIC.finditer(text):
+        name, kind, labels, help_literals = m.groups()
+        help_text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', help_literals))
+        out.append((name, kind, [l.strip() for l in labels.split(",") if l.strip()],
+                    help_text.replace('\\"', '"').replace("\\\\", "\\")))
+    return need(out, "PRESPLIT_METRIC rows in daemon/metrics/metrics.def")
+
+
+def plain(markdown_text):
+    """A reference cell's text without its code spans' backticks."""
+    return markdown_text.replace("`", "")
+
+
 def check_metrics(repo):
     ref_path = "docs/reference/metrics.md"
-    names, types, problems = set(), {}, []
+    table = metrics_table(repo)
+    problems = []
+    # Every series goes through the table: a presplit_* name the table lacks, written as a string
+    # anywhere in daemon/, would be a series nobody declared (a declared one may be mentioned,
+    # as presplitd's --help does).
+    declared = {name for name, _, _, _ in table}
+    used = set()
     for path in sorted(glob.glob(os.path.join(repo, "daemon", "**", "*.cc"), recursive=True)):
         source = open(path, encoding="utf-8").read()
         where = os.path.relpath(path, repo)
-        found = literals(source)
-        for i, (text, start, end) in enumerate(found):
+        used.update(re.findall(r"\bMetric::(presplit_\w+)", source))
+        for text, _, _ in literals(source):
             for m in re.finditer(r"(?<!\w)presplit_\w*", text):
-                name = m.group(0)
-                dynamic = m.end() == len(text) and re.match(r"\s*\+", source[end:])
-                if name in NOT_METRICS:
-                    continue
-                if dynamic:
-                    problems.append(f"{where}: a name built at run time from \"{name}\" + ...: "
-                                    "add its full names to NOT_METRICS or resolve them here")
-                    continue
-                names.add(name)
-            # The type: "# TYPE name type", or a "counter"/"gauge" literal in the statement that
-            # names the metric exactly: counter("name", help, value, "counter").
-            for name, kind in re.findall(r"# TYPE (presplit_\w+) (counter|gauge)", text):
-                types.setdefault(name, set()).add(kind)
-            if re.fullmatch(r"presplit_\w+", text) and text not in NOT_METRICS:
-                previous_end = end
-                for other, other_start, other_end in found[i + 1:]:
-                    if ";" in source[previous_end:other_start]:  # the statement ended
-                        break
-                    if other in ("counter", "gauge"):
-                        types.setdefault(text, set()).add(other)
-                    previous_end = other_end
-    need(names, "presplit_* string literals under daemon/")
-    for name, kinds in sorted(types.items()):
-        if len(kinds) > 1:
-            problems.append(f"daemon/: {name} is exported as both {' and '.join(sorted(kinds))}")
-
+                if m.group(0) not in NOT_METRICS and m.group(0) not in declared:
+                    problems.append(f"{where}: \"{m.group(0)}\" written by hand: declare the "
+                                    "series in daemon/metrics/metrics.def and write it through "
+                                    "its Metric")
+    names = [name for name, _, _, _ in table]
+    for name in names:
+        if name not in used:
+            problems.append(f"daemon/metrics/metrics.def: {name} is declared, and no code writes "
+                            "it (Metric::" + name + ")")
     rows = table_rows(read(repo, ref_path))
-    ref_names = {n for row_names, _ in rows for n in row_names if n.startswith("presplit_")}
-    problems += compare("metric", names, ref_names, ref_path)
-    for row_names, cells in rows:
-        name = row_names[0]
-        kind = cells[1] if len(cells) > 1 else ""
-        if kind not in ("counter", "gauge"):
-            problems.append(f"{ref_path}: {name}: type '{kind}', expected counter or gauge")
-        elif name in types and kind not in types[name]:
-            problems.append(f"{ref_path}: {name} is a {kind} in the reference, a "
-                            f"{'/'.join(sorted(types[name]))} in the code")
+    ref = {row_names[0]: cells for row_names, cells in rows if row_names[0].startswith("presplit_")}
+    problems += compare("metric", names, ref, ref_path)
+    for name, kind, labels, help_text in table:
+        cells = ref.get(name)
+        if cells is None:
+            continue
+        if len(cells) < 4:
+            problems.append(f"{ref_path}: {name}: expected the columns metric, type, labels, "
+                            "meaning")
+            continue
+        if cells[1] != kind:
+            problems.append(f"{ref_path}: {name} is a {cells[1]} in the reference, a {kind} in "
+                            "metrics.def")
+        ref_labels = [l for l in re.findall(r"`([^`]+)`", cells[2])]
+        if ref_labels != labels:
+            problems.append(f"{ref_path}: {name}: labels {ref_labels or 'none'} in the reference, "
+                            f"{labels or 'none'} in metrics.def")
+        if not plain(cells[3]).startswith(help_text):
+            problems.append(f"{ref_path}: {name}: the meaning must begin with metrics.def's help "
+                            f"\"{help_text}\" (it says \"{plain(cells[3])[:80]}...\")")
+    # presplit_migration_phase's numbers are the phase table's order.
+    phases = [p["name"] for p in json_file(repo, "daemon/migrate/migration_phases.json")["phases"]]
+    numbered = ", ".join(f"{i} {name}" for i, name in enumerate(phases))
+    phase_cells = ref.get("presplit_migration_phase")
+    if phase_cells and numbered not in plain(phase_cells[3]):
+        problems.append(f"{ref_path}: presplit_migration_phase: the meaning must number the phases "
+                        f"as the phase table does: \"{numbered}\"")
     return problems
 
 
@@ -314,8 +345,7 @@ def check_presplitctl(repo):
 
 
 def check_phases(repo):
-    import json
-    table = json.loads(read(repo, "daemon/migrate/migration_phases.json"))
+    table = json_file(repo, "daemon/migrate/migration_phases.json")
     doc_path = "docs/migrations.md"
     rows = need(table_rows(read(repo, doc_path), "The phases"), f"the phase table of {doc_path}")
     problems = []
