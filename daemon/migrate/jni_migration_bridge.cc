@@ -2,14 +2,21 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace presplit::daemon::migrate {
 namespace {
 
-constexpr const char* kBridgeClass = "io/presplit/migrate/MigrationBridge";
-constexpr const char* kBulkJobClass = "io/presplit/mapreduce/ResaltBulkJob";
-constexpr const char* kS = "Ljava/lang/String;";
+// The two classes bridge_calls.def names.
+constexpr std::string_view kBridgeClass = "io.presplit.migrate.MigrationBridge";
+constexpr std::string_view kBulkJobClass = "io.presplit.mapreduce.ResaltBulkJob";
+
+// "MigrationBridge.copyChunk": how errors name a call.
+std::string CallName(BridgeCall call) {
+  const std::string_view java_class = InfoOf(call).java_class;
+  return std::string(java_class.substr(java_class.rfind('.') + 1)) + "." + InfoOf(call).method;
+}
 
 jbyteArray NewBytes(JNIEnv* env, const std::string& bytes) {
   jbyteArray array = env->NewByteArray(static_cast<jsize>(bytes.size()));
@@ -18,12 +25,6 @@ jbyteArray NewBytes(JNIEnv* env, const std::string& bytes) {
                             reinterpret_cast<const jbyte*>(bytes.data()));
   }
   return array;
-}
-
-std::string Signature(std::initializer_list<std::string> parts) {
-  std::string out = "(";
-  for (const auto& p : parts) out += p;
-  return out + ")" + kS;
 }
 
 }  // namespace
@@ -42,22 +43,22 @@ JniMigrationBridge::~JniMigrationBridge() {
 Status JniMigrationBridge::Resolve(JNIEnv* env) {
   std::lock_guard<std::mutex> lock(mu_);
   if (class_ != nullptr) return Status::Ok();
-  jclass cls = env->FindClass(kBridgeClass);
+  jclass cls = env->FindClass(JniClassName(kBridgeClass).c_str());
   if (cls == nullptr) {
     return TakeJavaException(env,
                              "cannot load io.presplit.migrate.MigrationBridge (does the "
                              "presplit-hbase.jar on the daemon's classpath have it?)");
   }
-  const std::string s = kS;
-  copy_chunk_ = env->GetStaticMethodID(cls, "copyChunk",
-                                       Signature({s, s, s, s, "[B", "[B", "I", "J", s}).c_str());
-  if (copy_chunk_ == nullptr) {
+  const BridgeCallInfo& copy = InfoOf(BridgeCall::kCopyChunk);
+  if (env->GetStaticMethodID(cls, copy.method, JniSignature(copy.shape)->c_str()) == nullptr) {
     return TakeJavaException(env,
                              "MigrationBridge does not have the expected methods (version "
                              "mismatch between presplitd and presplit-hbase.jar?)");
   }
   // The shared connection of MigrationBridge must use the daemon's own HBase settings.
-  jmethodID configure = env->GetStaticMethodID(cls, "configure", "([Ljava/lang/String;)V");
+  const BridgeCallInfo& configure_call = InfoOf(BridgeCall::kConfigure);
+  jmethodID configure = env->GetStaticMethodID(cls, configure_call.method,
+                                               JniSignature(configure_call.shape)->c_str());
   if (configure == nullptr) {
     return TakeJavaException(env,
                              "MigrationBridge has no configure(String[]) (version mismatch "
@@ -76,17 +77,53 @@ Status JniMigrationBridge::Resolve(JNIEnv* env) {
   return Status::Ok();
 }
 
+Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bulk_class_ != nullptr) return Status::Ok();
+  jclass cls = env->FindClass(JniClassName(kBulkJobClass).c_str());
+  if (cls == nullptr) {
+    return TakeJavaException(env,
+                             "cannot load io.presplit.mapreduce.ResaltBulkJob (does the daemon's "
+                             "classpath have presplit-hbase.jar and HBase's MapReduce jars?)");
+  }
+  bulk_class_ = static_cast<jclass>(env->NewGlobalRef(cls));
+  return Status::Ok();
+}
+
+Status JniMigrationBridge::MethodOf(JNIEnv* env, BridgeCall call, jclass* cls, jmethodID* method) {
+  const BridgeCallInfo& info = InfoOf(call);
+  const bool bulk = info.java_class == kBulkJobClass;
+  PRESPLIT_RETURN_IF_ERROR(bulk ? ResolveBulk(env) : Resolve(env));
+  std::lock_guard<std::mutex> lock(mu_);
+  *cls = bulk ? bulk_class_ : class_;
+  jmethodID& id = methods_.at(static_cast<size_t>(call));
+  if (id == nullptr) {
+    PRESPLIT_ASSIGN_OR_RETURN(std::string signature, JniSignature(info.shape));
+    id = env->GetStaticMethodID(*cls, info.method, signature.c_str());
+    if (id == nullptr) {
+      return TakeJavaException(
+          env, bulk ? std::string("ResaltBulkJob has no ") + info.method +
+                          " (version mismatch between presplitd and presplit-hbase.jar?)"
+                    : CallName(call) +
+                          " is missing (version mismatch between presplitd and "
+                          "presplit-hbase.jar?)");
+    }
+  }
+  *method = id;
+  return Status::Ok();
+}
+
 Result<std::string> JniMigrationBridge::CallJson(
-    const char* what, const std::function<jobject(JNIEnv*, jclass)>& call) {
+    BridgeCall call, const std::function<jobject(JNIEnv*, jclass, jmethodID)>& invoke) {
+  const std::string what = CallName(call);
   std::string json;
   Status s = jvm_.RunOnThisThread([&](JNIEnv* env) -> Status {
-    PRESPLIT_RETURN_IF_ERROR(Resolve(env));
-    auto result = static_cast<jstring>(call(env, class_));
-    if (env->ExceptionCheck())
-      return TakeJavaException(env, std::string("MigrationBridge.") + what);
-    if (result == nullptr) {
-      return Status::Internal(std::string("MigrationBridge.") + what + " returned null");
-    }
+    jclass cls = nullptr;
+    jmethodID method = nullptr;
+    PRESPLIT_RETURN_IF_ERROR(MethodOf(env, call, &cls, &method));
+    auto result = static_cast<jstring>(invoke(env, cls, method));
+    if (env->ExceptionCheck()) return TakeJavaException(env, what);
+    if (result == nullptr) return Status::Internal(what + " returned null");
     json = FromJavaString(env, result);
     return Status::Ok();
   });
@@ -94,38 +131,33 @@ Result<std::string> JniMigrationBridge::CallJson(
   return json;
 }
 
-Result<std::string> JniMigrationBridge::CallStrings(const char* name,
-                                                    const std::vector<std::string>& args) {
-  const std::string what = std::string("MigrationBridge.") + name;
+Result<std::string> JniMigrationBridge::Call(BridgeCall call,
+                                             const std::vector<std::string>& args) {
+  const std::string what = CallName(call);
+  const std::string_view shape = InfoOf(call).shape;
+  const size_t count = ArgumentCount(shape);
+  const char result_type = shape.back();
+  if (shape.substr(0, count).find_first_not_of('S') != std::string_view::npos ||
+      (result_type != 'S' && result_type != 'V') || args.size() != count) {
+    return Status::Internal(what + ": called with " + std::to_string(args.size()) +
+                            " String arguments, its shape is " + std::string(shape));
+  }
   std::string out;
   Status s = jvm_.RunOnThisThread([&](JNIEnv* env) -> Status {
-    PRESPLIT_RETURN_IF_ERROR(Resolve(env));
-    const std::string key = std::string(name) + "/" + std::to_string(args.size());
-    jmethodID id = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto found = string_methods_.find(key);
-      if (found != string_methods_.end()) id = found->second;
-    }
-    if (id == nullptr) {
-      std::string signature = "(";
-      for (size_t i = 0; i < args.size(); ++i) signature += kS;
-      signature += std::string(")") + kS;
-      id = env->GetStaticMethodID(class_, name, signature.c_str());
-      if (id == nullptr) {
-        return TakeJavaException(env, what +
-                                          " is missing (version mismatch between presplitd "
-                                          "and presplit-hbase.jar?)");
-      }
-      std::lock_guard<std::mutex> lock(mu_);
-      string_methods_[key] = id;
-    }
+    jclass cls = nullptr;
+    jmethodID method = nullptr;
+    PRESPLIT_RETURN_IF_ERROR(MethodOf(env, call, &cls, &method));
     std::vector<jvalue> values(args.size());
     for (size_t i = 0; i < args.size(); ++i) {
       values[i].l = NewJavaString(env, args[i]);
       if (env->ExceptionCheck()) return TakeJavaException(env, what);
     }
-    auto result = static_cast<jstring>(env->CallStaticObjectMethodA(class_, id, values.data()));
+    if (result_type == 'V') {
+      env->CallStaticVoidMethodA(cls, method, values.data());
+      if (env->ExceptionCheck()) return TakeJavaException(env, what);
+      return Status::Ok();
+    }
+    auto result = static_cast<jstring>(env->CallStaticObjectMethodA(cls, method, values.data()));
     if (env->ExceptionCheck()) return TakeJavaException(env, what);
     if (result == nullptr) return Status::Internal(what + " returned null");
     out = FromJavaString(env, result);
@@ -140,7 +172,8 @@ Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
                                                   const std::string& end_row, int max_rows,
                                                   int64_t max_cells_per_s) {
   PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json, CallJson("copyChunk", [&](JNIEnv* env, jclass cls) -> jobject {
+      std::string json,
+      CallJson(BridgeCall::kCopyChunk, [&](JNIEnv* env, jclass cls, jmethodID method) -> jobject {
         jstring source = NewJavaString(env, range.source_table);
         jstring target = NewJavaString(env, range.target_table);
         jstring old_layout = NewJavaString(env, range.old_layout);
@@ -149,7 +182,7 @@ Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
         jbyteArray end = NewBytes(env, end_row);
         jstring staging = NewJavaString(env, range.hfile_staging_spec);
         if (env->ExceptionCheck()) return nullptr;
-        return env->CallStaticObjectMethod(cls, copy_chunk_, source, target, old_layout, new_layout,
+        return env->CallStaticObjectMethod(cls, method, source, target, old_layout, new_layout,
                                            from, end, jint{max_rows}, jlong{max_cells_per_s},
                                            staging);
       }));
@@ -158,57 +191,55 @@ Result<ChunkCopied> JniMigrationBridge::CopyChunk(const CopyRange& range,
 
 Result<PresenceCheck> JniMigrationBridge::CheckPresent(const CopyRange& range) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
-                            CallStrings("checkPresent", {range.source_table, range.target_table,
-                                                         range.old_layout, range.new_layout}));
+                            Call(BridgeCall::kCheckPresent, {range.source_table, range.target_table,
+                                                             range.old_layout, range.new_layout}));
   return ParsePresenceCheck(json);
 }
 
 Result<bool> JniMigrationBridge::EnsureCapture(const CaptureSpec& spec) {
   PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json,
-      CallStrings("ensureCapture",
-                  {spec.peer_id, spec.source_table, spec.target_table, spec.source_layout,
-                   spec.target_layout, spec.migration, spec.owner}));
+      std::string json, Call(BridgeCall::kEnsureCapture,
+                             {spec.peer_id, spec.source_table, spec.target_table,
+                              spec.source_layout, spec.target_layout, spec.migration, spec.owner}));
   return ParseFlag(json, "added");
 }
 
 Result<bool> JniMigrationBridge::RemoveCapture(const std::string& peer_id) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("removeCapture", {peer_id}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kRemoveCapture, {peer_id}));
   return ParseFlag(json, "removed");
 }
 
 Result<CapturePeerState> JniMigrationBridge::DescribeCapture(const std::string& peer_id) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("describeCapture", {peer_id}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kDescribeCapture, {peer_id}));
   return ParseCapturePeerState(json);
 }
 
 Result<QueueMark> JniMigrationBridge::MarkCaptureQueues(const std::string& peer_id) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("markCaptureQueues", {peer_id}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kMarkCaptureQueues, {peer_id}));
   return ParseQueueMark(json);
 }
 
 Result<UnshippedWals> JniMigrationBridge::UnshippedCaptureWals(
     const std::string& peer_id, const std::vector<std::string>& marked) {
-  PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json,
-      CallStrings("unshippedCaptureWals", {peer_id, nlohmann::json(marked).dump()}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kUnshippedCaptureWals,
+                                                   {peer_id, nlohmann::json(marked).dump()}));
   return ParseUnshippedWals(json);
 }
 
 Result<ProbeRound> JniMigrationBridge::Probe(const std::string& table, int64_t probe_id) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
-                            CallStrings("probe", {table, std::to_string(probe_id)}));
+                            Call(BridgeCall::kProbe, {table, std::to_string(probe_id)}));
   return ParseProbeRound(json);
 }
 
 Result<CaptureAcks> JniMigrationBridge::ReadAcks(const std::string& ack_table, int64_t probe_id) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
-                            CallStrings("captureAcks", {ack_table, std::to_string(probe_id)}));
+                            Call(BridgeCall::kCaptureAcks, {ack_table, std::to_string(probe_id)}));
   return ParseCaptureAcks(json);
 }
 
 Status JniMigrationBridge::SetKeepDeletedCells(const std::string& table, bool keep) {
-  return CallStrings("setKeepDeletedCells", {table, keep ? "true" : "false"}).status();
+  return Call(BridgeCall::kSetKeepDeletedCells, {table, keep ? "true" : "false"}).status();
 }
 
 Result<GenerationCreated> JniMigrationBridge::CreateGeneration(const TableSpec& spec,
@@ -217,9 +248,9 @@ Result<GenerationCreated> JniMigrationBridge::CreateGeneration(const TableSpec& 
                                                                const std::string& plan_id) {
   nlohmann::json keys = nlohmann::json::array();
   for (const auto& key : spec.split_keys) keys.push_back(Base64Encode(key));
-  PRESPLIT_ASSIGN_OR_RETURN(
-      std::string out, CallStrings("createGeneration", {TableSpecToBridgeJson(spec), keys.dump(),
-                                                        source, replication, plan_id}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, Call(BridgeCall::kCreateGeneration,
+                                                  {TableSpecToBridgeJson(spec), keys.dump(), source,
+                                                   replication, plan_id}));
   return ParseGenerationCreated(out);
 }
 
@@ -227,7 +258,7 @@ Result<TableSettingsCopied> JniMigrationBridge::CopyTableSettings(const std::str
                                                                   const std::string& target,
                                                                   const std::string& replication) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string out,
-                            CallStrings("copyTableSettings", {source, target, replication}));
+                            Call(BridgeCall::kCopyTableSettings, {source, target, replication}));
   return ParseTableSettingsCopied(out);
 }
 
@@ -235,7 +266,7 @@ Result<GenerationCheck> JniMigrationBridge::CheckGeneration(const std::string& t
                                                             const std::string& source,
                                                             const std::string& plan_id) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string out,
-                            CallStrings("checkGeneration", {table, source, plan_id}));
+                            Call(BridgeCall::kCheckGeneration, {table, source, plan_id}));
   return ParseGenerationCheck(out);
 }
 
@@ -243,25 +274,25 @@ Result<GuardChange> JniMigrationBridge::SettleNewGeneration(const std::string& t
                                                             const std::string& source,
                                                             const std::string& plan_id) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string out,
-                            CallStrings("settleNewGeneration", {target, source, plan_id}));
+                            Call(BridgeCall::kSettleNewGeneration, {target, source, plan_id}));
   return ParseGuardChange(out, "settleNewGeneration");
 }
 
 Result<GuardChange> JniMigrationBridge::GuardTable(const std::string& table,
                                                    const std::string& plan_id) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string out, CallStrings("guardTable", {table, plan_id}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, Call(BridgeCall::kGuardTable, {table, plan_id}));
   return ParseGuardChange(out, "guardTable");
 }
 
 Result<GuardChange> JniMigrationBridge::UnguardTable(const std::string& table,
                                                      const std::string& plan_id) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string out, CallStrings("unguardTable", {table, plan_id}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, Call(BridgeCall::kUnguardTable, {table, plan_id}));
   return ParseGuardChange(out, "unguardTable");
 }
 
 Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only, bool* changed) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
-                            CallStrings("setReadOnly", {table, read_only ? "true" : "false"}));
+                            Call(BridgeCall::kSetReadOnly, {table, read_only ? "true" : "false"}));
   if (changed != nullptr) {
     PRESPLIT_ASSIGN_OR_RETURN(*changed, ParseFlag(json, "changed"));
   }
@@ -272,11 +303,11 @@ Status JniMigrationBridge::ReopenRegions(const std::string& table,
                                          const std::vector<std::string>& encoded_regions) {
   std::string names;
   for (const auto& region : encoded_regions) names += (names.empty() ? "" : ",") + region;
-  return CallStrings("reopenRegions", {table, names}).status();
+  return Call(BridgeCall::kReopenRegions, {table, names}).status();
 }
 
 Result<std::vector<CapturePeerOwner>> JniMigrationBridge::ListCapturePeers() {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("listCapturePeers", {}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kListCapturePeers, {}));
   return ParseCapturePeerOwners(json);
 }
 
@@ -284,7 +315,7 @@ Result<std::vector<CaptureLag>> JniMigrationBridge::CaptureLags(
     const std::vector<std::string>& peer_ids) {
   std::string ids;
   for (const auto& id : peer_ids) ids += (ids.empty() ? "" : ",") + id;
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallStrings("captureLags", {ids}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kCaptureLags, {ids}));
   return ParseCaptureLags(json);
 }
 
@@ -305,18 +336,17 @@ Result<PartitionDigests> JniMigrationBridge::DigestPartitions(const std::string&
                                                               int partitions) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
-      CallStrings("digestPartitions", {table, layout, Base64Encode(from_row), Base64Encode(end_row),
-                                       std::to_string(partitions)}));
+      Call(BridgeCall::kDigestPartitions, {table, layout, Base64Encode(from_row),
+                                           Base64Encode(end_row), std::to_string(partitions)}));
   return ParsePartitionDigests(json, partitions);
 }
 
 Result<std::vector<PartitionDigests>> JniMigrationBridge::DigestTargetPartitions(
     const CopyRange& range, const std::vector<std::string>& source_region_starts, int partitions) {
-  PRESPLIT_ASSIGN_OR_RETURN(
-      std::string json,
-      CallStrings("digestTargetPartitions",
-                  {range.target_table, range.new_layout, range.old_layout,
-                   Base64Array(source_region_starts), std::to_string(partitions)}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json,
+                            Call(BridgeCall::kDigestTargetPartitions,
+                                 {range.target_table, range.new_layout, range.old_layout,
+                                  Base64Array(source_region_starts), std::to_string(partitions)}));
   return ParsePartitionDigestList(json, source_region_starts.size(), partitions);
 }
 
@@ -331,9 +361,9 @@ Result<RowDifferences> JniMigrationBridge::DiffPartitions(
   }
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
-      CallStrings("diffPartitions", {range.source_table, range.target_table, range.old_layout,
-                                     range.new_layout, Base64Array(source_starts), asked.dump(),
-                                     std::to_string(partitions), std::to_string(max_keys)}));
+      Call(BridgeCall::kDiffPartitions, {range.source_table, range.target_table, range.old_layout,
+                                         range.new_layout, Base64Array(source_starts), asked.dump(),
+                                         std::to_string(partitions), std::to_string(max_keys)}));
   return ParseRowDifferences(json);
 }
 
@@ -341,7 +371,7 @@ Result<std::vector<uint64_t>> JniMigrationBridge::RowHashes(const std::string& t
                                                             const std::string& layout,
                                                             const std::vector<std::string>& keys) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
-                            CallStrings("rowHashes", {table, layout, Base64Array(keys)}));
+                            Call(BridgeCall::kRowHashes, {table, layout, Base64Array(keys)}));
   return ParseRowHashes(json, keys.size());
 }
 
@@ -349,8 +379,8 @@ Result<std::string> JniMigrationBridge::DescribeRow(const CopyRange& range,
                                                     const std::string& key) {
   PRESPLIT_ASSIGN_OR_RETURN(
       std::string json,
-      CallStrings("describeRow", {range.source_table, range.target_table, range.old_layout,
-                                  range.new_layout, Base64Encode(key)}));
+      Call(BridgeCall::kDescribeRow, {range.source_table, range.target_table, range.old_layout,
+                                      range.new_layout, Base64Encode(key)}));
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
   if (!parsed.is_object() || !parsed.contains("text") || !parsed["text"].is_string()) {
     return Status::Internal("MigrationBridge.describeRow returned no text");
@@ -358,113 +388,38 @@ Result<std::string> JniMigrationBridge::DescribeRow(const CopyRange& range,
   return parsed["text"].get<std::string>();
 }
 
-Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (bulk_class_ != nullptr) return Status::Ok();
-  jclass cls = env->FindClass(kBulkJobClass);
-  if (cls == nullptr) {
-    return TakeJavaException(env,
-                             "cannot load io.presplit.mapreduce.ResaltBulkJob (does the daemon's "
-                             "classpath have presplit-hbase.jar and HBase's MapReduce jars?)");
-  }
-  const std::string s = kS;
-  const struct {
-    BulkMethod method;
-    const char* name;
-    std::string signature;
-  } methods[] = {
-      {BulkMethod::kSubmit, "submitJob", "(" + s + ")" + s},
-      {BulkMethod::kProgress, "progress", "(" + s + s + ")" + s},
-      {BulkMethod::kOutput, "output", "(" + s + ")" + s},
-      {BulkMethod::kLoad, "load", "(" + s + ")" + s},
-      {BulkMethod::kKill, "kill", "(" + s + s + ")V"},
-      {BulkMethod::kCleanup, "cleanup", "(" + s + ")V"},
-      {BulkMethod::kSnapshotInput, "snapshotInput", "(" + s + ")" + s},
-  };
-  std::map<BulkMethod, jmethodID> resolved;
-  for (const auto& m : methods) {
-    jmethodID id = env->GetStaticMethodID(cls, m.name, m.signature.c_str());
-    if (id == nullptr) {
-      return TakeJavaException(env, std::string("ResaltBulkJob has no ") + m.name +
-                                        " (version mismatch between presplitd and "
-                                        "presplit-hbase.jar?)");
-    }
-    resolved[m.method] = id;
-  }
-  bulk_methods_ = std::move(resolved);
-  bulk_class_ = static_cast<jclass>(env->NewGlobalRef(cls));
-  return Status::Ok();
-}
-
-Result<std::string> JniMigrationBridge::CallBulk(BulkMethod method,
-                                                 const std::vector<std::string>& args) {
-  static const std::map<BulkMethod, const char*> kNames = {
-      {BulkMethod::kSubmit, "submitJob"},
-      {BulkMethod::kProgress, "progress"},
-      {BulkMethod::kOutput, "output"},
-      {BulkMethod::kLoad, "load"},
-      {BulkMethod::kKill, "kill"},
-      {BulkMethod::kCleanup, "cleanup"},
-      {BulkMethod::kSnapshotInput, "snapshotInput"}};
-  const std::string what = std::string("ResaltBulkJob.") + kNames.at(method);
-  const bool returns_void = method == BulkMethod::kKill || method == BulkMethod::kCleanup;
-  std::string out;
-  Status s = jvm_.RunOnThisThread([&](JNIEnv* env) -> Status {
-    PRESPLIT_RETURN_IF_ERROR(ResolveBulk(env));
-    std::vector<jvalue> values(args.size());
-    for (size_t i = 0; i < args.size(); ++i) {
-      values[i].l = NewJavaString(env, args[i]);
-      if (env->ExceptionCheck()) return TakeJavaException(env, what);
-    }
-    const jmethodID id = bulk_methods_.at(method);
-    if (returns_void) {
-      env->CallStaticVoidMethodA(bulk_class_, id, values.data());
-      if (env->ExceptionCheck()) return TakeJavaException(env, what);
-      return Status::Ok();
-    }
-    auto result =
-        static_cast<jstring>(env->CallStaticObjectMethodA(bulk_class_, id, values.data()));
-    if (env->ExceptionCheck()) return TakeJavaException(env, what);
-    if (result == nullptr) return Status::Internal(what + " returned null");
-    out = FromJavaString(env, result);
-    return Status::Ok();
-  });
-  if (!s.ok()) return s;
-  return out;
-}
-
 Result<BulkSubmitted> JniMigrationBridge::SubmitBulkCopy(const std::string& spec) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kSubmit, {spec}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kSubmitJob, {spec}));
   return ParseBulkSubmitted(json);
 }
 
 Result<SnapshotAccess> JniMigrationBridge::CheckSnapshotInput(const std::string& spec) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kSnapshotInput, {spec}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kSnapshotInput, {spec}));
   return ParseSnapshotAccess(json);
 }
 
 Result<BulkJobProgress> JniMigrationBridge::BulkCopyProgress(const std::string& job_id,
                                                              const std::string& spec) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kProgress, {job_id, spec}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kJobProgress, {job_id, spec}));
   return ParseBulkJobProgress(json);
 }
 
 Result<BulkOutput> JniMigrationBridge::BulkCopyOutput(const std::string& spec) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kOutput, {spec}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kJobOutput, {spec}));
   return ParseBulkOutput(json);
 }
 
 Result<BulkLoaded> JniMigrationBridge::LoadBulkCopy(const std::string& spec) {
-  PRESPLIT_ASSIGN_OR_RETURN(std::string json, CallBulk(BulkMethod::kLoad, {spec}));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string json, Call(BridgeCall::kJobLoad, {spec}));
   return ParseBulkLoaded(json);
 }
 
 Status JniMigrationBridge::KillBulkCopy(const std::string& job_id, const std::string& spec) {
-  return CallBulk(BulkMethod::kKill, {job_id, spec}).status();
+  return Call(BridgeCall::kJobKill, {job_id, spec}).status();
 }
 
 Status JniMigrationBridge::CleanupBulkCopy(const std::string& spec) {
-  return CallBulk(BulkMethod::kCleanup, {spec}).status();
+  return Call(BridgeCall::kJobCleanup, {spec}).status();
 }
 
 namespace {
@@ -479,12 +434,12 @@ std::string JoinTables(const std::vector<std::string>& tables) {
 
 Result<std::string> JniMigrationBridge::ClusterHealth(const std::vector<std::string>& tables,
                                                       int probes) {
-  return CallStrings("clusterHealth", {JoinTables(tables), std::to_string(probes)});
+  return Call(BridgeCall::kClusterHealth, {JoinTables(tables), std::to_string(probes)});
 }
 
 Result<int64_t> JniMigrationBridge::SetThrottle(const std::vector<std::string>& tables,
                                                 int64_t cells_per_s) {
-  auto json = CallStrings("setThrottle", {JoinTables(tables), std::to_string(cells_per_s)});
+  auto json = Call(BridgeCall::kSetThrottle, {JoinTables(tables), std::to_string(cells_per_s)});
   if (!json.ok()) return json.status();
   auto parsed = nlohmann::json::parse(*json, nullptr, false);
   if (!parsed.is_object() || !parsed.contains("taken") || !parsed["taken"].is_number_integer()) {

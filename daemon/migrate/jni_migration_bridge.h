@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "daemon/hbase/jvm_host.h"
+#include "daemon/migrate/bridge_calls.h"
 #include "daemon/migrate/migration_bridge.h"
 
 namespace presplit::daemon::migrate {
@@ -86,30 +87,28 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<int64_t> SetThrottle(const std::vector<std::string>& tables, int64_t cells_per_s) override;
 
  private:
-  // Resolves the class and its methods once (global reference).
+  // Resolves MigrationBridge once (global reference), configures its connection with the
+  // daemon's HBase settings, and checks copyChunk is there (a jar of another version fails here).
   Status Resolve(JNIEnv* env);
-  // Calls one static String method with `args` and hands back its result.
-  Result<std::string> CallJson(const char* what,
-                               const std::function<jobject(JNIEnv*, jclass)>& call);
-  // Calls a static method of MigrationBridge that takes `args.size()` Strings and returns a
-  // String (binary keys travel base64 inside JSON); its id is looked up once by name and arity.
-  Result<std::string> CallStrings(const char* name, const std::vector<std::string>& args);
-
-  // Resolves ResaltBulkJob and its methods once (global reference).
+  // Resolves ResaltBulkJob once (global reference): only the mapreduce engine needs it, and its
+  // classpath (HBase's MapReduce jars).
   Status ResolveBulk(JNIEnv* env);
-  enum class BulkMethod { kSubmit, kProgress, kOutput, kLoad, kKill, kCleanup, kSnapshotInput };
-  // Calls one static method of ResaltBulkJob with String arguments; its String result ("" for
-  // the void ones).
-  Result<std::string> CallBulk(BulkMethod method, const std::vector<std::string>& args);
+  // The class a row of bridge_calls.def names (resolved) and the row's method (looked up once).
+  Status MethodOf(JNIEnv* env, BridgeCall call, jclass* cls, jmethodID* method);
+  // Calls a row whose arguments are all Strings and whose result is a String (binary keys travel
+  // base64 inside JSON) or void (""). Internal when the row is not of that shape or `args` do not
+  // match it: a bug here, not in the jar.
+  Result<std::string> Call(BridgeCall call, const std::vector<std::string>& args);
+  // Calls a row of any shape: `invoke` passes the arguments; its String result.
+  Result<std::string> CallJson(BridgeCall call,
+                               const std::function<jobject(JNIEnv*, jclass, jmethodID)>& invoke);
 
   JvmHost& jvm_;
   const std::map<std::string, std::string> hbase_settings_;
   std::mutex mu_;
-  jclass class_ = nullptr;
-  jmethodID copy_chunk_ = nullptr;
-  std::map<std::string, jmethodID> string_methods_;  // "name/arity" -> id
-  jclass bulk_class_ = nullptr;
-  std::map<BulkMethod, jmethodID> bulk_methods_;
+  jclass class_ = nullptr;       // MigrationBridge
+  jclass bulk_class_ = nullptr;  // ResaltBulkJob
+  std::vector<jmethodID> methods_ = std::vector<jmethodID>(BridgeCallCount(), nullptr);
 };
 
 }  // namespace presplit::daemon::migrate

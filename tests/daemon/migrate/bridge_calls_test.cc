@@ -1,0 +1,43 @@
+#include "daemon/migrate/bridge_calls.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace presplit::daemon::migrate {
+namespace {
+
+TEST(BridgeCalls, EveryRowHasAValidShapeAndAUniqueMethod) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < BridgeCallCount(); ++i) {
+    const BridgeCallInfo& info = InfoOf(static_cast<BridgeCall>(i));
+    const std::string key = std::string(info.java_class) + "." + info.method;
+    EXPECT_TRUE(seen.insert(key + "/" + std::to_string(ArgumentCount(info.shape))).second) << key;
+    auto signature = JniSignature(info.shape);
+    EXPECT_TRUE(signature.ok()) << key << ": " << signature.status().message();
+    EXPECT_TRUE(std::string(info.java_class) == "io.presplit.migrate.MigrationBridge" ||
+                std::string(info.java_class) == "io.presplit.mapreduce.ResaltBulkJob")
+        << key;
+  }
+  EXPECT_EQ(std::string(InfoOf(BridgeCall::kCopyChunk).method), "copyChunk");
+  EXPECT_EQ(std::string(InfoOf(BridgeCall::kJobKill).shape), "SS>V");
+}
+
+TEST(BridgeCalls, ShapesAreJniSignatures) {
+  EXPECT_EQ(*JniSignature("SSSSBBIJS>S"),
+            "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;[B[BIJ"
+            "Ljava/lang/String;)Ljava/lang/String;");
+  EXPECT_EQ(*JniSignature("A>V"), "([Ljava/lang/String;)V");
+  EXPECT_EQ(*JniSignature(">S"), "()Ljava/lang/String;");
+  EXPECT_FALSE(JniSignature("SS").ok()) << "no result";
+  EXPECT_FALSE(JniSignature("SX>S").ok()) << "no such letter";
+  EXPECT_FALSE(JniSignature("VS>S").ok()) << "a void argument";
+  EXPECT_FALSE(JniSignature("S>SS").ok()) << "two results";
+  EXPECT_EQ(ArgumentCount("SSB>V"), 3u);
+  EXPECT_EQ(JniClassName("io.presplit.migrate.MigrationBridge"),
+            "io/presplit/migrate/MigrationBridge");
+}
+
+}  // namespace
+}  // namespace presplit::daemon::migrate
