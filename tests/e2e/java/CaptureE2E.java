@@ -13,7 +13,9 @@
  *                                        the mixed workload until STOP_FILE exists; with
  *                                        "idempotent", none that a client retry could apply
  *                                        twice with another outcome (no "delete the newest
- *                                        version": for a RegionServer killed mid-request)
+ *                                        version": for a RegionServer killed mid-request), and a
+ *                                        mutation the HBase client gave up on is written again
+ *                                        (at most twice; "retries" in the evidence)
  *   late-writer PHYSICAL LAYOUT_JSON REFERENCE COUNT
  *                                        COUNT rows into an old generation, salted as it was
  *   compare TABLE REFERENCE              the active generation against the reference
@@ -194,6 +196,7 @@ public class CaptureE2E {
       boolean idempotent) throws Exception {
     Map<String, Integer> counts = new HashMap<>();
     java.util.Set<Long> generations = new java.util.TreeSet<>();
+    int retries = 0;
     int[] next = new int[6]; // the next row of each pool (pool p: rows with i % 6 == p)
     try (Connection c = hbase(); PresplitTables tables = PresplitTables.open(c, zk, root,
         new PresplitTables.Options()); Table ref = c.getTable(TableName.valueOf(reference))) {
@@ -256,11 +259,31 @@ public class CaptureE2E {
           continue;
         }
         TableSnapshot before = t.snapshot();
+        for (int attempt = 1; ; attempt++) {
+          try {
+            if (op instanceof Put p) {
+              t.put(p);
+            } else {
+              t.delete((Delete) op);
+            }
+            break;
+          } catch (java.io.IOException e) {
+            // A region moved A -> B -> C -> A by the balancer within two minutes and then split
+            // leaves each RegionServer answering RegionMovedException with the next one, and the
+            // HBase client goes round that circle until its retries run out (seen after a
+            // RegionServer's restart). An application writes again; with idempotent mutations
+            // (every one applies the same once or twice), so does the mutator, at most twice.
+            if (!idempotent || attempt == 3) {
+              throw e;
+            }
+            retries++;
+            System.err.println("mutator: mutation " + n + " failed (" + e.getClass().getSimpleName()
+                + "), written again (attempt " + (attempt + 1) + ")");
+          }
+        }
         if (op instanceof Put p) {
-          t.put(p);
           ref.put(p);
         } else {
-          t.delete((Delete) op);
           ref.delete((Delete) op);
         }
         generations.add(before.generation());
@@ -270,7 +293,8 @@ public class CaptureE2E {
         }
       }
     }
-    StringBuilder out = new StringBuilder("{\"generations\":").append(generations.size());
+    StringBuilder out = new StringBuilder("{\"generations\":").append(generations.size())
+        .append(",\"retries\":").append(retries);
     counts.forEach((k, v) -> out.append(",\"").append(k).append("\":").append(v));
     System.out.println(out.append('}'));
   }
