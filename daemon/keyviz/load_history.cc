@@ -7,6 +7,8 @@
 #include <set>
 #include <string_view>
 
+#include "presplit/bytes.h"
+
 namespace presplit::daemon::keyviz {
 namespace {
 
@@ -65,24 +67,6 @@ size_t VecHeap(const std::vector<T>& v) {
 // the first kEventKeyBytes bytes and then "...": they go into events' details, which the budget
 // never drops, and users' keys may be kilobytes long.
 constexpr size_t kEventKeyBytes = 64;
-
-std::string Printable(std::string_view key) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  const bool cut = key.size() > kEventKeyBytes;
-  if (cut) key = key.substr(0, kEventKeyBytes);
-  for (unsigned char c : key) {
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (cut) out += "...";
-  return out;
-}
 
 int64_t Slot(int64_t t_ms, int64_t resolution_ms) {
   // The slot of a sample ending at t: (k * res, (k + 1) * res]; floor division for any sign.
@@ -298,7 +282,8 @@ static void BoundaryEvents(const Epoch& from, const Epoch& to, int64_t at_ms,
         std::string out;
         for (size_t m = 0; m < v.size() && m < kShown; ++m) {
           if (m) out += ' ';
-          out += "[" + Printable(v[m]->start) + ", " + Printable(v[m]->end) + ")";
+          out += "[" + ToStringBinaryPrefix(v[m]->start, kEventKeyBytes) + ", " +
+                 ToStringBinaryPrefix(v[m]->end, kEventKeyBytes) + ")";
         }
         if (v.size() > kShown) out += " (+" + std::to_string(v.size() - kShown) + " more)";
         return out;

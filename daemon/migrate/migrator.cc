@@ -7,26 +7,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "daemon/util/utc_time.h"
+#include "presplit/layout_attributes.h"
 
 namespace presplit::daemon::migrate {
-namespace {
-
-using nlohmann::json;
-
-int BucketsOf(const std::string& layout) {
-  json parsed = json::parse(layout, nullptr, false);
-  if (!parsed.is_object() || !parsed.contains("salt") || !parsed["salt"].is_object()) return 0;
-  const json& salt = parsed["salt"];
-  return salt.contains("buckets") && salt["buckets"].is_number_integer()
-             ? salt["buckets"].get<int>()
-             : 0;
-}
-
-}  // namespace
 
 Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& acls,
                       const MigrationStart& start) {
@@ -63,9 +49,9 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
     spdlog::info(
         "migration {}: planned: {} (generation {}, {} buckets) -> {} (generation {}, {} buckets), "
         "{} source regions, capture peer {}",
-        plan.table, plan.source, plan.source_generation, BucketsOf(plan.old_layout), plan.target,
-        plan.target_generation, BucketsOf(plan.new_layout), plan.source_regions.size(),
-        plan.capture.peer);
+        plan.table, plan.source, plan.source_generation, SaltBucketsOfLayoutJson(plan.old_layout),
+        plan.target, plan.target_generation, SaltBucketsOfLayoutJson(plan.new_layout),
+        plan.source_regions.size(), plan.capture.peer);
   }
   return created;
 }

@@ -31,9 +31,13 @@
 
 #include "daemon/migrate/migrator.h"
 #include "daemon/util/utc_time.h"
+#include "presplit/bytes.h"
 
 namespace presplit::daemon::migrate {
 namespace {
+
+// A key in a log line or the status: at most this many bytes of it, then "...".
+constexpr size_t kPrintedKeyBytes = 120;
 
 using nlohmann::json;
 
@@ -55,22 +59,6 @@ std::string Bounded(std::string text) {
 
 json DigestJson(const CellDigest& d) {
   return {{"rows", d.rows}, {"cells", d.cells}, {"digest", DigestHex(d.digest)}};
-}
-
-// Printable form of a raw key (Bytes.toStringBinary style, short).
-std::string Printable(const std::string& key) {
-  std::string out;
-  for (unsigned char c : key) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02X", c);
-      out += buf;
-    }
-    if (out.size() > 120) return out + "...";
-  }
-  return out;
 }
 
 }  // namespace
@@ -257,9 +245,10 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   json first = json::array();
   for (size_t k = 0; k < suspects.size() && k < kReportRows; ++k) {
     auto described = bridge_.DescribeRow(range, suspects[k]);
-    first.push_back(Bounded(described.ok() ? *described
-                                           : "'" + Printable(suspects[k]) +
-                                                 "': " + described.status().message()));
+    first.push_back(Bounded(described.ok()
+                                ? *described
+                                : "'" + ToStringBinaryPrefix(suspects[k], kPrintedKeyBytes) +
+                                      "': " + described.status().message()));
   }
   const bool unfit = plan.capture.unfit > 0;
   const bool ok = suspects.empty() && !too_many && !unfit;

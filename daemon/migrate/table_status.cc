@@ -9,20 +9,12 @@
 #include "daemon/migrate/plan_check.h"
 #include "daemon/util/utc_time.h"
 #include "presplit/json_bounds.h"
+#include "presplit/layout_attributes.h"
 
 namespace presplit::daemon::migrate {
 namespace {
 
 using nlohmann::json;
-
-int BucketsOf(const std::string& layout) {
-  json parsed = json::parse(layout, nullptr, false);
-  if (!parsed.is_object() || !parsed.contains("salt") || !parsed["salt"].is_object()) return 0;
-  const json& salt = parsed["salt"];
-  return salt.contains("buckets") && salt["buckets"].is_number_integer()
-             ? salt["buckets"].get<int>()
-             : 0;
-}
 
 std::string StatusPath(const std::string& root, const std::string& table) {
   return JoinZkPath(JoinZkPath(root, "status"), table);
@@ -225,7 +217,7 @@ Status Migrator::WriteStatusGeneration(const MigrationPlan& plan, bool to_target
   status["physical_table"] = physical;
   status["generation"] = generation;
   status["layout"] = json::parse(layout);
-  status["buckets"] = BucketsOf(layout);
+  status["buckets"] = SaltBucketsOfLayoutJson(layout);
   status["phase"] = "ready";
   status["regions"] = table->regions.size();
   status["differences"] = json::array();

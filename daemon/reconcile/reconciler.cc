@@ -8,12 +8,13 @@
 #include <set>
 
 #include "daemon/migrate/migrator.h"
+#include "daemon/util/utc_time.h"
+#include "presplit/bytes.h"
 #include "presplit/field_pointer.h"
 #include "presplit/json_bounds.h"
 #include "presplit/layout_attributes.h"
 #include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
-#include "daemon/util/utc_time.h"
 #include "presplit/table_derived.h"
 #include "presplit/table_name.h"
 
@@ -21,31 +22,6 @@ namespace presplit::daemon {
 namespace {
 
 using nlohmann::json;
-
-int BucketsOf(const std::string& layout) {
-  json parsed = json::parse(layout, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("salt")) return 0;
-  const json& salt = parsed["salt"];
-  return salt.is_object() && salt.contains("buckets") && salt["buckets"].is_number_integer()
-             ? salt["buckets"].get<int>()
-             : 0;
-}
-
-// Keeps printable ASCII and writes every other byte as \xNN: what goes into a log line or a
-// status must not carry raw bytes from a document (the JSON writer refuses invalid UTF-8).
-std::string Printable(const std::string& text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (c >= 0x20 && c < 0x7F) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
-    }
-  }
-  return out;
-}
 
 // Members of a status that other writers own (the leader's load watcher: "load"; the re-salt
 // migrator: "migration"); a status the reconciler rewrites keeps them as they are.
@@ -129,7 +105,7 @@ Status Reconciler::ReconcileAll(PassKind kind) {
     // pass removes it once the plan is gone.
     auto migrating = migrate::MigrationUnderWay(zk_, options_.zk_root, it->first);
     spdlog::info("table {}: document removed; the table and its data are left in place{}",
-                 Printable(it->first),
+                 EscapeNonPrintable(it->first),
                  migrating.ok() && *migrating
                      ? "; its re-salt migration is ended by the leader, its status stays until then"
                      : "");
@@ -142,7 +118,8 @@ Status Reconciler::ReconcileAll(PassKind kind) {
       s = zk_.Delete(StatusPath(it->first), recorded->version);
     }
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
-      spdlog::warn("table {}: cannot remove status: {}", Printable(it->first), s.ToString());
+      spdlog::warn("table {}: cannot remove status: {}", EscapeNonPrintable(it->first),
+                   s.ToString());
       ++it;
       continue;
     }
@@ -160,7 +137,7 @@ Status Reconciler::ReconcileAll(PassKind kind) {
     if (!node.ok()) {
       if (node.status().code() == StatusCode::kNotFound) continue;  // removed meanwhile
       counters_.pass_failures++;
-      return node.status().WithContext("reading document " + Printable(name));
+      return node.status().WithContext("reading document " + EscapeNonPrintable(name));
     }
     auto seen = handled_.find(name);
     if (kind == PassKind::kChanged && seen != handled_.end() && seen->second.mzxid == node->mzxid &&
@@ -170,7 +147,7 @@ Status Reconciler::ReconcileAll(PassKind kind) {
     auto recorded = zk_.Get(StatusPath(name), /*watch=*/false);
     if (!recorded.ok() && recorded.status().code() != StatusCode::kNotFound) {
       counters_.pass_failures++;
-      return recorded.status().WithContext("reading the status of " + Printable(name));
+      return recorded.status().WithContext("reading the status of " + EscapeNonPrintable(name));
     }
     const std::string recorded_status = recorded.ok() ? recorded->data : "";
 
@@ -183,8 +160,8 @@ Status Reconciler::ReconcileAll(PassKind kind) {
       counters_.exceptions_caught++;
       outcome = Outcome{};
       outcome.phase = kPhaseError;
-      outcome.error = "internal error while handling the document: " + Printable(e.what());
-      spdlog::error("table {}: {}", Printable(name), outcome.error);
+      outcome.error = "internal error while handling the document: " + EscapeNonPrintable(e.what());
+      spdlog::error("table {}: {}", EscapeNonPrintable(name), outcome.error);
     }
     if (lease_lost_) return stopped;  // the document stays unhandled for the next leader
     Status written;
@@ -192,11 +169,13 @@ Status Reconciler::ReconcileAll(PassKind kind) {
       written = WriteStatus(name, *node, outcome);
     } catch (const std::exception& e) {
       counters_.exceptions_caught++;
-      written = Status::Internal("internal error while writing the status: " + Printable(e.what()));
+      written = Status::Internal("internal error while writing the status: " +
+                                 EscapeNonPrintable(e.what()));
     }
     if (lease_lost_) return stopped;
     if (!written.ok()) {
-      spdlog::warn("table {}: cannot write status: {}", Printable(name), written.ToString());
+      spdlog::warn("table {}: cannot write status: {}", EscapeNonPrintable(name),
+                   written.ToString());
       outcome.retry = true;
     }
     if (seen == handled_.end() || seen->second.mzxid != node->mzxid) {
@@ -243,9 +222,9 @@ void Reconciler::RemoveOrphanStatuses(const std::set<std::string>& documents) {
     Status s = zk_.Delete(StatusPath(name), node->version);
     if (s.ok()) {
       counters_.statuses_removed++;
-      spdlog::info("table {}: status removed, its document is gone", Printable(name));
+      spdlog::info("table {}: status removed, its document is gone", EscapeNonPrintable(name));
     } else if (s.code() != StatusCode::kNotFound && s.code() != StatusCode::kFailedPrecondition) {
-      spdlog::warn("table {}: cannot remove status: {}", Printable(name), s.ToString());
+      spdlog::warn("table {}: cannot remove status: {}", EscapeNonPrintable(name), s.ToString());
     }
   }
 }
@@ -268,14 +247,14 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
     // The field by its JSON Pointer ("/families/0/compression: ..."), as presplitctl and a
     // portal's PresplitAdmin.validate name it: one name for a field wherever it is refused.
     const FieldErrorParts parts = SplitFieldError(error);
-    outcome.error =
-        Printable(parts.pointer.empty() ? parts.message : parts.pointer + ": " + parts.message);
-    spdlog::error("table {}: document refused: {}", Printable(znode_name), outcome.error);
+    outcome.error = EscapeNonPrintable(
+        parts.pointer.empty() ? parts.message : parts.pointer + ": " + parts.message);
+    spdlog::error("table {}: document refused: {}", EscapeNonPrintable(znode_name), outcome.error);
     // A refused document changes nothing, the layout writers salt with included.
     outcome.layout = KnownLayoutOfTable(znode_name, outcome.physical_table.empty()
                                                         ? CanonicalTableName(znode_name)
                                                         : outcome.physical_table);
-    outcome.buckets = BucketsOf(outcome.layout);
+    outcome.buckets = SaltBucketsOfLayoutJson(outcome.layout);
     return outcome;
   };
   auto config = ParseTableConfig(node.data);
@@ -294,7 +273,7 @@ Reconciler::Outcome Reconciler::ReconcileDocument(const std::string& znode_name,
   spec.split_keys = std::move(split_keys).value();
   outcome.planned_regions = static_cast<int>(spec.split_keys.size()) + 1;
   outcome.layout = LayoutToJson(config->layout);
-  outcome.buckets = BucketsOf(outcome.layout);
+  outcome.buckets = SaltBucketsOfLayoutJson(outcome.layout);
   return EnsureTable(znode_name, node, spec, *config, recorded_status, revision_seen,
                      std::move(outcome));
 }
@@ -321,9 +300,9 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   auto fail = [&](const Status& s, const std::string& layout) {
     counters_.hbase_errors++;
     outcome.phase = kPhaseError;
-    outcome.error = Printable(s.message());
+    outcome.error = EscapeNonPrintable(s.message());
     outcome.layout = layout;
-    outcome.buckets = BucketsOf(layout);
+    outcome.buckets = SaltBucketsOfLayoutJson(layout);
     outcome.retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal;
     spdlog::error("table {}: {}{}", spec.table, s.ToString(), outcome.retry ? " (will retry)" : "");
     return outcome;
@@ -398,7 +377,7 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
         "layout: the table was built with " + built.layout + ", the document asks for " +
         document_layout + "; writers keep the table's layout (a new layout needs a re-salt)");
     outcome.layout = built.layout;
-    outcome.buckets = BucketsOf(built.layout);
+    outcome.buckets = SaltBucketsOfLayoutJson(built.layout);
     HandleLayoutChange(znode_name, node, config, *existing, built.layout, document_layout, recorded,
                        outcome);
   }
@@ -415,11 +394,11 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
     for (size_t i = 0; i < outcome.differences.size(); ++i) {
       const std::string& d = outcome.differences[i];
       if (outcome.migrating && (i == outcome.migration_line || d.rfind("regions: ", 0) == 0)) {
-        migration_lines += (migration_lines.empty() ? "" : "; ") + Printable(d);
+        migration_lines += (migration_lines.empty() ? "" : "; ") + EscapeNonPrintable(d);
         continue;
       }
       spdlog::warn("table {}: differs from its document and is left untouched: {}", spec.table,
-                   Printable(d));
+                   EscapeNonPrintable(d));
     }
     if (outcome.migrating) {
       auto [logged, first] = migration_logged_.try_emplace(znode_name, outcome.generation);
@@ -565,21 +544,22 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
                                const Outcome& outcome) {
   const std::string canonical = CanonicalTableName(table);
   std::vector<std::string> differences;
-  for (const auto& d : outcome.differences) differences.push_back(Printable(d));
+  for (const auto& d : outcome.differences) differences.push_back(EscapeNonPrintable(d));
   const std::string physical = outcome.physical_table.empty() ? canonical : outcome.physical_table;
-  json doc{{"table", canonical},
-           {"phase", outcome.phase},
-           {"physical_table", physical},
-           {"generation", outcome.generation},
-           {"buckets", outcome.buckets},
-           {"layout", outcome.layout.empty() ? json(nullptr) : json::parse(outcome.layout)},
-           {"regions", outcome.regions},
-           {"planned_regions", outcome.planned_regions},
-           {"config_version", node.version},
-           {"error", outcome.error.empty() ? json(nullptr) : json(Printable(outcome.error))},
-           {"differences", differences},
-           {"updated_at", UtcNow()},
-           {"daemon", options_.daemon_id}};
+  json doc{
+      {"table", canonical},
+      {"phase", outcome.phase},
+      {"physical_table", physical},
+      {"generation", outcome.generation},
+      {"buckets", outcome.buckets},
+      {"layout", outcome.layout.empty() ? json(nullptr) : json::parse(outcome.layout)},
+      {"regions", outcome.regions},
+      {"planned_regions", outcome.planned_regions},
+      {"config_version", node.version},
+      {"error", outcome.error.empty() ? json(nullptr) : json(EscapeNonPrintable(outcome.error))},
+      {"differences", differences},
+      {"updated_at", UtcNow()},
+      {"daemon", options_.daemon_id}};
   if (!MayAct()) return Status::FailedPrecondition("not the leader: status not written");
   const std::string path = StatusPath(table);
   auto current = zk_.Get(path, /*watch=*/false);
@@ -587,8 +567,8 @@ Status Reconciler::WriteStatus(const std::string& table, const ZkNode& node,
     // A status out of bounds is not parsed, only replaced (nothing in it is carried over).
     const Status bounded = CheckJsonBounds(current->data);
     if (!bounded.ok()) {
-      spdlog::warn("table {}: replacing its status, which cannot be read: {}", Printable(table),
-                   bounded.message());
+      spdlog::warn("table {}: replacing its status, which cannot be read: {}",
+                   EscapeNonPrintable(table), bounded.message());
     }
     json parsed =
         bounded.ok() ? json::parse(current->data, nullptr, /*allow_exceptions=*/false) : json();

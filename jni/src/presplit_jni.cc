@@ -25,8 +25,8 @@
 #include "presplit/layout.h"
 #include "presplit/load_split.h"
 #include "presplit/split_algorithms.h"
-#include "presplit/split_policy.h"
 #include "presplit/split_points.h"
+#include "presplit/split_policy.h"
 #include "presplit/status.h"
 #include "presplit/table_canonical.h"
 #include "presplit/table_config.h"
@@ -42,7 +42,7 @@ struct Cache {
   jmethodID native_exception_ctor = nullptr;
   jclass load_split_choice = nullptr;  // io.presplit.hbase.nativelib.LoadSplitChoice
   jmethodID load_split_choice_ctor = nullptr;
-  jclass byte_array = nullptr;  // byte[]
+  jclass byte_array = nullptr;      // byte[]
   jclass document_check = nullptr;  // io.presplit.hbase.nativelib.DocumentCheck
   jmethodID document_check_ctor = nullptr;
   jclass string = nullptr;  // java.lang.String
@@ -291,6 +291,44 @@ jstring ToJavaString(JNIEnv* env, const std::optional<std::string>& text) {
   return out;
 }
 
+// The keys of a Java byte[][] packed into one buffer, and a view of each into it (taken once the
+// buffer no longer grows): what BucketsOf and RekeyAll read. `what` names the array in errors
+// ("keys" -> "keys[3] must not be null").
+// Filled in place, never copied or moved: the views point into `bytes`.
+struct PackedKeys {
+  PackedKeys() = default;
+  PackedKeys(const PackedKeys&) = delete;
+  PackedKeys& operator=(const PackedKeys&) = delete;
+  std::string bytes;
+  std::vector<std::string_view> views;
+};
+
+void PackKeys(JNIEnv* env, jobjectArray keys, const std::string& what, PackedKeys& packed) {
+  if (keys == nullptr) Invalid(what + " must not be null");
+  const jsize count = env->GetArrayLength(keys);
+  std::vector<size_t> ends(static_cast<size_t>(count));
+  for (jsize i = 0; i < count; ++i) {
+    auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(keys, i));
+    CheckPending(env);
+    if (key == nullptr) Invalid(what + "[" + std::to_string(i) + "] must not be null");
+    jsize length = env->GetArrayLength(key);
+    size_t at = packed.bytes.size();
+    packed.bytes.resize(at + static_cast<size_t>(length));
+    if (length > 0) {
+      env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(packed.bytes.data() + at));
+    }
+    env->DeleteLocalRef(key);
+    CheckPending(env);
+    ends[static_cast<size_t>(i)] = packed.bytes.size();
+  }
+  packed.views.reserve(ends.size());
+  size_t begin = 0;
+  for (size_t end : ends) {
+    packed.views.emplace_back(packed.bytes.data() + begin, end - begin);
+    begin = end;
+  }
+}
+
 jobjectArray ToJavaKeys(JNIEnv* env, const std::vector<std::string>& keys) {
   jobjectArray out =
       env->NewObjectArray(static_cast<jsize>(keys.size()), g_cache.byte_array, nullptr);
@@ -457,33 +495,10 @@ JNIEXPORT void JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nBucketsO
               std::to_string(count));
     }
     if (count == 0) return 0;
-    // Every key's bytes into one buffer (ends[i] = end of keys[i]); views are taken once the
-    // buffer no longer grows.
-    std::string bytes;
-    std::vector<size_t> ends(static_cast<size_t>(count));
-    for (jsize i = 0; i < count; ++i) {
-      auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(keys, i));
-      CheckPending(env);
-      if (key == nullptr) Invalid("keys[" + std::to_string(i) + "] must not be null");
-      jsize length = env->GetArrayLength(key);
-      size_t at = bytes.size();
-      bytes.resize(at + static_cast<size_t>(length));
-      if (length > 0) {
-        env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(bytes.data() + at));
-      }
-      env->DeleteLocalRef(key);
-      CheckPending(env);
-      ends[static_cast<size_t>(i)] = bytes.size();
-    }
-    std::vector<std::string_view> views;
-    views.reserve(ends.size());
-    size_t begin = 0;
-    for (size_t end : ends) {
-      views.emplace_back(bytes.data() + begin, end - begin);
-      begin = end;
-    }
+    PackedKeys packed;
+    PackKeys(env, keys, "keys", packed);
     std::vector<int> buckets;
-    presplit::BucketsOf(layout, views, buckets);
+    presplit::BucketsOf(layout, packed.views, buckets);
     std::vector<jint> result(buckets.begin(), buckets.end());
     env->SetIntArrayRegion(out, 0, count, result.data());
     CheckPending(env);
@@ -501,32 +516,10 @@ JNIEXPORT jobjectArray JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_n
                                         from_from, from_group_length, from_delimiter);
     presplit::KeyLayout to = ToLayout(env, to_buckets, to_encoding, to_width, to_hash, to_from,
                                       to_group_length, to_delimiter);
-    if (row_keys == nullptr) Invalid("row keys must not be null");
-    jsize count = env->GetArrayLength(row_keys);
-    // Every key's bytes into one buffer, views taken once it no longer grows (as nBucketsOf).
-    std::string bytes;
-    std::vector<size_t> key_ends(static_cast<size_t>(count));
-    for (jsize i = 0; i < count; ++i) {
-      auto key = static_cast<jbyteArray>(env->GetObjectArrayElement(row_keys, i));
-      CheckPending(env);
-      if (key == nullptr) Invalid("row keys[" + std::to_string(i) + "] must not be null");
-      jsize length = env->GetArrayLength(key);
-      size_t at = bytes.size();
-      bytes.resize(at + static_cast<size_t>(length));
-      if (length > 0) {
-        env->GetByteArrayRegion(key, 0, length, reinterpret_cast<jbyte*>(bytes.data() + at));
-      }
-      env->DeleteLocalRef(key);
-      CheckPending(env);
-      key_ends[static_cast<size_t>(i)] = bytes.size();
-    }
-    std::vector<std::string_view> views;
-    views.reserve(key_ends.size());
-    size_t begin = 0;
-    for (size_t end : key_ends) {
-      views.emplace_back(bytes.data() + begin, end - begin);
-      begin = end;
-    }
+    PackedKeys packed;
+    PackKeys(env, row_keys, "row keys", packed);
+    const std::vector<std::string_view>& views = packed.views;
+    const jsize count = static_cast<jsize>(views.size());
     std::string out;
     std::vector<size_t> ends;
     std::vector<size_t> failed;
@@ -535,7 +528,7 @@ JNIEXPORT jobjectArray JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_n
     if (!failed.empty()) Fail(presplit::Rekey(from, to, views[failed.front()]).status());
     jobjectArray result = env->NewObjectArray(count, g_cache.byte_array, nullptr);
     if (result == nullptr) throw JavaPending{};
-    begin = 0;
+    size_t begin = 0;
     for (jsize i = 0; i < count; ++i) {
       size_t end = ends[static_cast<size_t>(i)];
       jbyteArray key = ToJava(env, std::string_view(out.data() + begin, end - begin));
@@ -612,8 +605,8 @@ JNIEXPORT jobject JNICALL Java_io_presplit_hbase_nativelib_PresplitNative_nCheck
     jstring jmessage = ToJavaString(env, message);
     jobjectArray jkeys = ToJavaKeys(env, keys);
     jobjectArray jnotes = ToJavaStrings(env, notes);
-    jobject result = env->NewObject(g_cache.document_check, g_cache.document_check_ctor,
-                                    jcanonical, jtable, jpointer, jmessage, jkeys, jnotes);
+    jobject result = env->NewObject(g_cache.document_check, g_cache.document_check_ctor, jcanonical,
+                                    jtable, jpointer, jmessage, jkeys, jnotes);
     if (result == nullptr) throw JavaPending{};
     return result;
   });

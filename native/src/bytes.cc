@@ -43,6 +43,27 @@ std::string ToStringBinary(std::string_view bytes) {
   return out;
 }
 
+std::string ToStringBinaryPrefix(std::string_view bytes, size_t max_bytes) {
+  if (bytes.size() <= max_bytes) return ToStringBinary(bytes);
+  return ToStringBinary(bytes.substr(0, max_bytes)) + "...";
+}
+
+std::string EscapeNonPrintable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b <= 0x7E) {
+      out.push_back(c);
+    } else {
+      out.append("\\x");
+      out.push_back(kUpperHex[b >> 4]);
+      out.push_back(kUpperHex[b & 0x0F]);
+    }
+  }
+  return out;
+}
+
 std::string ToBytesBinary(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -3,20 +3,13 @@
 #include <bit>
 #include <cstring>
 
+#include "murmur3_inline.h"
+
 namespace presplit {
 namespace {
 
-inline uint32_t RotateLeft(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-
-// Little-endian 32-bit load, independent of the host's byte order (one unaligned load on
+// Little-endian 64-bit load, independent of the host's byte order (one unaligned load on
 // little-endian hosts).
-inline uint32_t LoadLittle32(const unsigned char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  return v;
-}
-
 inline uint64_t LoadLittle64(const unsigned char* p) {
   uint64_t v;
   std::memcpy(&v, p, sizeof v);
@@ -58,47 +51,7 @@ inline int AbsJavaRemainder(int32_t hash, int buckets) {
 }  // namespace
 
 uint32_t Murmur3_32(std::string_view bytes, uint32_t seed) {
-  constexpr uint32_t kC1 = 0xcc9e2d51;
-  constexpr uint32_t kC2 = 0x1b873593;
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  const size_t length = bytes.size();
-  const size_t blocks = length / 4;
-  uint32_t h = seed;
-  for (size_t i = 0; i < blocks; ++i) {
-    uint32_t k = LoadLittle32(data + 4 * i);
-    k *= kC1;
-    k = RotateLeft(k, 15);
-    k *= kC2;
-    h ^= k;
-    h = RotateLeft(h, 13);
-    h = h * 5 + 0xe6546b64;
-  }
-  const unsigned char* tail = data + 4 * blocks;
-  uint32_t k = 0;
-  switch (length & 3) {
-    case 3:
-      k ^= static_cast<uint32_t>(tail[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      k ^= static_cast<uint32_t>(tail[1]) << 8;
-      [[fallthrough]];
-    case 1:
-      k ^= static_cast<uint32_t>(tail[0]);
-      k *= kC1;
-      k = RotateLeft(k, 15);
-      k *= kC2;
-      h ^= k;
-      break;
-    default:
-      break;
-  }
-  h ^= static_cast<uint32_t>(length);
-  h ^= h >> 16;
-  h *= 0x85ebca6b;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35;
-  h ^= h >> 16;
-  return h;
+  return murmur3::MurmurFinish(seed, bytes, 0);
 }
 
 int Murmur3Bucket(std::string_view bytes, int buckets) {

@@ -12,11 +12,16 @@
 #define PRESPLIT_MURMUR_AVX2 1
 #endif
 
+#include "murmur3_inline.h"
 #include "presplit/bytes.h"
 #include "presplit/hash.h"
 
 namespace presplit {
 namespace {
+
+using murmur3::MurmurBlock;
+using murmur3::MurmurFinish;
+using murmur3::MurmurLoad32;
 
 constexpr int kMaxGroupLength = 32767;
 constexpr size_t kNoGroup = std::string_view::npos;
@@ -210,55 +215,8 @@ struct FastMod {
   uint64_t m;
 };
 
-// MurmurHash3 x86 32-bit with seed kMurmur3Seed, inlined into BucketsOf's loop. The same
-// function as Murmur3_32 (hash.cc); the layout tests check that they agree on every length.
-[[gnu::always_inline]] inline uint32_t MurmurLoad32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  return v;
-}
-
-[[gnu::always_inline]] inline uint32_t MurmurMixK(uint32_t k) {
-  return std::rotl(k * 0xcc9e2d51u, 15) * 0x1b873593u;
-}
-
-[[gnu::always_inline]] inline uint32_t MurmurBlock(uint32_t h, uint32_t k) {
-  return std::rotl(h ^ MurmurMixK(k), 13) * 5 + 0xe6546b64u;
-}
-
-// The rest of the hash once `done` whole blocks of `key` are in h: the remaining blocks, the
-// tail and the finalizer.
-[[gnu::always_inline]] inline uint32_t MurmurFinish(uint32_t h, std::string_view key, size_t done) {
-  const char* p = key.data();
-  const size_t n = key.size();
-  const size_t blocks = n / 4;
-  for (size_t b = done; b < blocks; ++b) h = MurmurBlock(h, MurmurLoad32(p + 4 * b));
-  const auto* tail = reinterpret_cast<const unsigned char*>(p + 4 * blocks);
-  uint32_t k = 0;
-  switch (n & 3) {
-    case 3:
-      k ^= static_cast<uint32_t>(tail[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      k ^= static_cast<uint32_t>(tail[1]) << 8;
-      [[fallthrough]];
-    case 1:
-      k ^= tail[0];
-      h ^= MurmurMixK(k);
-      break;
-    default:
-      break;
-  }
-  h ^= static_cast<uint32_t>(n);
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
+// MurmurHash3's steps, inlined into BucketsOf's loop: murmur3_inline.h, which Murmur3_32
+// (hash.cc) is made of too.
 // Four keys' hashes at once: their blocks in lockstep as long as all four have blocks left, so
 // the four dependency chains overlap, then each key's own rest.
 [[gnu::always_inline]] inline void Murmur3x4(const std::string_view* source, uint32_t* out) {

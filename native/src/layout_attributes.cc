@@ -160,4 +160,13 @@ std::string LayoutToJson(const LayoutConfig& layout) {
   }
 }
 
+int SaltBucketsOfLayoutJson(std::string_view layout_json) {
+  const json parsed = json::parse(layout_json, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object() || !parsed.contains("salt")) return 0;
+  const json& salt = parsed["salt"];
+  return salt.is_object() && salt.contains("buckets") && salt["buckets"].is_number_integer()
+             ? salt["buckets"].get<int>()
+             : 0;
+}
+
 }  // namespace presplit

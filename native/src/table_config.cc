@@ -821,17 +821,7 @@ std::string TableConfig::FullName() const { return namespace_name + ":" + qualif
 // log and to store in a JSON status.
 namespace {
 Status WithPrintableMessage(const Status& status) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string printable;
-  printable.reserve(status.message().size());
-  for (unsigned char c : status.message()) {
-    if (c >= 0x20 && c < 0x7F) {
-      printable.push_back(static_cast<char>(c));
-    } else {
-      printable += {'\\', 'x', kHex[c >> 4], kHex[c & 0xF]};
-    }
-  }
-  return Status(status.code(), std::move(printable));
+  return Status(status.code(), EscapeNonPrintable(status.message()));
 }
 }  // namespace
 

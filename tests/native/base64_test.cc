@@ -17,8 +17,8 @@ TEST(Base64Test, EncodesEveryTailLengthWithPadding) {
 }
 
 TEST(Base64Test, DecodesWhatItEncodesAndTheUrlSafeAlphabet) {
-  for (const std::string bytes : {std::string(""), std::string("f"), std::string("fo"),
-                                  std::string("foo"), std::string("\x00\xff\x80 key", 7)}) {
+  for (const std::string& bytes : {std::string(""), std::string("f"), std::string("fo"),
+                                   std::string("foo"), std::string("\x00\xff\x80 key", 7)}) {
     auto decoded = Base64Decode(Base64Encode(bytes));
     ASSERT_TRUE(decoded.ok()) << bytes;
     EXPECT_EQ(*decoded, bytes);

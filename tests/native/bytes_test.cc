@@ -102,5 +102,19 @@ TEST(Bytes, CompareBytesIsUnsigned) {
   EXPECT_GT(CompareBytes("b", "a\xFF"), 0);
 }
 
+TEST(Bytes, ToStringBinaryPrefixCutsLongKeysAndSaysSo) {
+  EXPECT_EQ(ToStringBinaryPrefix("abc", 3), "abc");
+  EXPECT_EQ(ToStringBinaryPrefix("abcd", 3), "abc...");
+  EXPECT_EQ(ToStringBinaryPrefix(std::string("\x00\xFFz", 3), 2), "\\x00\\xFF...");
+  EXPECT_EQ(ToStringBinaryPrefix("", 0), "");
+}
+
+TEST(Bytes, EscapeNonPrintableKeepsBackslashesAndEscapesTheRest) {
+  EXPECT_EQ(EscapeNonPrintable("a\\b \"c\""), "a\\b \"c\"");
+  EXPECT_EQ(EscapeNonPrintable(std::string("x\x00\n\x7F\xC3\xA9", 6)),
+            "x\\x00\\x0A\\x7F\\xC3\\xA9");
+  EXPECT_EQ(ToStringBinary("a\\b"), "a\\x5Cb") << "unlike HBase's toStringBinary";
+}
+
 }  // namespace
 }  // namespace presplit

@@ -170,5 +170,15 @@ TEST(LayoutAttributesTest, SplitPolicyTablesCarryTheSameRecord) {
   for (const auto& [name, value] : layout) EXPECT_EQ(table.at(name), value) << name;
 }
 
+TEST(LayoutAttributesTest, TheBucketCountOfALayoutsJson) {
+  TableConfig config = Parsed(R"({"salt": {"buckets": 12, "encoding": "hex", "from": "key"}})");
+  EXPECT_EQ(SaltBucketsOfLayoutJson(LayoutToJson(config.layout)), 12);
+  EXPECT_EQ(SaltBucketsOfLayoutJson("{}"), 0) << "unsalted";
+  EXPECT_EQ(SaltBucketsOfLayoutJson(R"({"salt":{"buckets":"12"}})"), 0) << "not an integer";
+  EXPECT_EQ(SaltBucketsOfLayoutJson(R"({"salt":[1]})"), 0);
+  EXPECT_EQ(SaltBucketsOfLayoutJson("not json"), 0);
+  EXPECT_EQ(SaltBucketsOfLayoutJson(""), 0);
+}
+
 }  // namespace
 }  // namespace presplit

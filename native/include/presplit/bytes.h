@@ -2,6 +2,7 @@
 // and prints, and the one presplit uses for keys in JSON, logs and command output.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,15 @@ namespace presplit {
 // printed as themselves; every other byte (controls, 0x7F, 0x80..0xFF and the backslash itself)
 // as "\xHH" with two upper-case hex digits.
 std::string ToStringBinary(std::string_view bytes);
+
+// ToStringBinary of at most the first `max_bytes` bytes, then "..." when there were more: keys
+// for log lines and events, where a user's key may be kilobytes long.
+std::string ToStringBinaryPrefix(std::string_view bytes, size_t max_bytes);
+
+// Text for a log line or a JSON status: printable ASCII (0x20..0x7E, the backslash included) as
+// is, every other byte as "\xHH". Unlike ToStringBinary it keeps backslashes, which messages
+// that quote a document need unchanged.
+std::string EscapeNonPrintable(std::string_view text);
 
 // HBase Bytes.toBytesBinary: the lenient decoder the HBase shell uses (SPLITS, SPLITS_FILE).
 // "\xHH" with two hex digits from [0-9A-F] becomes the byte HH; every other character becomes

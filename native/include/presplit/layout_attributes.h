@@ -63,4 +63,8 @@ Result<std::optional<LayoutConfig>> LayoutFromAttributes(
 // status document reports and the writer SDK reads. Never throws.
 std::string LayoutToJson(const LayoutConfig& layout);
 
+// The salt bucket count of a layout in LayoutToJson's form (as a status or a migration plan
+// carries it): 0 when it is unsalted, or not a JSON object with an integer salt.buckets.
+int SaltBucketsOfLayoutJson(std::string_view layout_json);
+
 }  // namespace presplit
