@@ -8,6 +8,24 @@ namespace {
 
 constexpr char kUpperHex[] = "0123456789ABCDEF";
 
+// Bytes 0x20..0x7E as themselves (the backslash too unless `escape_backslash`), every other byte
+// as "\xHH".
+std::string Escaped(std::string_view bytes, bool escape_backslash) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (char c : bytes) {
+    auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b <= 0x7E && !(escape_backslash && b == '\\')) {
+      out.push_back(c);
+    } else {
+      out.append("\\x");
+      out.push_back(kUpperHex[b >> 4]);
+      out.push_back(kUpperHex[b & 0x0F]);
+    }
+  }
+  return out;
+}
+
 // HBase's toBytesBinary only accepts upper-case hex digits; -1 for anything else.
 int UpperHexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -28,19 +46,7 @@ int DecodeEscape(std::string_view text, size_t i) {
 }  // namespace
 
 std::string ToStringBinary(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size());
-  for (char c : bytes) {
-    auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b <= 0x7E && b != '\\') {
-      out.push_back(c);
-    } else {
-      out.append("\\x");
-      out.push_back(kUpperHex[b >> 4]);
-      out.push_back(kUpperHex[b & 0x0F]);
-    }
-  }
-  return out;
+  return Escaped(bytes, /*escape_backslash=*/true);
 }
 
 std::string ToStringBinaryPrefix(std::string_view bytes, size_t max_bytes) {
@@ -49,19 +55,7 @@ std::string ToStringBinaryPrefix(std::string_view bytes, size_t max_bytes) {
 }
 
 std::string EscapeNonPrintable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    auto b = static_cast<unsigned char>(c);
-    if (b >= 0x20 && b <= 0x7E) {
-      out.push_back(c);
-    } else {
-      out.append("\\x");
-      out.push_back(kUpperHex[b >> 4]);
-      out.push_back(kUpperHex[b & 0x0F]);
-    }
-  }
-  return out;
+  return Escaped(text, /*escape_backslash=*/false);
 }
 
 std::string ToBytesBinary(std::string_view text) {

@@ -73,6 +73,17 @@ class MigratorBulkTest : public MigrationZnodesTest {
     EXPECT_TRUE(Plan().is_null());
   }
 
+  // The adaptive throttle on, its sampler never due, a health source that is never asked; each
+  // source made counts in `sources`.
+  void UseQuietThrottle(int& sources) {
+    options_.throttle_interval = std::chrono::hours(1);
+    options_.throttle.enabled = true;
+    options_.health_source = [&sources](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
+      sources++;
+      return std::make_unique<QuietHealth>();
+    };
+  }
+
   FakeAdmin admin_;
   FakeMigrationBridge bridge_;
   Reconciler reconciler_{zk_, admin_, ReconcilerOptions{"/presplit", "test:1"}};
@@ -132,13 +143,8 @@ TEST_F(MigratorBulkTest, SubmitsOnceReportsProgressLoadsOnceAndSwitches) {
 // A job whose map tasks take from the migration's gate (the local runner reading the live table)
 // runs under a throttle from its submission until it is no longer running; any other job, none.
 TEST_F(MigratorBulkTest, AJobWhoseTasksTakeFromTheGateRunsUnderTheThrottle) {
-  options_.throttle_interval = std::chrono::hours(1);
-  options_.throttle.enabled = true;
-  int sources = 0;
-  options_.health_source = [&](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
-    sources++;
-    return std::make_unique<QuietHealth>();
-  };
+  int sources = 0;  // health sources made: one per throttle or ServersBusy sample
+  UseQuietThrottle(sources);
   auto throttle_of = [](const Migrator& m) {
     for (const auto& p : m.Snapshot()) {
       if (p.table == "tinawang:check") return p.throttle_cells_per_s;
@@ -164,13 +170,8 @@ TEST_F(MigratorBulkTest, AJobWhoseTasksTakeFromTheGateRunsUnderTheThrottle) {
 }
 
 TEST_F(MigratorBulkTest, AJobReadingAtItsOwnPaceGetsNoThrottleAndPauseEndsOne) {
-  options_.throttle_interval = std::chrono::hours(1);
-  options_.throttle.enabled = true;
-  int sources = 0;
-  options_.health_source = [&](const MigrationPlan&) -> std::unique_ptr<HealthSource> {
-    sources++;
-    return std::make_unique<QuietHealth>();
-  };
+  int sources = 0;  // health sources made: one per throttle or ServersBusy sample
+  UseQuietThrottle(sources);
   StartMigration();
   {
     Migrator migrator(zk_, admin_, bridge_, options_);

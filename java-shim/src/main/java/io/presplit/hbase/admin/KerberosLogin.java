@@ -247,22 +247,8 @@ public final class KerberosLogin {
         ? t.getAuthTime().getTime() : t.getStartTime().getTime();
     long end = t == null ? 0 : t.getEndTime().getTime();
     long refresh = start + (long) ((end - start) * RENEW_WINDOW);
-    return "{\"principal\":\"" + escape(ugi.getUserName()) + "\",\"start_ms\":" + start
+    return "{\"principal\":" + JsonText.quote(ugi.getUserName()) + ",\"start_ms\":" + start
         + ",\"end_ms\":" + end + ",\"refresh_ms\":" + refresh + ",\"now_ms\":"
         + System.currentTimeMillis() + ",\"relogged\":" + relogged + "}";
-  }
-
-  private static String escape(String s) {
-    StringBuilder out = new StringBuilder();
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        out.append('\\').append(c);
-      } else if (c < 0x20) {
-        out.append(String.format("\\u%04x", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return out.toString();
   }
 }
