@@ -2,6 +2,7 @@ package io.presplit.admin;
 
 import io.presplit.client.PresplitConfigException;
 import io.presplit.client.ZkConnect;
+import io.presplit.client.ZkSessionOptions;
 import io.presplit.hbase.nativelib.DocumentCheck;
 import io.presplit.hbase.nativelib.NativeException;
 import io.presplit.hbase.nativelib.PresplitNative;
@@ -51,9 +52,7 @@ public final class PresplitAdmin implements Closeable {
   public static final int NEW = -1;
 
   /** Options of {@link #open(String, String, Options)}. */
-  public static final class Options {
-    int sessionTimeoutMs = 30_000;
-    int connectTimeoutMs = 30_000;
+  public static final class Options extends ZkSessionOptions<Options> {
     AdminCredentials credentials;
 
     /**
@@ -77,15 +76,8 @@ public final class PresplitAdmin implements Closeable {
       return this;
     }
 
-    /** ZooKeeper session timeout (default 30 s). */
-    public Options sessionTimeoutMs(int ms) {
-      this.sessionTimeoutMs = ms;
-      return this;
-    }
-
-    /** How long {@code open} (and a reconnection after an expired session) waits (30 s). */
-    public Options connectTimeoutMs(int ms) {
-      this.connectTimeoutMs = ms;
+    @Override
+    protected Options self() {
       return this;
     }
   }
@@ -129,7 +121,7 @@ public final class PresplitAdmin implements Closeable {
 
   private ZooKeeper connect() throws IOException {
     try {
-      return ZkConnect.connect(quorum, options.sessionTimeoutMs, options.connectTimeoutMs,
+      return ZkConnect.connect(quorum, options.sessionTimeoutMs(), options.connectTimeoutMs(),
           options.credentials == null ? null : options.credentials.secret(), null);
     } catch (PresplitConfigException e) {
       throw new PresplitAdminException(e.getMessage(), e);

@@ -65,9 +65,7 @@ public final class PresplitTables implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PresplitTables.class);
 
   /** Settings; the defaults suit most writers. */
-  public static final class Options {
-    int sessionTimeoutMs = 30_000;
-    int connectTimeoutMs = 30_000;
+  public static final class Options extends ZkSessionOptions<Options> {
     long resyncMs = 30_000;
     int scanThreads = 32;
     int groupScanCaching = 100;
@@ -119,15 +117,8 @@ public final class PresplitTables implements Closeable {
       return this;
     }
 
-    /** ZooKeeper session timeout (default 30 s). */
-    public Options sessionTimeoutMs(int ms) {
-      this.sessionTimeoutMs = ms;
-      return this;
-    }
-
-    /** How long {@code open} waits for ZooKeeper (default 30 s). */
-    public Options connectTimeoutMs(int ms) {
-      this.connectTimeoutMs = ms;
+    @Override
+    protected Options self() {
       return this;
     }
 
@@ -302,7 +293,7 @@ public final class PresplitTables implements Closeable {
   }
 
   private void connect() throws IOException {
-    zk = ZkConnect.connect(quorum, options.sessionTimeoutMs, options.connectTimeoutMs,
+    zk = ZkConnect.connect(quorum, options.sessionTimeoutMs(), options.connectTimeoutMs(),
         options.auth == null ? null : options.auth.secret(), state -> {
           if (state == Watcher.Event.KeeperState.Expired) {
             onExpired();
@@ -396,7 +387,7 @@ public final class PresplitTables implements Closeable {
         throw new IOException("presplit's tables are closed");
       }
       if (ownAsyncConnection == null) {
-        long waitMs = Math.max(options.connectTimeoutMs, 1);
+        long waitMs = Math.max(options.connectTimeoutMs(), 1);
         try {
           ownAsyncConnection = ConnectionFactory
               .createAsyncConnection(connection.getConfiguration())
