@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-salting migration benchmark (issue 10): the plain copy a user would write (one scanner, each
-# row re-keyed, one BufferedMutator) against MigrationBridge.copyChunk with parallel region
+# row re-keyed, one BufferedMutator) against CopyBridge.copyChunk with parallel region
 # workers plus the per-region verification, on the same data, on a local HBase 2.6.4 cluster of
 # its own. See bench/migrate/MigrationBench.java and bench/RESULTS.md. The daemon-level figure
 # (checkpoints in ZooKeeper included) is measured with presplitd itself.

@@ -13,7 +13,8 @@
  * medians' difference per write in microseconds.
  */
 import io.presplit.client.KeyLayout;
-import io.presplit.migrate.MigrationBridge;
+import io.presplit.migrate.BridgeConnection;
+import io.presplit.migrate.CaptureBridge;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,7 +58,7 @@ public final class CaptureCost {
     String[] hp = zk.split(":");
     String[] pairs = {"hbase.zookeeper.quorum", hp[0], "hbase.zookeeper.property.clientPort",
         hp[1]};
-    MigrationBridge.configure(pairs);
+    BridgeConnection.configure(pairs);
     Configuration conf = HBaseConfiguration.create();
     conf.set(pairs[0], pairs[1]);
     conf.set(pairs[2], pairs[3]);
@@ -79,7 +80,7 @@ public final class CaptureCost {
       for (int round = 0; round < rounds; round++) {
         for (boolean captured : new boolean[] {false, true}) {
           if (captured) {
-            MigrationBridge.ensureCapture(peer, source.getNameAsString(),
+            CaptureBridge.ensureCapture(peer, source.getNameAsString(),
                 target.getNameAsString(), OLD, NEW, target.getNameAsString());
             // The peer starts by shipping what the WAL holds already: wait until it caught up
             // before the measured writes begin.
@@ -103,7 +104,7 @@ public final class CaptureCost {
           double cpu = cpuSeconds(pid) - cpu0;
           offset += writes;
           if (captured) {
-            MigrationBridge.removeCapture(peer);
+            CaptureBridge.removeCapture(peer);
             capturedPerWrite.add(cpu / writes * 1e6);
           } else {
             plainPerWrite.add(cpu / writes * 1e6);
@@ -119,7 +120,7 @@ public final class CaptureCost {
       }
       admin.deleteNamespace(ns);
     } finally {
-      MigrationBridge.closeConnection();
+      BridgeConnection.closeConnection();
     }
     double plain = median(plainPerWrite);
     double captured = median(capturedPerWrite);
@@ -134,10 +135,10 @@ public final class CaptureCost {
   /** Waits until a probe in every source region is acknowledged in the target. */
   static void shipped(TableName source, TableName target) throws Exception {
     long id = System.currentTimeMillis();
-    int probed = JsonParser.parseString(MigrationBridge.probe(source.getNameAsString(),
+    int probed = JsonParser.parseString(CaptureBridge.probe(source.getNameAsString(),
         Long.toString(id))).getAsJsonObject().getAsJsonArray("rows").size();
     long deadline = System.currentTimeMillis() + 600_000;
-    while (JsonParser.parseString(MigrationBridge.captureAcks(target.getNameAsString(),
+    while (JsonParser.parseString(CaptureBridge.captureAcks(target.getNameAsString(),
         Long.toString(id))).getAsJsonObject().getAsJsonArray("probe_rows").size() < probed) {
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException("the capture peer shipped nothing in 10 minutes");

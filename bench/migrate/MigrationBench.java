@@ -5,7 +5,7 @@
  *  - plain copy: what a user would write by hand: one scanner over the whole source (all
  *    versions), each row re-keyed from the old salt to the new (the SDK's KeyLayout), every cell
  *    put through one BufferedMutator into a pre-split target;
- *  - MigrationBridge.copyChunk: what presplitd runs, one worker per source region (at most
+ *  - CopyBridge.copyChunk: what presplitd runs, one worker per source region (at most
  *    --workers at a time), each copying its region in chunks of --chunk rows (next_row to next
  *    chunk, as the daemon's checkpoints would; no ZooKeeper here), into another pre-split target;
  *    then the digests the daemon's verification starts with: digestPartitions of every source
@@ -27,7 +27,9 @@
  */
 
 import io.presplit.client.KeyLayout;
-import io.presplit.migrate.MigrationBridge;
+import io.presplit.migrate.BridgeConnection;
+import io.presplit.migrate.CopyBridge;
+import io.presplit.migrate.VerificationBridge;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -104,7 +106,7 @@ public final class MigrationBench {
     Configuration conf = HBaseConfiguration.create();
     conf.set(pairs[0], pairs[1]);
     conf.set(pairs[2], pairs[3]);
-    MigrationBridge.configure(pairs);
+    BridgeConnection.configure(pairs);
     if (loadInto != null || plainCopyOf != null) {
       try (Connection conn = ConnectionFactory.createConnection(conf);
           Admin admin = conn.getAdmin()) {
@@ -148,7 +150,7 @@ public final class MigrationBench {
           }
         }
       } finally {
-        MigrationBridge.closeConnection();
+        BridgeConnection.closeConnection();
       }
       return;
     }
@@ -178,7 +180,7 @@ public final class MigrationBench {
       System.out.printf("plain copy: %d rows in %.1f s = %.0f rows/s%n", plainRows,
           plainSeconds, plainRows / plainSeconds);
 
-      // MigrationBridge.copyChunk, one task per source region, `workers` at a time.
+      // CopyBridge.copyChunk, one task per source region, `workers` at a time.
       List<byte[]> starts = new ArrayList<>();
       List<byte[]> ends = new ArrayList<>();
       for (HRegionLocation loc : conn.getRegionLocator(source).getAllRegionLocations()) {
@@ -197,7 +199,7 @@ public final class MigrationBench {
         tasks.add(pool.submit(() -> {
           byte[] from = start;
           while (true) {
-            JsonObject out = JsonParser.parseString(MigrationBridge.copyChunk(
+            JsonObject out = JsonParser.parseString(CopyBridge.copyChunk(
                 source.getNameAsString(), bridgeTarget.getNameAsString(), oldJson, newJson,
                 from, end, chunkRows, 0, null)).getAsJsonObject();
             bridgeRows.addAndGet(out.get("rows").getAsLong());
@@ -225,7 +227,7 @@ public final class MigrationBench {
       for (byte[] start : starts) {
         starts64.add(Base64.getEncoder().encodeToString(start));
       }
-      JsonArray targetDigests = JsonParser.parseString(MigrationBridge.digestTargetPartitions(
+      JsonArray targetDigests = JsonParser.parseString(VerificationBridge.digestTargetPartitions(
           bridgeTarget.getNameAsString(), newJson, oldJson, starts64.toString(), "16"))
           .getAsJsonArray();
       int mismatches = 0;
@@ -236,7 +238,7 @@ public final class MigrationBench {
       }
       double verifySeconds = secs(v0);
       pool.shutdown();
-      System.out.printf("MigrationBridge.copyChunk: %d rows in %.1f s = %.0f rows/s "
+      System.out.printf("CopyBridge.copyChunk: %d rows in %.1f s = %.0f rows/s "
           + "(%d regions, %d workers)%n", bridgeRows.get(), copySeconds,
           bridgeRows.get() / copySeconds, starts.size(), workers);
       System.out.printf("  + verification (per-region digests, one target scan): %.1f s; "
@@ -264,13 +266,13 @@ public final class MigrationBench {
         System.exit(1);
       }
     } finally {
-      MigrationBridge.closeConnection();
+      BridgeConnection.closeConnection();
     }
   }
 
   /** Rows, cells, digest and 16 partition digests of a table's rows [from, end). */
   static String total(String table, String layout, byte[] from, byte[] end) throws Exception {
-    return MigrationBridge.digestPartitions(table, layout,
+    return VerificationBridge.digestPartitions(table, layout,
         from == null ? "" : Base64.getEncoder().encodeToString(from),
         end == null ? "" : Base64.getEncoder().encodeToString(end), "16");
   }

@@ -1,7 +1,7 @@
 /*
  * RekeyBench: what re-keying costs in a re-salting copy, no cluster: 200,000 reference-case row
  * keys (32-hex-digit group + "|" + sequence) re-keyed from 10 to 16 decimal buckets (java-hashcode)
- * by libpresplit's RekeyAll through JNI in batches of 512 (what MigrationBridge does) and by the
+ * by libpresplit's RekeyAll through JNI in batches of 512 (what CopyBridge does) and by the
  * SDK's pure-Java KeyLayout one key at a time, five rounds each, interleaved. Checks both give the
  * same keys.
  *

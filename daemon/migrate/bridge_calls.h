@@ -17,7 +17,7 @@ enum class BridgeCall {
 };
 
 struct BridgeCallInfo {
-  const char* java_class;  // "io.presplit.migrate.MigrationBridge"
+  const char* java_class;  // "io.presplit.migrate.CopyBridge"
   const char* method;      // "copyChunk"
   const char* shape;       // "SSSSBBIJS>S"
 };
@@ -29,7 +29,7 @@ size_t BridgeCallCount();
 // The JNI method signature of a shape: "SB>S" -> "(Ljava/lang/String;[B)Ljava/lang/String;".
 // InvalidArgument for a letter the shape language lacks, no '>', or a void argument.
 Result<std::string> JniSignature(std::string_view shape);
-// "io.presplit.migrate.MigrationBridge" -> "io/presplit/migrate/MigrationBridge".
+// "io.presplit.migrate.CopyBridge" -> "io/presplit/migrate/CopyBridge".
 std::string JniClassName(std::string_view java_class);
 // The number of arguments of a shape (the letters before '>').
 size_t ArgumentCount(std::string_view shape);

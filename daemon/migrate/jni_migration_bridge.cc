@@ -8,11 +8,7 @@
 namespace presplit::daemon::migrate {
 namespace {
 
-// The two classes bridge_calls.def names.
-constexpr std::string_view kBridgeClass = "io.presplit.migrate.MigrationBridge";
-constexpr std::string_view kBulkJobClass = "io.presplit.mapreduce.ResaltBulkJob";
-
-// "MigrationBridge.copyChunk": how errors name a call.
+// "CopyBridge.copyChunk": how errors name a call.
 std::string CallName(BridgeCall call) {
   const std::string_view java_class = InfoOf(call).java_class;
   return std::string(java_class.substr(java_class.rfind('.') + 1)) + "." + InfoOf(call).method;
@@ -30,39 +26,46 @@ jbyteArray NewBytes(JNIEnv* env, const std::string& bytes) {
 }  // namespace
 
 JniMigrationBridge::~JniMigrationBridge() {
-  if (class_ == nullptr && bulk_class_ == nullptr) return;
-  jclass cls = class_;
-  jclass bulk = bulk_class_;
-  (void)jvm_.Run([cls, bulk](JNIEnv* env) {
-    if (cls != nullptr) env->DeleteGlobalRef(cls);
-    if (bulk != nullptr) env->DeleteGlobalRef(bulk);
+  std::vector<jclass> classes;
+  for (const auto& [name, cls] : classes_) classes.push_back(cls);
+  if (classes.empty()) return;
+  (void)jvm_.Run([classes](JNIEnv* env) {
+    for (jclass cls : classes) env->DeleteGlobalRef(cls);
     return Status::Ok();
   });
 }
 
-Status JniMigrationBridge::Resolve(JNIEnv* env) {
+Result<jclass> JniMigrationBridge::ClassOf(JNIEnv* env, const std::string& java_class) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (class_ != nullptr) return Status::Ok();
-  jclass cls = env->FindClass(JniClassName(kBridgeClass).c_str());
+  if (auto it = classes_.find(java_class); it != classes_.end()) return it->second;
+  jclass cls = env->FindClass(JniClassName(java_class).c_str());
   if (cls == nullptr) {
-    return TakeJavaException(env,
-                             "cannot load io.presplit.migrate.MigrationBridge (does the "
-                             "presplit-hbase.jar on the daemon's classpath have it?)");
+    return TakeJavaException(
+        env, "cannot load " + java_class +
+                 " (does the daemon's classpath have this version's presplit-hbase.jar" +
+                 (java_class.rfind("io.presplit.mapreduce.", 0) == 0
+                      ? std::string(" and HBase's MapReduce jars?)")
+                      : std::string("?)")));
   }
-  const BridgeCallInfo& copy = InfoOf(BridgeCall::kCopyChunk);
-  if (env->GetStaticMethodID(cls, copy.method, JniSignature(copy.shape)->c_str()) == nullptr) {
-    return TakeJavaException(env,
-                             "MigrationBridge does not have the expected methods (version "
-                             "mismatch between presplitd and presplit-hbase.jar?)");
+  jclass global = static_cast<jclass>(env->NewGlobalRef(cls));
+  env->DeleteLocalRef(cls);
+  classes_.emplace(java_class, global);
+  return global;
+}
+
+Status JniMigrationBridge::ConfigureOnce(JNIEnv* env) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (configured_) return Status::Ok();
   }
-  // The shared connection of MigrationBridge must use the daemon's own HBase settings.
-  const BridgeCallInfo& configure_call = InfoOf(BridgeCall::kConfigure);
-  jmethodID configure = env->GetStaticMethodID(cls, configure_call.method,
-                                               JniSignature(configure_call.shape)->c_str());
+  const BridgeCallInfo& info = InfoOf(BridgeCall::kConfigure);
+  PRESPLIT_ASSIGN_OR_RETURN(jclass cls, ClassOf(env, info.java_class));
+  PRESPLIT_ASSIGN_OR_RETURN(std::string signature, JniSignature(info.shape));
+  jmethodID configure = env->GetStaticMethodID(cls, info.method, signature.c_str());
   if (configure == nullptr) {
-    return TakeJavaException(env,
-                             "MigrationBridge has no configure(String[]) (version mismatch "
-                             "between presplitd and presplit-hbase.jar?)");
+    return TakeJavaException(env, CallName(BridgeCall::kConfigure) +
+                                      " is missing (version mismatch between presplitd and "
+                                      "presplit-hbase.jar?)");
   }
   std::vector<std::string> settings;
   for (const auto& [key, value] : hbase_settings_) {
@@ -70,43 +73,29 @@ Status JniMigrationBridge::Resolve(JNIEnv* env) {
     settings.push_back(value);
   }
   jobjectArray pairs = NewJavaStringArray(env, settings);
-  if (pairs == nullptr) return TakeJavaException(env, "MigrationBridge settings");
+  if (pairs == nullptr) return TakeJavaException(env, "the bridge's HBase settings");
   env->CallStaticVoidMethod(cls, configure, pairs);
-  if (env->ExceptionCheck()) return TakeJavaException(env, "MigrationBridge.configure");
-  class_ = static_cast<jclass>(env->NewGlobalRef(cls));
-  return Status::Ok();
-}
-
-Status JniMigrationBridge::ResolveBulk(JNIEnv* env) {
+  env->DeleteLocalRef(pairs);
+  if (env->ExceptionCheck()) return TakeJavaException(env, CallName(BridgeCall::kConfigure));
   std::lock_guard<std::mutex> lock(mu_);
-  if (bulk_class_ != nullptr) return Status::Ok();
-  jclass cls = env->FindClass(JniClassName(kBulkJobClass).c_str());
-  if (cls == nullptr) {
-    return TakeJavaException(env,
-                             "cannot load io.presplit.mapreduce.ResaltBulkJob (does the daemon's "
-                             "classpath have presplit-hbase.jar and HBase's MapReduce jars?)");
-  }
-  bulk_class_ = static_cast<jclass>(env->NewGlobalRef(cls));
+  configured_ = true;
   return Status::Ok();
 }
 
 Status JniMigrationBridge::MethodOf(JNIEnv* env, BridgeCall call, jclass* cls, jmethodID* method) {
   const BridgeCallInfo& info = InfoOf(call);
-  const bool bulk = info.java_class == kBulkJobClass;
-  PRESPLIT_RETURN_IF_ERROR(bulk ? ResolveBulk(env) : Resolve(env));
+  // Every call shares the connection configured here (the bulk job's too, on the local runner).
+  PRESPLIT_RETURN_IF_ERROR(ConfigureOnce(env));
+  PRESPLIT_ASSIGN_OR_RETURN(*cls, ClassOf(env, std::string(info.java_class)));
   std::lock_guard<std::mutex> lock(mu_);
-  *cls = bulk ? bulk_class_ : class_;
   jmethodID& id = methods_.at(static_cast<size_t>(call));
   if (id == nullptr) {
     PRESPLIT_ASSIGN_OR_RETURN(std::string signature, JniSignature(info.shape));
     id = env->GetStaticMethodID(*cls, info.method, signature.c_str());
     if (id == nullptr) {
-      return TakeJavaException(
-          env, bulk ? std::string("ResaltBulkJob has no ") + info.method +
-                          " (version mismatch between presplitd and presplit-hbase.jar?)"
-                    : CallName(call) +
-                          " is missing (version mismatch between presplitd and "
-                          "presplit-hbase.jar?)");
+      return TakeJavaException(env, CallName(call) +
+                                        " is missing (version mismatch between presplitd and "
+                                        "presplit-hbase.jar?)");
     }
   }
   *method = id;
@@ -383,7 +372,7 @@ Result<std::string> JniMigrationBridge::DescribeRow(const CopyRange& range,
                                       range.new_layout, Base64Encode(key)}));
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
   if (!parsed.is_object() || !parsed.contains("text") || !parsed["text"].is_string()) {
-    return Status::Internal("MigrationBridge.describeRow returned no text");
+    return Status::Internal("bridge call describeRow returned no text");
   }
   return parsed["text"].get<std::string>();
 }
@@ -443,7 +432,7 @@ Result<int64_t> JniMigrationBridge::SetThrottle(const std::vector<std::string>& 
   if (!json.ok()) return json.status();
   auto parsed = nlohmann::json::parse(*json, nullptr, false);
   if (!parsed.is_object() || !parsed.contains("taken") || !parsed["taken"].is_number_integer()) {
-    return Status::Internal("MigrationBridge.setThrottle returned " + *json);
+    return Status::Internal("bridge call setThrottle returned " + *json);
   }
   return parsed["taken"].get<int64_t>();
 }

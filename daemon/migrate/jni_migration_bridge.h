@@ -1,7 +1,8 @@
-// MigrationBridge over the embedded JVM: calls the static methods of
-// io.presplit.migrate.MigrationBridge (presplit-hbase.jar) on the calling thread, attached to the
-// JVM, so the copy workers run in parallel. The class is looked up on first use: a jar without it
-// fails the migration's calls with a clear error and nothing else.
+// MigrationBridge over the embedded JVM: calls the static methods bridge_calls.def names (the
+// classes of io.presplit.migrate, one per concern, and io.presplit.mapreduce.ResaltBulkJob, in
+// presplit-hbase.jar) on the calling thread, attached to the JVM, so the copy workers run in
+// parallel. Each class is looked up on first use: a jar without it fails the migration's calls
+// with a clear error and nothing else.
 #pragma once
 
 #include <jni.h>
@@ -20,7 +21,7 @@ namespace presplit::daemon::migrate {
 class JniMigrationBridge final : public MigrationBridge {
  public:
   // `hbase_settings` are the same HBase client settings the daemon's AdminBridge connects with;
-  // they are handed to MigrationBridge.configure before its first call, so the copy threads
+  // they are handed to BridgeConnection.configure before the first call, so the copy threads
   // never fall back to a default configuration (which would look for another cluster's meta).
   JniMigrationBridge(JvmHost& jvm, std::map<std::string, std::string> hbase_settings)
       : jvm_(jvm), hbase_settings_(std::move(hbase_settings)) {}
@@ -74,7 +75,7 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<std::string> DescribeRow(const CopyRange& range, const std::string& key) override;
 
   // The bulk copy: the static methods of io.presplit.mapreduce.ResaltBulkJob (looked up on first
-  // use, like MigrationBridge). The local job runner's jobs run in this JVM's threads.
+  // use, like the others). The local job runner's jobs run in this JVM's threads.
   Result<BulkSubmitted> SubmitBulkCopy(const std::string& spec) override;
   Result<SnapshotAccess> CheckSnapshotInput(const std::string& spec) override;
   Result<BulkJobProgress> BulkCopyProgress(const std::string& job_id,
@@ -87,12 +88,12 @@ class JniMigrationBridge final : public MigrationBridge {
   Result<int64_t> SetThrottle(const std::vector<std::string>& tables, int64_t cells_per_s) override;
 
  private:
-  // Resolves MigrationBridge once (global reference), configures its connection with the
-  // daemon's HBase settings, and checks copyChunk is there (a jar of another version fails here).
-  Status Resolve(JNIEnv* env);
-  // Resolves ResaltBulkJob once (global reference): only the mapreduce engine needs it, and its
-  // classpath (HBase's MapReduce jars).
-  Status ResolveBulk(JNIEnv* env);
+  // Configures the shared HBase connection of the jar's bridge (BridgeConnection.configure) with
+  // the daemon's HBase settings, once, before the first call of any row.
+  Status ConfigureOnce(JNIEnv* env);
+  // The class of that name (a global reference, looked up once): a jar of another version, or a
+  // classpath without HBase's MapReduce jars for ResaltBulkJob, fails here with what to check.
+  Result<jclass> ClassOf(JNIEnv* env, const std::string& java_class);
   // The class a row of bridge_calls.def names (resolved) and the row's method (looked up once).
   Status MethodOf(JNIEnv* env, BridgeCall call, jclass* cls, jmethodID* method);
   // Calls a row whose arguments are all Strings and whose result is a String (binary keys travel
@@ -106,8 +107,8 @@ class JniMigrationBridge final : public MigrationBridge {
   JvmHost& jvm_;
   const std::map<std::string, std::string> hbase_settings_;
   std::mutex mu_;
-  jclass class_ = nullptr;       // MigrationBridge
-  jclass bulk_class_ = nullptr;  // ResaltBulkJob
+  bool configured_ = false;
+  std::map<std::string, jclass> classes_;  // by Java class name, as bridge_calls.def names them
   std::vector<jmethodID> methods_ = std::vector<jmethodID>(BridgeCallCount(), nullptr);
 };
 

@@ -10,7 +10,7 @@ using nlohmann::json;
 Result<json> ParseObject(const std::string& text, const char* what) {
   json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) {
-    return Status::Internal(std::string("MigrationBridge.") + what +
+    return Status::Internal(std::string("bridge call ") + what +
                             " returned something that is not a JSON object");
   }
   return parsed;
@@ -18,7 +18,7 @@ Result<json> ParseObject(const std::string& text, const char* what) {
 
 Result<int64_t> Count(const json& object, const char* key, const char* what) {
   if (!object.contains(key) || !object[key].is_number_integer() || object[key].get<int64_t>() < 0) {
-    return Status::Internal(std::string("MigrationBridge.") + what + ": field '" + key +
+    return Status::Internal(std::string("bridge call ") + what + ": field '" + key +
                             "' missing or not a count");
   }
   return object[key].get<int64_t>();
@@ -29,16 +29,13 @@ Result<CellDigest> DigestOf(const json& object, const char* what) {
   PRESPLIT_ASSIGN_OR_RETURN(d.rows, Count(object, "rows", what));
   PRESPLIT_ASSIGN_OR_RETURN(d.cells, Count(object, "cells", what));
   if (!object.contains("digest") || !object["digest"].is_string()) {
-    return Status::Internal(std::string("MigrationBridge.") + what + ": field 'digest' missing");
+    return Status::Internal(std::string("bridge call ") + what + ": field 'digest' missing");
   }
   PRESPLIT_ASSIGN_OR_RETURN(d.digest, ParseDigestHex(object["digest"].get<std::string>()));
   return d;
 }
 
-
 }  // namespace
-
-
 
 Result<ChunkCopied> ParseChunkCopied(const std::string& text) {
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "copyChunk"));
@@ -46,14 +43,14 @@ Result<ChunkCopied> ParseChunkCopied(const std::string& text) {
   PRESPLIT_ASSIGN_OR_RETURN(out.copied, DigestOf(o, "copyChunk"));
   PRESPLIT_ASSIGN_OR_RETURN(out.bytes, Count(o, "bytes", "copyChunk"));
   if (!o.contains("next_row")) {
-    return Status::Internal("MigrationBridge.copyChunk: field 'next_row' missing");
+    return Status::Internal("bridge call copyChunk: field 'next_row' missing");
   }
   if (o["next_row"].is_string()) {
     auto row = Base64Decode(o["next_row"].get<std::string>());
-    if (!row.ok()) return Status::Internal("MigrationBridge.copyChunk: next_row is not base64");
+    if (!row.ok()) return Status::Internal("bridge call copyChunk: next_row is not base64");
     out.next_row = std::move(row).value();
   } else if (!o["next_row"].is_null()) {
-    return Status::Internal("MigrationBridge.copyChunk: next_row is neither base64 nor null");
+    return Status::Internal("bridge call copyChunk: next_row is neither base64 nor null");
   }
   return out;
 }
@@ -61,7 +58,7 @@ Result<ChunkCopied> ParseChunkCopied(const std::string& text) {
 Result<bool> ParseFlag(const std::string& text, const char* key) {
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, key));
   if (!o.contains(key) || !o[key].is_boolean()) {
-    return Status::Internal(std::string("MigrationBridge: field '") + key + "' missing");
+    return Status::Internal(std::string("bridge call: field '") + key + "' missing");
   }
   return o[key].get<bool>();
 }
@@ -69,7 +66,7 @@ Result<bool> ParseFlag(const std::string& text, const char* key) {
 Result<CapturePeerState> ParseCapturePeerState(const std::string& text) {
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "describeCapture"));
   if (!o.contains("exists") || !o["exists"].is_boolean()) {
-    return Status::Internal("MigrationBridge.describeCapture: field 'exists' missing");
+    return Status::Internal("bridge call describeCapture: field 'exists' missing");
   }
   CapturePeerState out;
   out.exists = o["exists"].get<bool>();
@@ -80,7 +77,7 @@ Result<CapturePeerState> ParseCapturePeerState(const std::string& text) {
     for (const json& queue : o["recovered_queues"]) {
       if (!queue.is_string()) {
         return Status::Internal(
-            "MigrationBridge.describeCapture: 'recovered_queues' holds a "
+            "bridge call describeCapture: 'recovered_queues' holds a "
             "non-string");
       }
       out.recovered_queues.push_back(queue.get<std::string>());
@@ -93,18 +90,17 @@ namespace {
 
 Result<std::vector<std::string>> Base64List(const json& o, const char* key, const char* what) {
   if (!o.contains(key) || !o[key].is_array()) {
-    return Status::Internal(std::string("MigrationBridge.") + what + ": field '" + key +
-                            "' missing");
+    return Status::Internal(std::string("bridge call ") + what + ": field '" + key + "' missing");
   }
   std::vector<std::string> out;
   for (const json& entry : o[key]) {
     if (!entry.is_string()) {
-      return Status::Internal(std::string("MigrationBridge.") + what + ": '" + key +
+      return Status::Internal(std::string("bridge call ") + what + ": '" + key +
                               "' holds a non-string");
     }
     auto bytes = Base64Decode(entry.get<std::string>());
     if (!bytes.ok()) {
-      return Status::Internal(std::string("MigrationBridge.") + what + ": '" + key +
+      return Status::Internal(std::string("bridge call ") + what + ": '" + key +
                               "' holds something that is not base64");
     }
     out.push_back(std::move(bytes).value());
@@ -114,13 +110,12 @@ Result<std::vector<std::string>> Base64List(const json& o, const char* key, cons
 
 Result<std::vector<std::string>> StringList(const json& o, const char* key, const char* what) {
   if (!o.contains(key) || !o[key].is_array()) {
-    return Status::Internal(std::string("MigrationBridge.") + what + ": field '" + key +
-                            "' missing");
+    return Status::Internal(std::string("bridge call ") + what + ": field '" + key + "' missing");
   }
   std::vector<std::string> out;
   for (const json& entry : o[key]) {
     if (!entry.is_string()) {
-      return Status::Internal(std::string("MigrationBridge.") + what + ": '" + key +
+      return Status::Internal(std::string("bridge call ") + what + ": '" + key +
                               "' holds a non-string");
     }
     out.push_back(entry.get<std::string>());
@@ -133,12 +128,12 @@ Result<PartitionDigests> PartitionDigestsOf(const json& o, int partitions, const
   PRESPLIT_ASSIGN_OR_RETURN(out.total, DigestOf(o, what));
   if (!o.contains("partitions") || !o["partitions"].is_array() ||
       o["partitions"].size() != static_cast<size_t>(partitions)) {
-    return Status::Internal(std::string("MigrationBridge.") + what + ": not " +
+    return Status::Internal(std::string("bridge call ") + what + ": not " +
                             std::to_string(partitions) + " partition digests");
   }
   for (const json& hex : o["partitions"]) {
     if (!hex.is_string()) {
-      return Status::Internal(std::string("MigrationBridge.") + what +
+      return Status::Internal(std::string("bridge call ") + what +
                               ": a partition digest is not a string");
     }
     PRESPLIT_ASSIGN_OR_RETURN(uint64_t d, ParseDigestHex(hex.get<std::string>()));
@@ -156,8 +151,8 @@ Result<ProbeRound> ParseProbeRound(const std::string& text) {
   PRESPLIT_ASSIGN_OR_RETURN(out.rows, Base64List(o, "rows", "probe"));
   PRESPLIT_ASSIGN_OR_RETURN(out.acks, StringList(o, "acks", "probe"));
   if (out.acks.size() != out.rows.size()) {
-    return Status::Internal("MigrationBridge.probe: " + std::to_string(out.rows.size()) +
-                            " rows but " + std::to_string(out.acks.size()) + " acks");
+    return Status::Internal("bridge call probe: " + std::to_string(out.rows.size()) + " rows but " +
+                            std::to_string(out.acks.size()) + " acks");
   }
   return out;
 }
@@ -186,13 +181,13 @@ Result<std::vector<CapturePeerOwner>> ParseCapturePeerOwners(const std::string& 
   constexpr const char* kWhat = "listCapturePeers";
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
   if (!o.contains("peers") || !o["peers"].is_array()) {
-    return Status::Internal("MigrationBridge.listCapturePeers: field 'peers' missing");
+    return Status::Internal("bridge call listCapturePeers: field 'peers' missing");
   }
   std::vector<CapturePeerOwner> out;
   for (const json& peer : o["peers"]) {
     if (!peer.is_object() || !peer.contains("id") || !peer["id"].is_string() ||
         (peer.contains("owner") && !peer["owner"].is_string() && !peer["owner"].is_null())) {
-      return Status::Internal("MigrationBridge.listCapturePeers: a peer is not {id, owner}");
+      return Status::Internal("bridge call listCapturePeers: a peer is not {id, owner}");
     }
     CapturePeerOwner entry{peer["id"].get<std::string>(), ""};
     if (peer.contains("owner") && peer["owner"].is_string()) {
@@ -207,12 +202,12 @@ Result<std::vector<CaptureLag>> ParseCaptureLags(const std::string& text) {
   constexpr const char* kWhat = "captureLags";
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, kWhat));
   if (!o.contains("peers") || !o["peers"].is_array()) {
-    return Status::Internal("MigrationBridge.captureLags: field 'peers' missing");
+    return Status::Internal("bridge call captureLags: field 'peers' missing");
   }
   std::vector<CaptureLag> out;
   for (const json& peer : o["peers"]) {
     if (!peer.is_object() || !peer.contains("id") || !peer["id"].is_string()) {
-      return Status::Internal("MigrationBridge.captureLags: a peer without an id");
+      return Status::Internal("bridge call captureLags: a peer without an id");
     }
     CaptureLag lag;
     lag.peer_id = peer["id"].get<std::string>();
@@ -258,13 +253,13 @@ Result<std::vector<PartitionDigests>> ParsePartitionDigestList(const std::string
                                                                size_t expected, int partitions) {
   json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_array() || parsed.size() != expected) {
-    return Status::Internal("MigrationBridge.digestTargetPartitions did not return an array of " +
+    return Status::Internal("bridge call digestTargetPartitions did not return an array of " +
                             std::to_string(expected) + " entries");
   }
   std::vector<PartitionDigests> out;
   for (const json& entry : parsed) {
     if (!entry.is_object()) {
-      return Status::Internal("MigrationBridge.digestTargetPartitions: an entry is no object");
+      return Status::Internal("bridge call digestTargetPartitions: an entry is no object");
     }
     PRESPLIT_ASSIGN_OR_RETURN(PartitionDigests d,
                               PartitionDigestsOf(entry, partitions, "digestTargetPartitions"));
@@ -285,12 +280,12 @@ Result<RowDifferences> ParseRowDifferences(const std::string& text) {
 Result<std::vector<uint64_t>> ParseRowHashes(const std::string& text, size_t expected) {
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "rowHashes"));
   if (!o.contains("hashes") || !o["hashes"].is_array() || o["hashes"].size() != expected) {
-    return Status::Internal("MigrationBridge.rowHashes did not return " + std::to_string(expected) +
+    return Status::Internal("bridge call rowHashes did not return " + std::to_string(expected) +
                             " hashes");
   }
   std::vector<uint64_t> out;
   for (const json& hex : o["hashes"]) {
-    if (!hex.is_string()) return Status::Internal("MigrationBridge.rowHashes: not a string");
+    if (!hex.is_string()) return Status::Internal("bridge call rowHashes: not a string");
     PRESPLIT_ASSIGN_OR_RETURN(uint64_t h, ParseDigestHex(hex.get<std::string>()));
     out.push_back(h);
   }
@@ -391,12 +386,11 @@ Result<GenerationCreated> ParseGenerationCreated(const std::string& text) {
   GenerationCreated out;
   if (o.contains("refused") && o["refused"].is_string()) {
     out.refused = o["refused"].get<std::string>();
-    if (out.refused.empty())
-      return Status::Internal("MigrationBridge.createGeneration: empty refusal");
+    if (out.refused.empty()) return Status::Internal("bridge call createGeneration: empty refusal");
     return out;
   }
   if (!o.contains("created") || !o["created"].is_boolean()) {
-    return Status::Internal("MigrationBridge.createGeneration: field 'created' is required");
+    return Status::Internal("bridge call createGeneration: field 'created' is required");
   }
   out.created = o["created"].get<bool>();
   PRESPLIT_ASSIGN_OR_RETURN(int64_t grants, Count(o, "grants", kWhat));
@@ -428,7 +422,7 @@ Result<GenerationCheck> ParseGenerationCheck(const std::string& text) {
   if (!o.contains("exists") || !o["exists"].is_boolean() || !o.contains("why_not") ||
       !o["why_not"].is_string()) {
     return Status::Internal(
-        "MigrationBridge.checkGeneration: fields 'exists' and 'why_not' are "
+        "bridge call checkGeneration: fields 'exists' and 'why_not' are "
         "required");
   }
   return GenerationCheck{o["exists"].get<bool>(), o["why_not"].get<std::string>()};
@@ -438,7 +432,7 @@ Result<GuardChange> ParseGuardChange(const std::string& text, const char* what) 
   PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, what));
   if (!o.contains("changed") || !o["changed"].is_boolean() || !o.contains("other_plan") ||
       !(o["other_plan"].is_null() || o["other_plan"].is_string())) {
-    return Status::Internal(std::string("MigrationBridge.") + what +
+    return Status::Internal(std::string("bridge call ") + what +
                             ": fields 'changed' and 'other_plan' are required");
   }
   GuardChange out;

@@ -1,5 +1,5 @@
 // The migration engine's view of the Java code that moves and checks cells
-// (io.presplit.migrate.MigrationBridge in presplit-hbase.jar): an interface, so the engine is
+// (package io.presplit.migrate in presplit-hbase.jar): an interface, so the engine is
 // plain code unit-tested with a fake, and its production implementation over the embedded JVM.
 //
 // Layouts travel as the JSON of a status's `layout` object; row keys as raw bytes ("" = open
@@ -402,7 +402,7 @@ class MigrationBridge {
   }
 };
 
-// The JSON results of MigrationBridge's Java methods (the contract's shapes).
+// The JSON results of the bridge's Java methods (the contract's shapes).
 Result<ChunkCopied> ParseChunkCopied(const std::string& json);
 Result<CellDigest> ParseCellDigest(const std::string& json);
 Result<std::vector<CellDigest>> ParseCellDigests(const std::string& json, size_t expected);

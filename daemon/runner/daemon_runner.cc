@@ -394,7 +394,7 @@ Status RunDaemon(const DaemonOptions& initial_options) {
 
   // Re-salting migrations (leader only), on a worker of their own with their own HBase
   // connection: a copy runs for minutes and must not hold up the reconcile passes. The copy
-  // threads call MigrationBridge on their own (attached) JVM threads.
+  // threads call the jar's bridge on their own (attached) JVM threads.
   auto migrate_admin = std::make_unique<ConnectOnDemandAdmin>(*jvm, hbase_settings, kerberos.get());
   // Owned here and released before the JVM: its destructor drops global references through it.
   auto migration_bridge = std::make_unique<migrate::JniMigrationBridge>(*jvm, hbase_settings);

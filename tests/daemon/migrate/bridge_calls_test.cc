@@ -16,11 +16,15 @@ TEST(BridgeCalls, EveryRowHasAValidShapeAndAUniqueMethod) {
     EXPECT_TRUE(seen.insert(key + "/" + std::to_string(ArgumentCount(info.shape))).second) << key;
     auto signature = JniSignature(info.shape);
     EXPECT_TRUE(signature.ok()) << key << ": " << signature.status().message();
-    EXPECT_TRUE(std::string(info.java_class) == "io.presplit.migrate.MigrationBridge" ||
+    // The bridge's classes, one per concern, and the bulk job's.
+    EXPECT_TRUE(std::string(info.java_class).rfind("io.presplit.migrate.", 0) == 0 ||
                 std::string(info.java_class) == "io.presplit.mapreduce.ResaltBulkJob")
         << key;
   }
   EXPECT_EQ(std::string(InfoOf(BridgeCall::kCopyChunk).method), "copyChunk");
+  EXPECT_EQ(std::string(InfoOf(BridgeCall::kConfigure).java_class),
+            "io.presplit.migrate.BridgeConnection")
+      << "JniMigrationBridge configures the shared connection through this row first";
   EXPECT_EQ(std::string(InfoOf(BridgeCall::kJobKill).shape), "SS>V");
 }
 
@@ -35,8 +39,7 @@ TEST(BridgeCalls, ShapesAreJniSignatures) {
   EXPECT_FALSE(JniSignature("VS>S").ok()) << "a void argument";
   EXPECT_FALSE(JniSignature("S>SS").ok()) << "two results";
   EXPECT_EQ(ArgumentCount("SSB>V"), 3u);
-  EXPECT_EQ(JniClassName("io.presplit.migrate.MigrationBridge"),
-            "io/presplit/migrate/MigrationBridge");
+  EXPECT_EQ(JniClassName("io.presplit.migrate.CopyBridge"), "io/presplit/migrate/CopyBridge");
 }
 
 }  // namespace

@@ -2497,7 +2497,7 @@ TEST(MigrationRecords, BridgeResultsAreParsedStrictly) {
   EXPECT_EQ(*chunk->next_row, "ab");
   EXPECT_FALSE(ParseChunkCopied(R"({"rows":2})").ok());
   EXPECT_FALSE(ParseChunkCopied("[]").ok());
-  // What MigrationBridge.guardTable and unguardTable return.
+  // What GenerationBridge.guardTable and unguardTable return.
   auto guard = ParseGuardChange(R"({"changed":true,"other_plan":null})", "guardTable");
   ASSERT_TRUE(guard.ok()) << guard.status().ToString();
   EXPECT_EQ(*guard, (GuardChange{true, ""}));

@@ -31,7 +31,10 @@
  */
 
 import io.presplit.client.KeyLayout;
-import io.presplit.migrate.MigrationBridge;
+import io.presplit.migrate.BridgeConnection;
+import io.presplit.migrate.CaptureBridge;
+import io.presplit.migrate.CopyBridge;
+import io.presplit.migrate.VerificationBridge;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -115,7 +118,7 @@ public final class MigrationBridgeE2E {
     c.set(conf[2], conf[3]);
     // Reads the cells' tags too (a per-cell TTL shipped by the capture).
     c.set("hbase.client.rpc.codec", "org.apache.hadoop.hbase.codec.KeyValueCodecWithTags");
-    MigrationBridge.configure(conf);
+    BridgeConnection.configure(conf);
     KeyLayout oldLayout = KeyLayout.fromDocument(obj(OLD_LAYOUT));
     KeyLayout newLayout = KeyLayout.fromDocument(obj(NEW_LAYOUT));
     TableName source = TableName.valueOf(ns, "src");
@@ -177,7 +180,7 @@ public final class MigrationBridgeE2E {
       for (int r = 0; r < starts.size(); r++) {
         byte[] from = starts.get(r);
         while (true) {
-          JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          JsonObject chunk = obj(CopyBridge.copyChunk(source.getNameAsString(),
               target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r),
               150, 0, null));
           chunks++;
@@ -269,7 +272,7 @@ public final class MigrationBridgeE2E {
       for (int r = 0; r < 5; r++) {
         byte[] from = starts.get(r);
         while (true) {
-          JsonObject chunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+          JsonObject chunk = obj(CopyBridge.copyChunk(source.getNameAsString(),
               hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, from, ends.get(r),
                150, 0, spec));
           hfileChunks++;
@@ -280,7 +283,7 @@ public final class MigrationBridgeE2E {
           from = Base64.getDecoder().decode(chunk.get("next_row").getAsString());
         }
       }
-      JsonObject crossing = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+      JsonObject crossing = obj(CopyBridge.copyChunk(source.getNameAsString(),
           hfileTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(5), null,
           1_000_000, 0, spec));
       hfileChunks++;
@@ -347,7 +350,7 @@ public final class MigrationBridgeE2E {
       for (int r = 0; r < starts.size(); r++) {
         sourceBefore.add(digest(source, OLD_LAYOUT, starts.get(r), ends.get(r)));
       }
-      JsonObject firstSnapChunk = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+      JsonObject firstSnapChunk = obj(CopyBridge.copyChunk(source.getNameAsString(),
           snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0),
            150, 0, snapSpec));
       check(!admin.listSnapshots(java.util.regex.Pattern.compile(snapshotName)).isEmpty(),
@@ -366,10 +369,10 @@ public final class MigrationBridgeE2E {
       }
       long snapRows = firstSnapChunk.get("rows").getAsLong();
       byte[] resume = Base64.getDecoder().decode(firstSnapChunk.get("next_row").getAsString());
-      snapRows += obj(MigrationBridge.copyChunk(source.getNameAsString(),
+      snapRows += obj(CopyBridge.copyChunk(source.getNameAsString(),
           snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, resume, ends.get(0),
           1_000_000, 0, snapSpec)).get("rows").getAsLong();
-      JsonObject restOfSource = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+      JsonObject restOfSource = obj(CopyBridge.copyChunk(source.getNameAsString(),
           snapTarget.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), null,
           1_000_000, 0, snapSpec));
       check(restOfSource.get("next_row").isJsonNull(), "the snapshot copy did not finish");
@@ -403,7 +406,7 @@ public final class MigrationBridgeE2E {
 
       // Idempotence: region 0 copied again in one chunk, the target's digest is unchanged.
       String before = digest(target, NEW_LAYOUT, null, null).toString();
-      JsonObject again = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+      JsonObject again = obj(CopyBridge.copyChunk(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(0), ends.get(0),
            1_000_000, 0, null));
       check(again.get("next_row").isJsonNull() && again.get("rows").getAsLong() == regionRows[0],
@@ -413,7 +416,7 @@ public final class MigrationBridgeE2E {
 
       // Throttling: 600 cells at 2000 cells/s take at least 0.3 s (well, 0.25 s of margin).
       long t0 = System.nanoTime();
-      JsonObject throttled = obj(MigrationBridge.copyChunk(source.getNameAsString(),
+      JsonObject throttled = obj(CopyBridge.copyChunk(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, starts.get(1), ends.get(1),
            150, 2000, null));
       double seconds = (System.nanoTime() - t0) / 1e9;
@@ -435,15 +438,15 @@ public final class MigrationBridgeE2E {
         t.put(new Put(oldLayout.encode(beforePeer)).addColumn(F, Bytes.toBytes("q0"),
             beforePeerTs, Bytes.toBytes("written before the peer")));
       }
-      JsonObject ensured = obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
+      JsonObject ensured = obj(CaptureBridge.ensureCapture(peer, source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()));
       check(ensured.get("added").getAsBoolean()
           && ensured.get("flushed_regions").getAsInt() == starts.size(),
           "the capture peer was not added knowing every region's flushed edits: " + ensured);
-      check(!obj(MigrationBridge.ensureCapture(peer, source.getNameAsString(),
+      check(!obj(CaptureBridge.ensureCapture(peer, source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, target.getNameAsString()))
           .get("added").getAsBoolean(), "a second ensure added the peer again");
-      JsonObject described = obj(MigrationBridge.describeCapture(peer));
+      JsonObject described = obj(CaptureBridge.describeCapture(peer));
       check(described.get("exists").getAsBoolean()
           && described.get("target").getAsString().equals(target.getNameAsString())
           && described.getAsJsonArray("recovered_queues").size() == 0,
@@ -471,12 +474,12 @@ public final class MigrationBridgeE2E {
             new Delete(oldLayout.encode(logicalKeys.get(8))).addColumn(F, Bytes.toBytes("q0")))));
       }
       long probeId = System.currentTimeMillis();
-      JsonObject probe = obj(MigrationBridge.probe(source.getNameAsString(),
+      JsonObject probe = obj(CaptureBridge.probe(source.getNameAsString(),
           Long.toString(probeId)));
       int probed = probe.getAsJsonArray("rows").size();
       check(probed == starts.size(), "probed " + probed + " regions of " + starts.size());
       long captureDeadline = System.currentTimeMillis() + 120_000;
-      while (obj(MigrationBridge.captureAcks(target.getNameAsString(), Long.toString(probeId)))
+      while (obj(CaptureBridge.captureAcks(target.getNameAsString(), Long.toString(probeId)))
           .getAsJsonArray("probe_acks").size() < probed) {
         check(System.currentTimeMillis() < captureDeadline, "the peer acknowledged no probe");
         Thread.sleep(100);
@@ -500,14 +503,14 @@ public final class MigrationBridgeE2E {
         check(t.get(new Get(newLayout.encode(logicalKeys.get(4)))).isEmpty(),
             "the whole-row delete did not arrive");
       }
-      JsonObject present = obj(MigrationBridge.checkPresent(source.getNameAsString(),
+      JsonObject present = obj(VerificationBridge.checkPresent(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT));
       check(present.get("missing").getAsLong() == 0
           && present.get("checked").getAsLong() == obj(sourceAll).get("cells").getAsLong(),
           "checkPresent after the capture: " + present + " source " + sourceAll);
-      check(obj(MigrationBridge.removeCapture(peer)).get("removed").getAsBoolean(),
+      check(obj(CaptureBridge.removeCapture(peer)).get("removed").getAsBoolean(),
           "the peer was not removed");
-      check(!obj(MigrationBridge.describeCapture(peer)).get("exists").getAsBoolean(),
+      check(!obj(CaptureBridge.describeCapture(peer)).get("exists").getAsBoolean(),
           "the peer is still there");
 
       // A cell removed from the target: excused while its delete marker is there (a writer
@@ -516,7 +519,7 @@ public final class MigrationBridgeE2E {
       try (Table t = conn.getTable(target)) {
         t.delete(new Delete(newLayout.encode(victim)).addColumns(F, Bytes.toBytes("q1")));
       }
-      JsonObject excused = obj(MigrationBridge.checkPresent(source.getNameAsString(),
+      JsonObject excused = obj(VerificationBridge.checkPresent(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT));
       check(excused.get("missing").getAsLong() == 0, "a deleted cell is not excused: " + excused);
       String corrupted = digest(target, NEW_LAYOUT, null, null).toString();
@@ -543,20 +546,20 @@ public final class MigrationBridgeE2E {
         }
       }
       check(regionsToDiff.size() == 1, "one region differs, not " + regionsToDiff);
-      JsonObject diff = obj(MigrationBridge.diffPartitions(source.getNameAsString(),
+      JsonObject diff = obj(VerificationBridge.diffPartitions(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, startsJson(starts),
           regionsToDiff.toString(), "16", "100"));
       check(diff.get("differing").getAsLong() == 1 && Bytes.equals(Base64.getDecoder().decode(
           diff.getAsJsonArray("keys").get(0).getAsString()), victim), "diffPartitions: " + diff);
       JsonArray keys = new JsonArray();
       keys.add(b64(victim));
-      String sourceHash = obj(MigrationBridge.rowHashes(source.getNameAsString(), OLD_LAYOUT,
+      String sourceHash = obj(VerificationBridge.rowHashes(source.getNameAsString(), OLD_LAYOUT,
           keys.toString())).getAsJsonArray("hashes").get(0).getAsString();
-      String targetHash = obj(MigrationBridge.rowHashes(target.getNameAsString(), NEW_LAYOUT,
+      String targetHash = obj(VerificationBridge.rowHashes(target.getNameAsString(), NEW_LAYOUT,
           keys.toString())).getAsJsonArray("hashes").get(0).getAsString();
       check(!sourceHash.equals(targetHash) && !targetHash.equals("0000000000000000"),
           "rowHashes: " + sourceHash + " vs " + targetHash);
-      String text = obj(MigrationBridge.describeRow(source.getNameAsString(),
+      String text = obj(VerificationBridge.describeRow(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT, b64(victim))).get("text")
           .getAsString();
       check(text.contains(Bytes.toStringBinary(victim)) && text.contains("q1"),
@@ -568,7 +571,7 @@ public final class MigrationBridgeE2E {
         check(System.currentTimeMillis() < deadline, "the major compaction kept the marker");
         Thread.sleep(200);
       }
-      JsonObject missing = obj(MigrationBridge.checkPresent(source.getNameAsString(),
+      JsonObject missing = obj(VerificationBridge.checkPresent(source.getNameAsString(),
           target.getNameAsString(), OLD_LAYOUT, NEW_LAYOUT));
       check(missing.get("missing").getAsLong() >= 1
           && missing.get("first_missing").getAsString().contains(Bytes.toStringBinary(victim)),
@@ -587,7 +590,7 @@ public final class MigrationBridgeE2E {
       }
       admin.deleteNamespace(ns);
     } finally {
-      MigrationBridge.closeConnection();
+      BridgeConnection.closeConnection();
     }
     System.out.println(evidence);
   }
@@ -607,13 +610,13 @@ public final class MigrationBridgeE2E {
   /** Rows, cells, digest and 16 partition digests of a table's rows [from, end). */
   static JsonObject digest(TableName table, String layout, byte[] from, byte[] end)
       throws Exception {
-    return obj(MigrationBridge.digestPartitions(table.getNameAsString(), layout, b64(from),
+    return obj(VerificationBridge.digestPartitions(table.getNameAsString(), layout, b64(from),
         b64(end), "16"));
   }
 
   /** The target's rows attributed to the source regions (as digest() per region). */
   static JsonArray targetDigests(TableName target, List<byte[]> starts) throws Exception {
-    return JsonParser.parseString(MigrationBridge.digestTargetPartitions(
+    return JsonParser.parseString(VerificationBridge.digestTargetPartitions(
         target.getNameAsString(), NEW_LAYOUT, OLD_LAYOUT, startsJson(starts), "16"))
         .getAsJsonArray();
   }

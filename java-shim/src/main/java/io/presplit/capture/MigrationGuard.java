@@ -192,7 +192,7 @@ public class MigrationGuard implements RegionCoprocessor, RegionObserver {
     }
   }
 
-  // ---- the guard in a table's descriptor (presplitd's side: MigrationBridge, NextGeneration)
+  // ---- the guard in a table's descriptor (presplitd's side: GenerationBridge, NextGeneration)
 
   /**
    * The plan id of the guard attached to {@code table}: null when none is, "" when it is

@@ -17,7 +17,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
  * Where a migration stages its HFiles and the configuration that names their file system: the
  * {@code staging_dir}, {@code hbase_conf_dir}, {@code hadoop_conf_dir} and {@code hbase_conf}
  * fields of a bulk job's spec ({@link ResaltBulkJob}). The "mapreduce" engine's job and cleanup
- * and the "hfile" engine's chunk copy ({@code MigrationBridge.copyChunk}) resolve the staging
+ * and the "hfile" engine's chunk copy ({@code CopyBridge.copyChunk}) resolve the staging
  * directory through this one configuration, so a path without a scheme lands on the same file
  * system whichever of them writes or removes it (the {@code fs.defaultFS} of the Hadoop
  * configuration directory, else of hbase-site.xml, else the local disk).

@@ -29,8 +29,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * document says. The marker ({@link #MARKER_SOURCE}, {@link #MARKER_PLAN}) says which migration
  * created the table, so that nothing acts on a table a plan did not create. The new generation is
  * born with the plan's {@link MigrationGuard}, letting through the bulk loads of presplit's own
- * copy until the copy ends ({@link MigrationBridge#guardTable}), and removed at the fence
- * ({@link MigrationBridge#settleNewGeneration}).
+ * copy until the copy ends ({@link GenerationBridge#guardTable}), and removed at the fence
+ * ({@link GenerationBridge#settleNewGeneration}).
  */
 public final class NextGeneration {
 

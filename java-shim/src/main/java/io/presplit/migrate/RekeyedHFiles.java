@@ -71,7 +71,7 @@ final class RekeyedHFiles implements Closeable {
    * timestamp and value.
    */
   void add(byte[] newRow, Cell[] cells) throws IOException {
-    int region = Math.max(0, MigrationBridge.regionOf(regionStarts, newRow));
+    int region = Math.max(0, BridgeSupport.regionOf(regionStarts, newRow));
     Slot slot = new Slot(region, Bytes.toStringBinary(newRow, 0, Math.min(saltWidth,
         newRow.length)));
     SlotFiles files = open.get(slot);

@@ -109,7 +109,7 @@ final class Verification {
     int width = layout.saltWidth();
     Partitioned out = new Partitioned(partitions);
     try (Table t = c.getTable(table); ResultScanner scanner = t.getScanner(
-        MigrationBridge.rangeScan(fromRow, endRow, MigrationBridge.SCAN_CACHING))) {
+        BridgeSupport.rangeScan(fromRow, endRow, BridgeSupport.SCAN_CACHING))) {
       for (Result r : scanner) {
         if (r.isEmpty()) {
           continue;
@@ -129,7 +129,7 @@ final class Verification {
    */
   static String digestTargetPartitions(Connection c, TableName target, MigrationLayout newLayout,
       MigrationLayout oldLayout, List<byte[]> sourceStarts, int partitions) throws IOException {
-    byte[][] starts = MigrationBridge.checkStarts(sourceStarts);
+    byte[][] starts = BridgeSupport.checkStarts(sourceStarts);
     Partitioned[] totals = new Partitioned[starts.length];
     for (int i = 0; i < totals.length; i++) {
       totals[i] = new Partitioned(partitions);
@@ -165,19 +165,19 @@ final class Verification {
   static String diffPartitions(Connection c, TableName source, TableName target,
       MigrationLayout oldLayout, MigrationLayout newLayout, List<byte[]> sourceStarts,
       List<RegionPartitions> regions, int partitions, int maxKeys) throws IOException {
-    byte[][] starts = MigrationBridge.checkStarts(sourceStarts);
+    byte[][] starts = BridgeSupport.checkStarts(sourceStarts);
     Map<Integer, Set<Integer>> wanted = new HashMap<>();
     Map<ByteBuffer, Long> sourceRows = new HashMap<>();
     int oldWidth = oldLayout.saltWidth();
     for (RegionPartitions region : regions) {
-      int index = MigrationBridge.regionOf(starts, region.start());
+      int index = BridgeSupport.regionOf(starts, region.start());
       if (index < 0 || !Bytes.equals(starts[index], region.start())) {
         throw new IllegalArgumentException("region '" + Bytes.toStringBinary(region.start())
             + "' is not one of the source regions");
       }
       wanted.put(index, region.partitions());
       try (Table t = c.getTable(source); ResultScanner scanner = t.getScanner(
-          MigrationBridge.rangeScan(region.start(), region.end(), MigrationBridge.SCAN_CACHING))) {
+          BridgeSupport.rangeScan(region.start(), region.end(), BridgeSupport.SCAN_CACHING))) {
         for (Result r : scanner) {
           if (r.isEmpty()) {
             continue;
@@ -317,8 +317,8 @@ final class Verification {
         for (JsonElement p : o.getAsJsonArray("partitions")) {
           partitions.add(p.getAsInt());
         }
-        out.add(new RegionPartitions(MigrationBridge.base64(o.get("start").getAsString()),
-            MigrationBridge.base64(o.get("end").getAsString()), partitions));
+        out.add(new RegionPartitions(BridgeSupport.base64(o.get("start").getAsString()),
+            BridgeSupport.base64(o.get("end").getAsString()), partitions));
       }
     } catch (JsonParseException | IllegalStateException | UnsupportedOperationException
         | NullPointerException | NumberFormatException e) {
@@ -348,8 +348,8 @@ final class Verification {
       throws IOException {
     int width = newLayout.saltWidth();
     try (Table t = c.getTable(target); ResultScanner scanner = t.getScanner(
-        MigrationBridge.rangeScan(from, end, MigrationBridge.SCAN_CACHING))) {
-      List<Result> batch = new ArrayList<>(MigrationBridge.BATCH_ROWS);
+        BridgeSupport.rangeScan(from, end, BridgeSupport.SCAN_CACHING))) {
+      List<Result> batch = new ArrayList<>(BridgeSupport.BATCH_ROWS);
       Result r;
       do {
         r = scanner.next();
@@ -358,10 +358,10 @@ final class Verification {
           ThrottleGate.acquire(target, r.size());
           batch.add(r);
         }
-        if (batch.size() == MigrationBridge.BATCH_ROWS || (r == null && !batch.isEmpty())) {
-          byte[][] oldKeys = MigrationBridge.rekey(batch, newLayout, oldLayout);
+        if (batch.size() == BridgeSupport.BATCH_ROWS || (r == null && !batch.isEmpty())) {
+          byte[][] oldKeys = BridgeSupport.rekey(batch, newLayout, oldLayout);
           for (int i = 0; i < batch.size(); i++) {
-            int region = MigrationBridge.regionOf(starts, oldKeys[i]);
+            int region = BridgeSupport.regionOf(starts, oldKeys[i]);
             if (region < 0) {
               throw new IllegalArgumentException("row '" + Bytes.toStringBinary(oldKeys[i])
                   + "' (old layout) is before the first source region start '"

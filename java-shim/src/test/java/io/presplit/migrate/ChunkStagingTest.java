@@ -91,7 +91,7 @@ class ChunkStagingTest {
     o.addProperty("hadoop_conf_dir", markedHadoopConfDir().getPath());
     String json = o.toString();
 
-    MigrationBridge.ChunkStaging chunk = MigrationBridge.chunkStaging(StagingSpec.parse(json));
+    CopyBridge.ChunkStaging chunk = CopyBridge.chunkStaging(StagingSpec.parse(json));
     assertEquals("marked", chunk.dir().toUri().getScheme(), "chunk dir " + chunk.dir());
     assertEquals(new Path("marked:/staging/ns_t__g2"), chunk.dir().getParent());
     assertEquals("marked", chunk.fs().getScheme());
@@ -117,7 +117,7 @@ class ChunkStagingTest {
     o.addProperty("hadoop_conf_dir", markedHadoopConfDir().getPath());
     o.getAsJsonObject("hbase_conf").addProperty("fs.defaultFS", "file:///");
 
-    MigrationBridge.ChunkStaging chunk = MigrationBridge.chunkStaging(
+    CopyBridge.ChunkStaging chunk = CopyBridge.chunkStaging(
         StagingSpec.parse(o.toString()));
     assertEquals("from-hbase-site", chunk.conf().get("presplit.test.site"));
     assertEquals("zk.invalid", chunk.conf().get("hbase.zookeeper.quorum"),
@@ -130,18 +130,18 @@ class ChunkStagingTest {
   @Test
   void everyChunkGetsItsOwnDirectoryAndConfiguration() throws IOException {
     StagingSpec spec = StagingSpec.parse(spec(new File(temp, "s").getPath()).toString());
-    MigrationBridge.ChunkStaging a = MigrationBridge.chunkStaging(spec);
-    MigrationBridge.ChunkStaging b = MigrationBridge.chunkStaging(spec);
+    CopyBridge.ChunkStaging a = CopyBridge.chunkStaging(spec);
+    CopyBridge.ChunkStaging b = CopyBridge.chunkStaging(spec);
     assertFalse(a.dir().equals(b.dir()));
     assertNotSame(a.conf(), b.conf(), "a chunk may change its copy of the configuration");
     a.conf().set("hbase.zookeeper.quorum", "changed.invalid");
-    assertEquals("zk.invalid", MigrationBridge.chunkStaging(spec).conf()
+    assertEquals("zk.invalid", CopyBridge.chunkStaging(spec).conf()
         .get("hbase.zookeeper.quorum"));
 
     // Other settings, another configuration (not the cached one).
     JsonObject other = spec(new File(temp, "s").getPath());
     other.getAsJsonObject("hbase_conf").addProperty("hbase.zookeeper.quorum", "other.invalid");
-    assertEquals("other.invalid", MigrationBridge.chunkStaging(StagingSpec.parse(
+    assertEquals("other.invalid", CopyBridge.chunkStaging(StagingSpec.parse(
         other.toString())).conf().get("hbase.zookeeper.quorum"));
   }
 
@@ -165,7 +165,7 @@ class ChunkStagingTest {
         "{\"staging_dir\": \"/s\", \"hbase_conf\": {\"k\": {}}}",
         "{\"staging_dir\": \"/s\", \"input\": \"hfiles\"}"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> MigrationBridge.copyChunk("ns:t", "ns:t__g2", "{}", "{}", null, null, 10, 0, bad),
+          () -> CopyBridge.copyChunk("ns:t", "ns:t__g2", "{}", "{}", null, null, 10, 0, bad),
           bad);
       assertTrue(e.getMessage().contains("staging spec") || e.getMessage().contains("field"),
           e.getMessage());
@@ -177,7 +177,7 @@ class ChunkStagingTest {
     JsonObject o = spec(new File(temp, "s").getPath());
     o.addProperty("hadoop_conf_dir", new File(temp, "nowhere").getPath());
     IOException e = assertThrows(IOException.class,
-        () -> MigrationBridge.chunkStaging(StagingSpec.parse(o.toString())));
+        () -> CopyBridge.chunkStaging(StagingSpec.parse(o.toString())));
     assertTrue(e.getMessage().contains("nowhere"), e.getMessage());
   }
 }

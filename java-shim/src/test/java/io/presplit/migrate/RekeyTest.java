@@ -25,7 +25,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.jupiter.api.Test;
 
 /**
- * libpresplit's batch re-key (PresplitNative.rekeyAll, what MigrationBridge uses) against the
+ * libpresplit's batch re-key (PresplitNative.rekeyAll, what CopyBridge uses) against the
  * SDK's KeyLayout on the shared vectors (tests/vectors/layouts.json): for every pair of layouts,
  * every vector row key of the first re-keys to KeyLayout's row key of the same logical key in
  * the second. Runs with -Xcheck:jni (pom).
@@ -134,36 +134,36 @@ class RekeyTest {
   @Test
   void regionOfFindsTheLastStartAtOrBeforeTheKey() {
     byte[][] starts = {new byte[0], Bytes.toBytes("3"), Bytes.toBytes("6")};
-    assertEquals(0, MigrationBridge.regionOf(starts, Bytes.toBytes("0abc")));
-    assertEquals(1, MigrationBridge.regionOf(starts, Bytes.toBytes("3")));
-    assertEquals(1, MigrationBridge.regionOf(starts, Bytes.toBytes("5zzz")));
-    assertEquals(2, MigrationBridge.regionOf(starts, Bytes.toBytes("9")));
+    assertEquals(0, BridgeSupport.regionOf(starts, Bytes.toBytes("0abc")));
+    assertEquals(1, BridgeSupport.regionOf(starts, Bytes.toBytes("3")));
+    assertEquals(1, BridgeSupport.regionOf(starts, Bytes.toBytes("5zzz")));
+    assertEquals(2, BridgeSupport.regionOf(starts, Bytes.toBytes("9")));
     byte[][] late = {Bytes.toBytes("5")};
-    assertEquals(-1, MigrationBridge.regionOf(late, Bytes.toBytes("4")));
+    assertEquals(-1, BridgeSupport.regionOf(late, Bytes.toBytes("4")));
   }
 
   @Test
   void inputErrorsAreIllegalArguments() throws Exception {
     // Refused before any connection is opened (so no cluster is needed here).
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.copyChunk("a", "b", "{}",
+    assertThrows(IllegalArgumentException.class, () -> CopyBridge.copyChunk("a", "b", "{}",
         "{}", null, null, 0, 0, null));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.copyChunk("bad name!",
+    assertThrows(IllegalArgumentException.class, () -> CopyBridge.copyChunk("bad name!",
         "b", "{}", "{}", null, null, 1, 0, null));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestPartitions("a",
+    assertThrows(IllegalArgumentException.class, () -> VerificationBridge.digestPartitions("a",
         "{}", "", "", "0"));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestPartitions("a",
+    assertThrows(IllegalArgumentException.class, () -> VerificationBridge.digestPartitions("a",
         "{}", "not base64!", "", "16"));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.digestTargetPartitions(
+    assertThrows(IllegalArgumentException.class, () -> VerificationBridge.digestTargetPartitions(
         "a", "{}", "{}", "[\"Yg==\", \"YQ==\"]", "16"));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.setReadOnly("a", "yes"));
+    assertThrows(IllegalArgumentException.class, () -> GenerationBridge.setReadOnly("a", "yes"));
     // Region names are checked before the connection opens: nothing moves on bad input.
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.reopenRegions("a", ""));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.reopenRegions("a",
+    assertThrows(IllegalArgumentException.class, () -> GenerationBridge.reopenRegions("a", ""));
+    assertThrows(IllegalArgumentException.class, () -> GenerationBridge.reopenRegions("a",
         "0d38fb9e13f20768cde211e11b85a184,hbase:meta"));
     assertEquals(List.of("0d38fb9e13f20768cde211e11b85a184", "8a87d792fbc99e0f70347ab54ec6dcc5"),
-        MigrationBridge.encodedRegionNames(
+        GenerationBridge.encodedRegionNames(
             "0d38fb9e13f20768cde211e11b85a184,8a87d792fbc99e0f70347ab54ec6dcc5"));
-    assertThrows(IllegalArgumentException.class, () -> MigrationBridge.probe("a", "soon"));
+    assertThrows(IllegalArgumentException.class, () -> CaptureBridge.probe("a", "soon"));
     assertEquals("\"a\\\"b\\\\c\"", JsonText.quote("a\"b\\c"));
   }
 }

@@ -114,7 +114,7 @@ public final class AdminBridge implements AutoCloseable {
 
   public static final long DEFAULT_ONLINE_WAIT_MS = 120_000L;
 
-  // The configuration of the last connect(), shared with io.presplit.migrate.MigrationBridge so
+  // The configuration of the last connect(), shared with io.presplit.migrate.BridgeConnection so
   // that the daemon's migration code reaches the same cluster without being told twice.
   private static volatile Configuration lastConfiguration;
 
