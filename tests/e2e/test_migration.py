@@ -214,7 +214,11 @@ class MigrationTest(unittest.TestCase):
         # then held by a disabled peer (writers paused, the old generation read-only, the drain
         # waiting), and it is killed there.
         second = self.daemon(root, 19501).start()
-        h.wait_for(lambda: migration_phase(root, table) == "verifying", 600, "the verification")
+        # The pause lands at the end of the step under way: asked for once the verification's
+        # step has begun (its first comparison logged), not in the moment between the copy's end
+        # and that step, where it would hold the migration in `verifying`.
+        h.wait_for(lambda: f"migration {table}: verification:" in second.log_text(), 600,
+                   "the verification")
         h.ctl(root, "migration", "pause", table)
         h.wait_for(lambda: (migration_status(root, table) or {}).get("paused"), 300, "the pause")
         self.assertEqual(migration_phase(root, table), "switching",
