@@ -404,21 +404,30 @@ Migrator::Step Migrator::StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& s
 Result<bool> Migrator::GuardSource(const MigrationPlan& plan) {
   if (plan.plan_id.empty()) return false;
   if (!MayAct()) return Status::FailedPrecondition("not the leader");
-  PRESPLIT_ASSIGN_OR_RETURN(GuardChange change, bridge_.GuardTable(plan.source, plan.plan_id));
-  if (!change.other_plan.empty()) {
-    spdlog::warn(
-        "migration {}: {} carried the MigrationGuard of another migration (plan {}, whose plan "
-        "is gone: removed by hand?); this migration's replaces it",
-        plan.table, plan.source, change.other_plan);
-  }
-  if (change.changed) {
+  PRESPLIT_ASSIGN_OR_RETURN(bool attached, bridge_.AttachGuard(plan.source));
+  if (attached) {
     spdlog::info(
-        "migration {}: MigrationGuard attached to {} (its regions reopened): bulk loads and "
-        "Durability.SKIP_WAL writes, which the capture cannot ship, are refused until the "
-        "migration ends",
+        "migration {}: MigrationGuard attached to {}, dormant (its regions reopened, once: "
+        "the table keeps it): it refuses bulk loads and Durability.SKIP_WAL "
+        "writes while a capture of the table runs",
         plan.table, plan.source);
   }
-  return change.changed;
+  return attached;
+}
+
+Status Migrator::ConfirmSourceGuard(const MigrationPlan& plan) {
+  if (plan.plan_id.empty()) return Status::Ok();
+  if (!MayAct()) return Status::FailedPrecondition("not the leader");
+  PRESPLIT_ASSIGN_OR_RETURN(GuardConfirmed confirmed, bridge_.ConfirmGuard(plan.source));
+  spdlog::info(
+      "migration {}: MigrationGuard on in {} ({} regions confirmed, no reopen{}): bulk loads and "
+      "Durability.SKIP_WAL writes, which the capture cannot ship, are refused until the capture "
+      "ends",
+      plan.table, plan.source, confirmed.regions,
+      confirmed.reopened > 0 ? "; " + std::to_string(confirmed.reopened) +
+                                   " reopened because they did not confirm in time"
+                             : std::string());
+  return Status::Ok();
 }
 
 Status Migrator::Unguard(const MigrationPlan& plan, const std::string& table, const char* why) {

@@ -279,6 +279,16 @@ Result<GuardChange> JniMigrationBridge::UnguardTable(const std::string& table,
   return ParseGuardChange(out, "unguardTable");
 }
 
+Result<bool> JniMigrationBridge::AttachGuard(const std::string& table) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, Call(BridgeCall::kAttachGuard, {table}));
+  return ParseFlag(out, "changed");
+}
+
+Result<GuardConfirmed> JniMigrationBridge::ConfirmGuard(const std::string& table) {
+  PRESPLIT_ASSIGN_OR_RETURN(std::string out, Call(BridgeCall::kConfirmGuard, {table}));
+  return ParseGuardConfirmed(out);
+}
+
 Status JniMigrationBridge::SetReadOnly(const std::string& table, bool read_only, bool* changed) {
   PRESPLIT_ASSIGN_OR_RETURN(std::string json,
                             Call(BridgeCall::kSetReadOnly, {table, read_only ? "true" : "false"}));

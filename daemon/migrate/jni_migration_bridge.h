@@ -59,6 +59,8 @@ class JniMigrationBridge final : public MigrationBridge {
                                           const std::string& plan_id) override;
   Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) override;
   Result<GuardChange> UnguardTable(const std::string& table, const std::string& plan_id) override;
+  Result<bool> AttachGuard(const std::string& table) override;
+  Result<GuardConfirmed> ConfirmGuard(const std::string& table) override;
 
   Result<PartitionDigests> DigestPartitions(const std::string& table, const std::string& layout,
                                             const std::string& from_row, const std::string& end_row,

@@ -441,4 +441,14 @@ Result<GuardChange> ParseGuardChange(const std::string& text, const char* what) 
   return out;
 }
 
+Result<GuardConfirmed> ParseGuardConfirmed(const std::string& text) {
+  PRESPLIT_ASSIGN_OR_RETURN(json o, ParseObject(text, "confirmGuard"));
+  if (!o.contains("regions") || !o["regions"].is_number_integer() || !o.contains("reopened") ||
+      !o["reopened"].is_number_integer()) {
+    return Status::Internal(
+        "bridge call confirmGuard: fields 'regions' and 'reopened' are required");
+  }
+  return GuardConfirmed{o["regions"].get<int>(), o["reopened"].get<int>()};
+}
+
 }  // namespace presplit::daemon::migrate

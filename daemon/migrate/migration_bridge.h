@@ -228,6 +228,14 @@ struct GuardChange {
   bool operator==(const GuardChange&) const = default;
 };
 
+// What MigrationBridge::ConfirmGuard saw: the regions whose guard confirmed, and how many of them
+// only after a reopen of their own.
+struct GuardConfirmed {
+  int regions = 0;
+  int reopened = 0;
+  bool operator==(const GuardConfirmed&) const = default;
+};
+
 // Whether a table is a generation this plan created (MigrationBridge::CheckGeneration).
 struct GenerationCheck {
   bool exists = false;
@@ -316,8 +324,17 @@ class MigrationBridge {
   // regions; none when the table is so already.
   // Attaches the guard of `plan_id` (refusing bulk loads too), replacing another plan's.
   virtual Result<GuardChange> GuardTable(const std::string& table, const std::string& plan_id) = 0;
-  // Removes the guard of `plan_id` (or one without a plan attribute); another plan's is left in
-  // place (GuardChange::other_plan). A table that is gone: nothing changed.
+  // Attaches the guard, dormant, when the table does not carry it (a reopen of its regions;
+  // nothing when it does: a table keeps it after its first migration). Whether it changed anything.
+  virtual Result<bool> AttachGuard(const std::string& table) = 0;
+  // Waits (with a deadline) until every region of `table` confirms that its guard refuses what
+  // the capture cannot carry, with nothing it let through before still being written: a dormant
+  // guard turns on by itself once a capture of its table runs on its RegionServer (no reopen). A
+  // region that does not confirm in time is reopened and waited for again; then an error.
+  virtual Result<GuardConfirmed> ConfirmGuard(const std::string& table) = 0;
+  // Puts the guard of `plan_id` (its plan attribute) to sleep: it stays attached, dormant;
+  // another plan's is left in place (GuardChange::other_plan). A table that is gone, or whose
+  // guard is dormant already: nothing changed.
   virtual Result<GuardChange> UnguardTable(const std::string& table,
                                            const std::string& plan_id) = 0;
 
@@ -403,6 +420,7 @@ class MigrationBridge {
 };
 
 // The JSON results of the bridge's Java methods (the contract's shapes).
+Result<GuardConfirmed> ParseGuardConfirmed(const std::string& json);
 Result<ChunkCopied> ParseChunkCopied(const std::string& json);
 Result<CellDigest> ParseCellDigest(const std::string& json);
 Result<std::vector<CellDigest>> ParseCellDigests(const std::string& json, size_t expected);
@@ -429,6 +447,5 @@ Result<GenerationCreated> ParseGenerationCreated(const std::string& json);
 Result<TableSettingsCopied> ParseTableSettingsCopied(const std::string& json);
 Result<GenerationCheck> ParseGenerationCheck(const std::string& json);
 Result<GuardChange> ParseGuardChange(const std::string& json, const char* what);
-
 
 }  // namespace presplit::daemon::migrate

@@ -406,12 +406,15 @@ class Migrator {
   // covering the loaded cells); after it the migration is paused, the old generation kept, with
   // what to do (a rollback while one is possible). A switch's write pause is lifted first.
   Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen);
-  // The guard (MigrationBridge::GuardTable): the source refuses what the capture cannot carry,
-  // bulk loads and SKIP_WAL writes, from before the capture and the copy begin to the end.
-  // Attached once (a reopen of the source's regions); made sure of again when the verification
-  // begins (one removed by hand, or a migration an older presplitd started). Whether it was
-  // attached now; a plan without an id attaches nothing.
+  // The guard (MigrationBridge::AttachGuard): the source refuses what the capture cannot carry,
+  // bulk loads and SKIP_WAL writes, while a capture of it runs. Attached dormant when missing (a
+  // reopen of the source's regions, once: the table keeps it); made sure of
+  // again when the verification begins (one removed by hand). Whether it was attached now; a
+  // plan without an id attaches nothing.
   Result<bool> GuardSource(const MigrationPlan& plan);
+  // Once the forward capture runs: waits until every region of the source confirms that its
+  // guard refuses, with nothing it let through before still being written (no reopen).
+  Status ConfirmSourceGuard(const MigrationPlan& plan);
   // Removes this plan's guard from the generation that stays (`why` is for the log): nothing
   // when there is none, another plan's is left in place (logged). A plan without an id never
   // attached one: nothing.

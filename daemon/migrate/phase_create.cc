@@ -64,10 +64,9 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
       created->replication_scope.empty() ? "none" : created->replication_scope,
       created->peers_followed.empty() ? "" : "; replication peers now shipping it too: ",
       JoinNames(created->peers_followed));
-  // Before the capture and the copy begin: from here on the source refuses what the capture
-  // cannot carry (bulk loads, SKIP_WAL writes). The target was created guarded (taking only the
-  // copy's bulk loads). The reopen also puts every earlier WAL entry of the source's regions,
-  // an earlier bulk load's marker included, below what the peer skips.
+  // Before the capture and the copy begin: the source carries the guard (dormant; attached now
+  // only if presplitd did not create the table), which the capture turns on below. The target
+  // was created guarded (taking only the copy's bulk loads).
   auto guarded = GuardSource(plan);
   if (!guarded.ok()) {
     return Fail(node, "attaching the MigrationGuard to " + plan.source +
@@ -89,6 +88,13 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   Status captured = EnsureCapture(plan, /*reverse=*/false);
   if (!captured.ok()) {
     return Fail(node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
+  }
+  // The capture's endpoints turn the source's guards on, region by region; the copy starts once
+  // every region confirmed (and nothing it let through before is still being written).
+  Status confirmed = ConfirmSourceGuard(plan);
+  if (!confirmed.ok()) {
+    return Fail(node,
+                "confirming the MigrationGuard of " + plan.source + ": " + confirmed.message());
   }
   if (Status moved = EnterPhase(plan, Phase::kCopying); !moved.ok())
     return Fail(node, moved.message());

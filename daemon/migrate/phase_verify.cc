@@ -79,6 +79,10 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
         "was started by an older presplitd): attached again",
         plan.table, plan.source);
   }
+  if (Status confirmed = ConfirmSourceGuard(plan); !confirmed.ok()) {
+    return Fail(node, "verification: confirming the MigrationGuard of " + plan.source + ": " +
+                          confirmed.message());
+  }
   // A bulk load the capture saw got past the guard: its cells may be missing from the target,
   // and nothing switches until an operator looked (a row that does not fit fails below anyway).
   auto seen = CollectNotices(plan, plan.target);

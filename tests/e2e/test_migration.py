@@ -345,6 +345,12 @@ class MigrationTest(unittest.TestCase):
         refused = h.ctl(root, "migration", "abort", table, check=False)
         self.assertEqual(refused.returncode, 1)
         self.assertIn("no migration of", refused.stderr)
+        # The capture's end put the source's guard to sleep on every RegionServer, without a
+        # reopen: the table takes a SKIP_WAL write and a bulk load again.
+        probe_dir = tempfile.mkdtemp(prefix="bulk-", dir=os.path.join(h.BUILD_DIR, "e2e"))
+        self.assertEqual(helper(root, "guard-probe", table, "after", probe_dir, table),
+                         {"physical": table, "generation": 1, "skip_wal": "ok",
+                          "bulk_load": "ok", "rows": {table: 2}})
 
     def test_4_rollback_during_grace_keeps_the_new_generations_writes(self):
         root, table, _ = self.names("mir")
@@ -509,18 +515,22 @@ class MigrationTest(unittest.TestCase):
         during = helper(root, "guard-probe", table, "during", staging, table, target)
         self.assertEqual(during["generation"], 1,
                          f"paused before the switch: {migration_status(root, table)}")
-        plan = re.search(r"migration plan ([0-9a-f]{32})", during["skip_wal"])
-        self.assertIsNotNone(plan, during)
         for write, refused, what_to_do in (
                 ("skip_wal", "a write with Durability.SKIP_WAL to", "Write with the WAL"),
                 ("bulk_load", "a bulk load into", "Load the files once the migration has ended")):
             self.assertIn("DoNotRetryIOException", during[write])
             self.assertIn(f"presplit: {refused} {table} is refused: presplit is re-salting "
-                          f"{table} (migration plan {plan.group(1)})", during[write])
+                          f"{table} (into {target})", during[write])
             self.assertIn(what_to_do, during[write])
             self.assertIn(f"presplitctl migration status {table}", during[write])
         self.assertEqual(during["rows"], {table: 0, target: 0},
                          "nothing of the refused writes in either generation")
+        # The table's first migration attached the guard, dormant (its one reopen); the capture
+        # turned it on, region by region, and every region confirmed it before the copy began.
+        log = d.log_text()
+        self.assertEqual(log.count(f"MigrationGuard attached to {table}, dormant"), 1, log[-3000:])
+        self.assertRegex(log, re.escape(f"migration {table}: MigrationGuard on in {table} (")
+                         + r"\d+ regions confirmed, no reopen\)")
         h.ctl(root, "migration", "resume", table)
         h.wait_for(lambda: h.status(root, table).get("generation") == 2
                    and migration_phase(root, table) == "done", 300, "the migration's end")
@@ -534,7 +544,9 @@ class MigrationTest(unittest.TestCase):
         self.assertEqual(settings["quotas"], 1, "the table's throttle")
         self.assertEqual(settings["peers_naming_it"], [dr_peer])
         self.assertEqual(settings["marker_source"], table)
-        self.assertEqual(settings["marker_plan"], plan.group(1), "the refusals named this plan")
+        self.assertRegex(settings["marker_plan"] or "", r"^[0-9a-f]{32}$")
+        self.assertTrue(settings["guarded"], "the new generation keeps its guard, dormant")
+        self.assertIsNone(settings["guard_plan"], settings)
         # Only the loaded rows: nothing of the refused writes reached the new generation.
         evidence = helper(root, "verify", table, "300", str(VERSIONS), "0")
         self.assertEqual(evidence["rows"], 300)
@@ -673,9 +685,12 @@ class MigrationTest(unittest.TestCase):
         self.assertRegex(d.log_text(), re.escape(
             f"migration {table}: its document <root>/tables/{table} was removed before the "
             f"switch (phase ") + r"(copying|verifying)\): aborted by the daemon")
-        # The source is as it was: every loaded row, the guard gone (it takes bulk loads again).
+        # The source is as it was: every loaded row, its guard attached and dormant (it takes
+        # bulk loads again: no capture runs).
         self.assertEqual(h.probe("count", table).stdout.strip().splitlines()[-1], "2000")
-        self.assertFalse(helper(root, "settings", table)["guarded"])
+        settings = helper(root, "settings", table)
+        self.assertTrue(settings["guarded"], settings)
+        self.assertIsNone(settings["guard_plan"], settings)
         self.assertTrue(d.alive())
 
 if __name__ == "__main__":

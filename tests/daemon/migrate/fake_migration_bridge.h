@@ -84,7 +84,7 @@ class FakeMigrationBridge : public MigrationBridge {
   bool BulkLoad(const std::string& table, const std::string& key) {
     std::lock_guard<std::mutex> lock(mu);
     auto guard = guards.find(table);
-    if (guard != guards.end() && !guard->second.copy_loads) {
+    if (GuardActiveLocked(table) && !guard->second.copy_loads) {
       refused_bulk_loads++;
       return false;
     }
@@ -98,12 +98,23 @@ class FakeMigrationBridge : public MigrationBridge {
   // A write with Durability.SKIP_WAL: refused by a guard; else in the table, no peer ships it.
   bool WriteSkippingWal(const std::string& table, const std::string& key) {
     std::lock_guard<std::mutex> lock(mu);
-    if (guards.count(table)) {
+    if (GuardActiveLocked(table)) {
       refused_skip_wal++;
       return false;
     }
     tables[table][key] = Row{};
     return true;
+  }
+  // As the jar's guard: on while its plan's attribute is set, or while a capture peer ships from
+  // the table (the endpoint turns the dormant guards of its source on); attached in either case.
+  bool GuardActiveLocked(const std::string& table) const {
+    auto guard = guards.find(table);
+    if (guard == guards.end()) return false;
+    if (!guard->second.plan.empty()) return true;
+    for (const auto& [id, peer] : peers) {
+      if (peer.source == table) return true;
+    }
+    return false;
   }
   // Behind presplit's back, and outside any WAL: a broken copy.
   void Damage(const std::string& table, const std::string& key) {
@@ -314,15 +325,15 @@ class FakeMigrationBridge : public MigrationBridge {
     }
     const bool restore = kept != "SOURCE'S";
     auto it = guards.find(target);
-    const bool ours = it != guards.end() && (it->second.plan.empty() || it->second.plan == plan_id);
+    const bool ours = it != guards.end() && it->second.plan == plan_id;
     if (it != guards.end() && !ours) out.other_plan = it->second.plan;
     if (!restore && !ours) return out;
     if (restore) {
       restored_keep_deleted.push_back(target + "<-" + source);
       keep_deleted_history.push_back(target + "=SOURCE'S");
     }
-    if (ours) guards.erase(it);
-    modifies[target]++;  // one modifyTable for both
+    if (ours) it->second = Guard{"", false};  // dormant: attached for the next migration
+    modifies[target]++;                       // one modifyTable for both
     events.push_back("settle " + target);
     out.changed = true;
     return out;
@@ -345,16 +356,36 @@ class FakeMigrationBridge : public MigrationBridge {
     if (!unguard_error.ok()) return unguard_error;
     GuardChange out;
     auto it = guards.find(table);
-    if (it == guards.end()) return out;
-    if (!it->second.plan.empty() && it->second.plan != plan_id) {
+    if (it == guards.end() || it->second.plan.empty()) return out;  // none, or dormant already
+    if (it->second.plan != plan_id) {
       out.other_plan = it->second.plan;
       return out;
     }
-    guards.erase(it);
+    it->second = Guard{"", false};
     modifies[table]++;
     events.push_back("unguard " + table);
     out.changed = true;
     return out;
+  }
+  Result<bool> AttachGuard(const std::string& table) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!guard_error.ok()) return guard_error;
+    if (guards.count(table)) return false;
+    guards[table] = Guard{"", false};
+    modifies[table]++;
+    events.push_back("attach guard " + table);
+    return true;
+  }
+  Result<GuardConfirmed> ConfirmGuard(const std::string& table) override {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!confirm_error.ok()) return confirm_error;
+    if (!GuardActiveLocked(table)) {
+      return Status::Unavailable("1 region(s) of " + table +
+                                 " did not confirm that their MigrationGuard refuses what the "
+                                 "capture cannot carry: dormant");
+    }
+    confirms.push_back(table);  // a read: not one of the changes in `events`
+    return GuardConfirmed{1, 0};
   }
   static constexpr const char* kMarkerSource = "presplit.migration.source";
   static constexpr const char* kMarkerPlan = "presplit.migration.plan";
@@ -661,8 +692,11 @@ class FakeMigrationBridge : public MigrationBridge {
     bool operator==(const Guard&) const = default;
   };
   std::map<std::string, Guard> guards;
+  Status confirm_error = Status::Ok();  // ConfirmGuard's answer when set
+  std::vector<std::string> confirms;    // ConfirmGuard's tables, in order
   std::map<std::string, int> modifies;  // modifyTables (region reopens) of the guard and settle
-  // In order: "create <t>", "guard <t>", "capture <source>" (a peer added), "copy" (chunks),
+  // In order: "create <t>", "attach guard <t>", "guard <t>", "capture <source>" (a peer added),
+  // "copy" (chunks),
   // "settle <t>", "unguard <t>".
   std::vector<std::string> events;
   Status guard_error, unguard_error;

@@ -140,7 +140,7 @@ class MigratorTest : public MigrationZnodesTest {
     EXPECT_FALSE(status["migration"].contains("previous"))
         << "no SDK reads a previous generation of an aborted migration";
     EXPECT_TRUE(bridge_.peers.empty()) << "no capture peer left behind";
-    EXPECT_FALSE(bridge_.guards.count(kSource)) << "the source takes bulk loads again";
+    EXPECT_FALSE(bridge_.GuardActiveLocked(kSource)) << "the source takes bulk loads again";
   }
 
   HookedAdmin admin_;
@@ -315,18 +315,19 @@ TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyTo
     std::lock_guard<std::mutex> lock(bridge_.mu);
     EXPECT_EQ(bridge_.events,
               (std::vector<std::string>{
-                  "create " + std::string(kTarget), "guard " + std::string(kSource),
+                  "create " + std::string(kTarget), "attach guard " + std::string(kSource),
                   "capture " + std::string(kSource), "copy", "guard " + std::string(kTarget),
                   "capture " + std::string(kTarget)}))
-        << "the target born guarded, the source guarded before its capture and copy, the "
-           "target's guard closed to bulk loads when the copy ended";
+        << "the target born guarded; the source's guard attached (a table presplitd did not "
+           "create), turned on by its capture and confirmed before the copy, and again before "
+           "the verification; the target's guard closed to bulk loads when the copy ended";
     // A moved region's older put can still arrive after its delete marker until the fence's
     // drain: the target keeps deleted cells through the grace period.
     EXPECT_EQ(bridge_.keep_deleted_history,
               (std::vector<std::string>{std::string(kTarget) + "=TRUE"}));
-    EXPECT_EQ(bridge_.guards[kSource], (Guard{plan_id, false}));
+    EXPECT_EQ(bridge_.guards[kSource], (Guard{"", false})) << "dormant, on by the capture";
     EXPECT_EQ(bridge_.guards[kTarget], (Guard{plan_id, false}));
-    EXPECT_EQ(bridge_.modifies[kSource], 1) << "one reopen of the source for its guard";
+    EXPECT_EQ(bridge_.modifies[kSource], 1) << "one reopen of the source, to attach its guard";
     EXPECT_EQ(bridge_.modifies[kTarget], 1) << "the guard rode on the copy's end";
   }
   // Both generations refuse what the capture could not carry, during the grace period too.
@@ -342,7 +343,9 @@ TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyTo
   EXPECT_EQ(Status()["migration"]["phase"], "done");
   {
     std::lock_guard<std::mutex> lock(bridge_.mu);
-    EXPECT_FALSE(bridge_.guards.count(kTarget)) << "the new generation stays, unguarded";
+    EXPECT_FALSE(bridge_.GuardActiveLocked(kTarget)) << "the new generation stays, unguarded";
+    EXPECT_EQ(bridge_.guards[kTarget], (Guard{"", false}))
+        << "its guard dormant, attached for the next migration";
     EXPECT_EQ(bridge_.modifies[kTarget], 2) << "the guard went with KEEP_DELETED_CELLS";
     EXPECT_EQ(bridge_.events.back(), "settle " + std::string(kTarget));
     EXPECT_TRUE(bridge_.guards.count(kSource)) << "the disabled old generation is not reopened";
@@ -351,6 +354,50 @@ TEST_F(MigratorTest, TheGuardRefusesWhatTheCaptureCannotCarryFromBeforeTheCopyTo
   EXPECT_TRUE(bridge_.WriteSkippingWal(kTarget, "30001238"));
   EXPECT_EQ(bridge_.refused_bulk_loads, 2);
   EXPECT_EQ(bridge_.refused_skip_wal, 2);
+}
+
+// A table presplitd created carries the guard from birth, dormant: the migration turns it on
+// through its capture and off by ending it, and never reopens the source's regions for it.
+TEST_F(MigratorTest, ATableBornWithTheGuardIsNeverReopenedForIt) {
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.guards[kSource] = FakeMigrationBridge::Guard{"", false};
+  }
+  EXPECT_TRUE(bridge_.WriteSkippingWal(kSource, "30001230")) << "dormant before the migration";
+  StartMigration(R"({"allowed": true, "grace_period_s": 3600, "workers": 1})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  ASSERT_EQ(Plan()["phase"], "grace");
+  EXPECT_FALSE(bridge_.WriteSkippingWal(kSource, "30001231")) << "on while the capture runs";
+  EXPECT_FALSE(bridge_.BulkLoad(kSource, "30001232"));
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    EXPECT_EQ(bridge_.modifies[kSource], 0) << "no reopen of the source for its guard";
+    EXPECT_EQ(bridge_.confirms, (std::vector<std::string>{kSource, kSource}))
+        << "confirmed before the copy and before the verification";
+  }
+}
+
+TEST_F(MigratorTest, ACopyWaitsForEveryRegionOfTheSourceToConfirmItsGuard) {
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    bridge_.confirm_error = Status::Unavailable("2 region(s) of tinawang:check did not confirm");
+  }
+  StartMigration(R"({"allowed": true, "grace_period_s": 0, "workers": 1})");
+  Migrator migrator(zk_, admin_, bridge_, options_);
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Plan()["phase"], "planned") << "no copy before the guard is confirmed";
+  EXPECT_NE(Plan()["error"].get<std::string>().find(
+                "confirming the MigrationGuard of tinawang:check: 2 region(s)"),
+            std::string::npos)
+      << Plan().dump();
+  {
+    std::lock_guard<std::mutex> lock(bridge_.mu);
+    EXPECT_EQ(bridge_.copy_calls, 0);
+    bridge_.confirm_error = Status::Ok();
+  }
+  ASSERT_TRUE(migrator.RunOnceAndWait().ok());
+  EXPECT_EQ(Status()["migration"]["phase"], "done") << "retried on the next run";
 }
 
 TEST_F(MigratorTest, AGuardAttachedJustBeforeACrashIsNotAttachedAgain) {
@@ -370,9 +417,10 @@ TEST_F(MigratorTest, AGuardAttachedJustBeforeACrashIsNotAttachedAgain) {
   ExpectTargetEqualsSource();
   std::lock_guard<std::mutex> lock(bridge_.mu);
   EXPECT_EQ(bridge_.modifies[kSource], 1) << "found attached: no second reopen";
-  EXPECT_EQ(
-      std::count(bridge_.events.begin(), bridge_.events.end(), "guard " + std::string(kSource)), 1);
-  EXPECT_FALSE(bridge_.guards.count(kTarget));
+  EXPECT_EQ(std::count(bridge_.events.begin(), bridge_.events.end(),
+                       "attach guard " + std::string(kSource)),
+            1);
+  EXPECT_FALSE(bridge_.GuardActiveLocked(kTarget));
 }
 
 TEST_F(MigratorTest, AFenceResumedAfterACrashSettlesTheNewGenerationOnce) {
@@ -382,7 +430,7 @@ TEST_F(MigratorTest, AFenceResumedAfterACrashSettlesTheNewGenerationOnce) {
     return bridge_.events.empty() || bridge_.events.back() != "settle " + std::string(kTarget);
   });
   ASSERT_EQ(Plan()["phase"], "fencing");
-  EXPECT_FALSE(bridge_.guards.count(kTarget));
+  EXPECT_FALSE(bridge_.GuardActiveLocked(kTarget));
 
   Migrator next(zk_, admin_, bridge_, options_);
   ASSERT_TRUE(next.RunOnceAndWait().ok());
@@ -969,7 +1017,7 @@ TEST_P(CrashedMigrationTest, TheNextLeaderFinishesItLosingNothing) {
   ExpectTargetEqualsSource();
   std::lock_guard<std::mutex> lock(bridge_.mu);
   EXPECT_TRUE(bridge_.tables[kTarget].count("80000001"));
-  EXPECT_FALSE(bridge_.guards.count(kTarget));
+  EXPECT_FALSE(bridge_.GuardActiveLocked(kTarget));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryStep, CrashedMigrationTest,
@@ -1008,7 +1056,7 @@ TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
     EXPECT_EQ(Status()["generation"], 1);
     EXPECT_TRUE(admin_.deleted.count(kTarget));
     EXPECT_FALSE(bridge_.read_only.count(kSource)) << "the old generation takes writes";
-    EXPECT_FALSE(bridge_.guards.count(kSource));
+    EXPECT_FALSE(bridge_.GuardActiveLocked(kSource));
     EXPECT_TRUE(bridge_.tables[kSource].count("80000001"));
     EXPECT_TRUE(bridge_.tables[kSource].count("80000002")) << "the new generation's write kept";
   } else {
@@ -1016,7 +1064,7 @@ TEST_P(CrashedEndingTest, TheNextLeaderEndsItLosingNothing) {
     EXPECT_EQ(Status()["generation"], 2);
     EXPECT_TRUE(admin_.disabled.count(kSource));
     EXPECT_EQ(admin_.deleted.count(kSource), ending == "drop" ? 1u : 0u);
-    EXPECT_FALSE(bridge_.guards.count(kTarget));
+    EXPECT_FALSE(bridge_.GuardActiveLocked(kTarget));
     EXPECT_EQ(bridge_.restored_keep_deleted.size(), 1u);
     EXPECT_TRUE(bridge_.tables[kTarget].count("80000001")) << "the late write kept";
     EXPECT_TRUE(bridge_.tables[kTarget].count("80000002"));
@@ -1061,8 +1109,9 @@ TEST_F(MigratorTest, RollbackKeepsTheWritesMadeToTheNewGenerationAndDropsIt) {
   EXPECT_TRUE(bridge_.peers.empty());
   {
     std::lock_guard<std::mutex> lock(bridge_.mu);
-    EXPECT_FALSE(bridge_.guards.count(kSource)) << "the old generation stays, unguarded";
-    EXPECT_EQ(bridge_.modifies[kSource], 2) << "guarded once, unguarded once";
+    EXPECT_FALSE(bridge_.GuardActiveLocked(kSource)) << "the old generation stays, unguarded";
+    EXPECT_EQ(bridge_.modifies[kSource], 1)
+        << "attached once; the end of its capture puts it to sleep, without a reopen";
   }
   EXPECT_EQ(migrator.counters().rollbacks, 1u);
   EXPECT_EQ(migrator.counters().completed, 0u) << "a rollback is no completed migration";

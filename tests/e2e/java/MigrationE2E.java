@@ -304,6 +304,7 @@ public class MigrationE2E {
           + ",\"marker_plan\":" + quoted(d.getValue("presplit.migration.plan"))
           + ",\"read_only\":" + d.isReadOnly()
           + ",\"guarded\":" + d.hasCoprocessor("io.presplit.capture.MigrationGuard")
+          + ",\"guard_plan\":" + quoted(d.getValue("presplit.migration.guard"))
           + ",\"quotas\":" + quotas
           + ",\"peers_naming_it\":[" + String.join(",", peers) + "]}");
     }

@@ -57,6 +57,8 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
   private volatile CaptureSpec spec;
   private volatile WalEntryRekeyer rekeyer;
   private volatile FlushedBefore flushedBefore = FlushedBefore.NOTHING;
+  // The spec this endpoint registered with the CaptureRegistry (null: none, or no more).
+  private volatile CaptureSpec registered;
   private volatile Connection connection;
   private int failures;
   private long lastFailureLogMs;
@@ -149,6 +151,10 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
       LOG.info("presplit capture {}: shipping {} to {} (mark {}; edits already flushed before "
           + "the peer was added skipped in {} regions)", ctx.getPeerId(), parsed.source,
           parsed.target, parsed.mark, flushedBefore.regions());
+      // The table's MigrationGuards on this RegionServer refuse from now on what this capture
+      // cannot carry, until it stops.
+      CaptureRegistry.started(parsed.source, parsed.target.getNameAsString());
+      registered = parsed;
       notifyStarted();
     } catch (IOException | RuntimeException e) {
       LOG.error("presplit capture {}: cannot start: {}", ctx.getPeerId(), e.toString());
@@ -159,6 +165,11 @@ public class RekeyingReplicationEndpoint extends BaseReplicationEndpoint {
   @Override
   protected void doStop() {
     logSummary("stopped");
+    CaptureSpec was = registered;
+    registered = null;
+    if (was != null) {
+      CaptureRegistry.stopped(was.source, was.target.getNameAsString());
+    }
     Connection c = connection;
     connection = null;
     if (c != null) {

@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.ExtendedCellBuilderFactory;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.wal.WAL;
 import org.apache.hadoop.hbase.wal.WALEdit;
 import org.apache.hadoop.hbase.wal.WALKeyImpl;
@@ -124,6 +125,10 @@ final class WalEntryRekeyer {
       for (Cell cell : entry.getEdit().getCells()) {
         if (WALEdit.isMetaEditFamily(cell)) {
           CaptureSignals.Kind kind = markerKind(cell);
+          if (kind == CaptureSignals.Kind.BULK_LOAD && CaptureRegistry.beforeTheGuard(
+              Bytes.toString(key.getEncodedRegionName()), key.getSequenceId())) {
+            continue; // loaded before the region's guard refused loads: the copy reads it
+          }
           if (kind != null) {
             mutations.add(ack(kind, key.getEncodedRegionName(), key.getWriteTime()));
             acks++;

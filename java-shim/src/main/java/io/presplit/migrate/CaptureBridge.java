@@ -7,13 +7,19 @@ import static io.presplit.migrate.BridgeSupport.tableName;
 import io.presplit.capture.CapturePeers;
 import io.presplit.capture.CaptureSignals;
 import io.presplit.capture.CaptureSpec;
+import io.presplit.capture.GuardConfirmations;
+import io.presplit.hbase.admin.AccessDenial;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
@@ -118,4 +124,47 @@ public final class CaptureBridge {
       return CapturePeers.lags(admin, ids);
     }
   }
+
+  /** How long the regions have to confirm, and again after the stale ones were reopened. */
+  static final Duration GUARD_CONFIRM_DEADLINE = Duration.ofSeconds(60);
+
+  /**
+   * Waits until every region of {@code table} confirms that its {@link MigrationGuard} refuses
+   * what the capture cannot carry, with nothing it let through before still under way
+   * ({@link GuardConfirmations}): the guard of a table being captured turns on by itself when the
+   * capture's endpoint starts on its RegionServer. A region that does not confirm within 60 s is
+   * reopened (which ends every write under way and asks again where it opens), and waited for 60 s
+   * more.
+   *
+   * @return {@code {"regions":N,"reopened":N}}
+   */
+  public static String confirmGuard(String table) throws IOException {
+    TableName name = tableName(table, "table");
+    Connection c = connection();
+    try {
+      GuardConfirmations.Round round =
+          GuardConfirmations.awaitSettled(c, name, GUARD_CONFIRM_DEADLINE);
+      return "{\"regions\":" + round.states().size() + ",\"reopened\":0}";
+    } catch (GuardConfirmations.StaleGuards stale) {
+      List<String> failed = new ArrayList<>();
+      try (Admin admin = c.getAdmin()) {
+        for (String region : stale.regions().keySet()) {
+          try {
+            admin.move(Bytes.toBytes(region));
+          } catch (IOException e) {
+            failed.add(region + ": " + AccessDenial.map(AccessDenial.Operation.MOVE, name, e));
+          }
+        }
+      }
+      if (!failed.isEmpty()) {
+        throw new IOException(stale.getMessage() + "; reopening them failed: "
+            + String.join("; ", failed), stale);
+      }
+      GuardConfirmations.Round round =
+          GuardConfirmations.awaitSettled(c, name, GUARD_CONFIRM_DEADLINE);
+      return "{\"regions\":" + round.states().size() + ",\"reopened\":"
+          + stale.regions().size() + "}";
+    }
+  }
+
 }

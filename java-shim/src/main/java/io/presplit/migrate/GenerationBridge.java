@@ -234,6 +234,26 @@ public final class GenerationBridge {
   }
 
   /**
+   * Attaches the {@link MigrationGuard} to {@code table} dormant, when it is not attached (a
+   * modifyTable, which reopens the table's regions; nothing when it is there, as on every table
+   * presplitd created). A dormant guard refuses nothing until a capture of the table runs on its
+   * RegionServer ({@link CaptureBridge#confirmGuard}).
+   *
+   * @return {@code {"changed":true|false}}
+   */
+  public static String attachGuard(String table) throws IOException {
+    TableName name = tableName(table, "table");
+    try (Admin admin = connection().getAdmin()) {
+      TableDescriptor descriptor = admin.getDescriptor(name);
+      boolean changed = MigrationGuard.guardingPlan(descriptor) == null;
+      if (changed) {
+        modify(admin, MigrationGuard.dormant(descriptor));
+      }
+      return "{\"changed\":" + changed + "}";
+    }
+  }
+
+  /**
    * Attaches the {@link MigrationGuard} of plan {@code planId} to {@code table}, refusing
    * SKIP_WAL writes and bulk loads (a modifyTable, which reopens its regions; nothing when it is
    * attached so already). A guard of another plan (one whose plan was removed by hand before it
@@ -291,15 +311,16 @@ public final class GenerationBridge {
   private static TableDescriptor unguardedFor(TableDescriptor descriptor, String planId,
       String[] otherPlan) {
     String guarding = MigrationGuard.guardingPlan(descriptor);
-    if (guarding == null) {
-      return null;
+    if (guarding == null || guarding.isEmpty()) {
+      return null; // none, or dormant already
     }
-    if (!guarding.isEmpty() && !guarding.equals(planId)) {
+    if (!guarding.equals(planId)) {
       otherPlan[0] = guarding;
       return null;
     }
-    return MigrationGuard.unguarded(descriptor);
+    return MigrationGuard.dormant(descriptor);
   }
+
 
   private static String guardChange(boolean changed, String otherPlan) {
     JsonObject out = new JsonObject();

@@ -2,6 +2,7 @@ package io.presplit.capture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,15 +29,23 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /** The guard's decisions, on a region of a table whose descriptor a test chooses. */
 class MigrationGuardTest {
+  @AfterEach
+  void noCaptureLeftRunning() {
+    CaptureRegistry.reset();
+  }
+
   private static final byte[] F = Bytes.toBytes("f");
   private static final byte[] ROW = Bytes.toBytes("3row-1");
   private static final String PLAN = "0123456789abcdef0123456789abcdef";
@@ -211,13 +220,158 @@ class MigrationGuardTest {
   }
 
   @Test
-  void withoutItsPlanAttributeTheGuardStillRefusesSayingThePlanIsUnknown() throws Exception {
-    TableDescriptor byHand = TableDescriptorBuilder.newBuilder(guardedSource())
-        .removeValue(MigrationGuard.PLAN_ATTRIBUTE).build();
-    assertEquals("", MigrationGuard.guardingPlan(byHand));
-    Started s = start(byHand);
-    assertTrue(refusal(() -> s.put(put(Durability.SKIP_WAL))).contains("migration plan unknown"));
-    assertTrue(refusal(s::bulkLoad).contains("migration plan unknown"));
+  void withoutItsPlanAttributeAndWithoutACaptureTheGuardIsDormant() throws Exception {
+    TableDescriptor dormant = MigrationGuard.dormant(guardedSource());
+    assertEquals("", MigrationGuard.guardingPlan(dormant));
+    assertNull(dormant.getValue(MigrationGuard.PLAN_ATTRIBUTE));
+    Started s = start(dormant);
+    s.put(put(Durability.SKIP_WAL));
+    s.bulkLoad();
+    s.guard().preBatchMutate(s.c(), batch(put(Durability.SKIP_WAL)));
+    s.guard().postBatchMutateIndispensably(s.c(), null, true);
+    s.guard().postBulkLoadHFile(s.c(), List.of(), null);
+  }
+
+  private static final TableName EVENTS = TableName.valueOf("ns:events");
+
+  private static TableDescriptor dormantEvents() {
+    return MigrationGuard.dormant(table("ns:events").build());
+  }
+
+  @Test
+  void aCaptureOfTheTableTurnsItsGuardsOnWithoutAReopenAndItsEndTurnsThemOff() throws Exception {
+    Started s = start(dormantEvents());
+    Started other = start(MigrationGuard.dormant(table("ns:other").build()));
+    s.put(put(Durability.SKIP_WAL));
+
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    String message = refusal(() -> s.put(put(Durability.SKIP_WAL)));
+    assertTrue(message.contains("a write with Durability.SKIP_WAL to ns:events is refused: "
+        + "presplit is re-salting ns:events (into ns:events__g2)"), message);
+    assertTrue(message.contains("presplitctl migration status ns:events"), message);
+    assertTrue(refusal(s::bulkLoad).contains("a bulk load into ns:events is refused"));
+    other.put(put(Durability.SKIP_WAL)); // another table's guard stays dormant
+    other.bulkLoad();
+
+    // A recovered queue's endpoint ships from the table too: one stopping leaves the other.
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    CaptureRegistry.stopped(EVENTS, "ns:events__g2");
+    refusal(() -> s.put(put(Durability.SKIP_WAL)));
+    CaptureRegistry.stopped(EVENTS, "ns:events__g2");
+    s.put(put(Durability.SKIP_WAL));
+    s.bulkLoad();
+  }
+
+  @Test
+  void aRegionOpeningWhileACaptureRunsIsGuardedFromItsFirstWrite() throws Exception {
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    Started s = start(dormantEvents());
+    refusal(() -> s.put(put(Durability.SKIP_WAL)));
+    // A closed region's guard is forgotten: the capture's end reaches only the open ones.
+    s.guard().stop(null);
+    CaptureRegistry.stopped(EVENTS, "ns:events__g2");
+    refusal(() -> s.put(put(Durability.SKIP_WAL)));
+  }
+
+  @Test
+  void aPlansAttributeKeepsTheGuardOnWhateverTheCaptures() throws Exception {
+    Started s = start(guardedSource());
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    CaptureRegistry.stopped(EVENTS, "ns:events__g2");
+    assertTrue(refusal(() -> s.put(put(Durability.SKIP_WAL))).contains("migration plan " + PLAN));
+  }
+
+  private static Started startConnected(TableDescriptor opened, long readPoint) throws Exception {
+    Started s = start(opened);
+    s.guard().connect("0123456789abcdef0123456789abcdef", () -> readPoint);
+    return s;
+  }
+
+  /** Sends a confirmation as GuardConfirmations does, and reads the state it is refused with. */
+  private static GuardState confirm(Started s) {
+    Put put = put(Durability.SKIP_WAL);
+    put.setAttribute(MigrationGuard.CONFIRM_ATTRIBUTE, new byte[] {1});
+    CheckAndMutate confirmation = CheckAndMutate.newBuilder(ROW).ifNotExists(F, F).build(put);
+    String message = refusal(() -> s.guard().preCheckAndMutate(s.c(), confirmation, null));
+    GuardState state = GuardState.parse("org.apache.hadoop.hbase.DoNotRetryIOException: "
+        + message + "\n\tat org.apache.hadoop.hbase.regionserver.HRegion.checkAndMutate");
+    assertNotNull(state, message);
+    return state;
+  }
+
+  private static MiniBatchOperationInProgress<Mutation> batch(Mutation... ops) {
+    OperationStatus[] statuses = new OperationStatus[ops.length];
+    java.util.Arrays.fill(statuses, OperationStatus.NOT_RUN);
+    return new MiniBatchOperationInProgress<>(ops, statuses, new WALEdit[ops.length], 0,
+        ops.length, ops.length);
+  }
+
+  @Test
+  void aConfirmationSaysWhetherTheGuardRefusesAndRecordsWhereTheRegionWas() throws Exception {
+    Started s = startConnected(dormantEvents(), 42);
+    GuardState before = confirm(s);
+    assertNull(before.plan());
+    assertFalse(before.settled());
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    GuardState after = confirm(s);
+    assertEquals(new GuardState("0123456789abcdef0123456789abcdef", MigrationGuard.CAPTURED,
+        false, 0, 42, ""), after);
+    assertTrue(after.settled());
+    // A bulk load's WAL marker at or below that read point came before the guard refused loads.
+    assertTrue(CaptureRegistry.beforeTheGuard("0123456789abcdef0123456789abcdef", 42));
+    assertFalse(CaptureRegistry.beforeTheGuard("0123456789abcdef0123456789abcdef", 43));
+    assertTrue(refusal(() -> s.guard().preBatchMutate(s.c(),
+        batch(put(Durability.USE_DEFAULT), put(Durability.SKIP_WAL)))).contains("SKIP_WAL"));
+    s.guard().preBatchMutate(s.c(), batch(put(Durability.USE_DEFAULT)));
+  }
+
+  @Test
+  void aSkipWalBatchADormantGuardLetThroughHoldsTheConfirmationUntilItEnds() throws Exception {
+    Started s = startConnected(dormantEvents(), 9);
+    // Let through while dormant: under the region's update lock, before its cells are written.
+    s.guard().preBatchMutate(s.c(), batch(put(Durability.SKIP_WAL)));
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    GuardState held = confirm(s);
+    assertEquals(MigrationGuard.CAPTURED, held.plan());
+    assertEquals(1, held.inFlight());
+    assertFalse(held.settled(), "not settled while the write is under way");
+    assertFalse(CaptureRegistry.beforeTheGuard("0123456789abcdef0123456789abcdef", 1));
+    // Another thread's batch ending releases nothing of this one's.
+    Thread other = new Thread(() -> s.guard().postBatchMutateIndispensably(s.c(), null, true));
+    other.start();
+    other.join();
+    assertEquals(1, confirm(s).inFlight());
+    s.guard().postBatchMutateIndispensably(s.c(), null, false);
+    assertTrue(confirm(s).settled());
+  }
+
+  @Test
+  void aBulkLoadADormantGuardLetThroughHoldsTheConfirmationUntilItEnds() throws Exception {
+    Started s = startConnected(dormantEvents(), 9);
+    s.bulkLoad();
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    assertEquals(1, confirm(s).inFlight());
+    s.guard().postBulkLoadHFile(s.c(), List.of(), null);
+    assertTrue(confirm(s).settled());
+  }
+
+  @Test
+  void aLoadThatNeverReachedItsPostHookIsReleasedByTheThreadsNextLoad() throws Exception {
+    Started s = startConnected(dormantEvents(), 9);
+    s.bulkLoad(); // a coprocessor after the guard refused it: no post hook
+    s.bulkLoad();
+    s.guard().postBulkLoadHFile(s.c(), List.of(), null);
+    CaptureRegistry.started(EVENTS, "ns:events__g2");
+    assertEquals(0, confirm(s).inFlight());
+  }
+
+  @Test
+  void aStateTravelsThroughAnExceptionMessage() {
+    GuardState state = new GuardState("abc", null, true, 2, -1, "a note\nover two lines");
+    GuardState back = GuardState.parse("wrapped: " + state.toMessage());
+    assertEquals(new GuardState("abc", null, true, 2, -1, "a note over two lines"), back);
+    assertNull(GuardState.parse("presplit: a write with Durability.SKIP_WAL to t is refused"));
+    assertNull(GuardState.parse(null));
   }
 
   @Test
@@ -270,9 +424,11 @@ class MigrationGuardTest {
     assertEquals("another", MigrationGuard.guardingPlan(again), "another plan's guard replaced");
     assertEquals(2, again.getCoprocessorDescriptors().size(), "the guard once");
 
-    TableDescriptor unguarded = MigrationGuard.unguarded(MigrationGuard.guarded(operators, PLAN,
+    TableDescriptor unguarded = MigrationGuard.dormant(MigrationGuard.guarded(operators, PLAN,
         true));
-    assertNull(MigrationGuard.guardingPlan(unguarded));
+    assertEquals("", MigrationGuard.guardingPlan(unguarded), "dormant: attached, no plan");
+    assertEquals(1, unguarded.getCoprocessorDescriptors().stream()
+        .filter(d -> d.getClassName().equals(MigrationGuard.CLASS_NAME)).count());
     assertNull(unguarded.getValue(MigrationGuard.PLAN_ATTRIBUTE));
     assertNull(unguarded.getValue(MigrationGuard.COPY_LOADS_ATTRIBUTE));
     assertTrue(unguarded.hasCoprocessor(OPERATORS), "the operator's coprocessor stays");

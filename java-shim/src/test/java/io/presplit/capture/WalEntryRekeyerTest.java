@@ -170,6 +170,34 @@ class WalEntryRekeyerTest {
   }
 
   @Test
+  void aBulkLoadFromBeforeTheRegionsGuardRefusedLoadsIsNotANotice() {
+    // region1's guard confirmed at read point 600: a load's marker at or below it was made
+    // before the guard refused loads, and the copy, which starts later, reads its files.
+    CaptureRegistry.reset();
+    CaptureRegistry.settled("region1", 600);
+    try {
+      WalEntryRekeyer.Batch batch = fake().rekey(List.of(bulkLoadMarker("region1", 500),
+          bulkLoadMarker("region1", 600), bulkLoadMarker("region1", 700)));
+      assertEquals(1, batch.acks(), "only the load after the guard is a notice");
+      List<CaptureSignals.Ack> acks = CaptureSignals.parse(batch.mutations().get(0)
+          .getFamilyCellMap().get(F).toArray(new Cell[0]));
+      assertEquals(CaptureSignals.Kind.BULK_LOAD, acks.get(0).kind());
+      assertEquals(1, fake().rekey(List.of(bulkLoadMarker("region2", 500))).acks(),
+          "a region whose guard never confirmed: every marker is a notice");
+    } finally {
+      CaptureRegistry.reset();
+    }
+  }
+
+  private static WAL.Entry bulkLoadMarker(String region, long sequenceId) {
+    WALEdit edit = new WALEdit();
+    edit.add(new KeyValue(Bytes.toBytes("3"), WALEdit.METAFAMILY, WALEdit.BULK_LOAD, 13,
+        KeyValue.Type.Put, new byte[0]));
+    return new WAL.Entry(new WALKeyImpl(Bytes.toBytes(region), SOURCE, sequenceId, 13,
+        new ArrayList<>(), 0, 0, null), edit);
+  }
+
+  @Test
   void aRowThatDoesNotFitIsAcknowledgedAsUnfitAndTheOthersStillShip() {
     WalEntryRekeyer.Batch batch = fake().rekey(List.of(entry(SOURCE, 20,
         cell("1a", "q", 1, KeyValue.Type.Put, "v"),
