@@ -75,6 +75,16 @@ final class CaptureRegistry {
     notify.forEach(l -> l.captured(now));
   }
 
+  /**
+   * The targets captures of {@code table} ship to now. A listener reads this rather than trust the
+   * set it was told: two notifications running at once may arrive in either order.
+   */
+  static Set<String> targetsOf(TableName table) {
+    synchronized (LOCK) {
+      return targets(table);
+    }
+  }
+
   /** Registers a guard of {@code table}; the captures running now. */
   static Set<String> listen(TableName table, Listener listener) {
     synchronized (LOCK) {

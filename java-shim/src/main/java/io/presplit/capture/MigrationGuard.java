@@ -181,7 +181,10 @@ public class MigrationGuard implements RegionCoprocessor, RegionObserver {
   private TableName tableName;
   private String regionName = "";
   private LongSupplier readPoint = () -> -1;
-  private final CaptureRegistry.Listener listener = this::captured;
+  // Told of a change, the guard reads the registry's state again: notifications running at once
+  // may arrive in either order, and the last word must be the registry's current one.
+  private final CaptureRegistry.Listener listener =
+      told -> captured(CaptureRegistry.targetsOf(tableName));
   private volatile boolean settled; // confirmed active with nothing let through under way
 
   // SKIP_WAL batches and bulk loads let through (the guard did not refuse them) and not ended yet;
@@ -232,7 +235,7 @@ public class MigrationGuard implements RegionCoprocessor, RegionObserver {
   }
 
   /** Captures of the table started or ended on this RegionServer. */
-  private void captured(Set<String> targets) {
+  private synchronized void captured(Set<String> targets) {
     Refusals descriptor = fromDescriptor;
     Refusals before = refusals;
     Refusals now = descriptor.active() || targets.isEmpty() ? descriptor
