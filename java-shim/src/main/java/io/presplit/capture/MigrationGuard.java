@@ -450,14 +450,7 @@ public class MigrationGuard implements RegionCoprocessor, RegionObserver {
       throw new IllegalArgumentException("plan id is missing");
     }
     TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(table);
-    if (!table.hasCoprocessor(CLASS_NAME)) {
-      try {
-        builder.setCoprocessor(
-            CoprocessorDescriptorBuilder.newBuilder(CLASS_NAME).setPriority(PRIORITY).build());
-      } catch (IOException e) {
-        throw new IllegalStateException("adding " + CLASS_NAME + ": " + e.getMessage(), e);
-      }
-    }
+    attach(builder, table);
     builder.setValue(PLAN_ATTRIBUTE, planId);
     if (copyLoads) {
       builder.setValue(COPY_LOADS_ATTRIBUTE, "true");
@@ -474,15 +467,21 @@ public class MigrationGuard implements RegionCoprocessor, RegionObserver {
   public static TableDescriptor dormant(TableDescriptor table) {
     TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(table)
         .removeValue(PLAN_ATTRIBUTE).removeValue(COPY_LOADS_ATTRIBUTE);
-    if (!table.hasCoprocessor(CLASS_NAME)) {
-      try {
-        builder.setCoprocessor(
-            CoprocessorDescriptorBuilder.newBuilder(CLASS_NAME).setPriority(PRIORITY).build());
-      } catch (IOException e) {
-        throw new IllegalStateException("adding " + CLASS_NAME + ": " + e.getMessage(), e);
-      }
-    }
+    attach(builder, table);
     return builder.build();
+  }
+
+  /** Adds the guard's coprocessor to {@code builder} unless {@code table} carries it. */
+  private static void attach(TableDescriptorBuilder builder, TableDescriptor table) {
+    if (table.hasCoprocessor(CLASS_NAME)) {
+      return;
+    }
+    try {
+      builder.setCoprocessor(
+          CoprocessorDescriptorBuilder.newBuilder(CLASS_NAME).setPriority(PRIORITY).build());
+    } catch (IOException e) {
+      throw new IllegalStateException("adding " + CLASS_NAME + ": " + e.getMessage(), e);
+    }
   }
 
   /** "ns:t__g2" -> "ns:t": the table's document name, as presplitctl takes it. */
