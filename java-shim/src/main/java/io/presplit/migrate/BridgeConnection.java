@@ -35,19 +35,7 @@ public final class BridgeConnection {
    * opened with other settings, so calls running meanwhile may fail (and be retried).
    */
   public static void configure(String[] confPairs) throws IOException {
-    Configuration conf = HBaseConfiguration.create();
-    if (confPairs != null) {
-      if (confPairs.length % 2 != 0) {
-        throw new IllegalArgumentException(
-            "confPairs must alternate key and value; got an odd count " + confPairs.length);
-      }
-      for (int i = 0; i < confPairs.length; i += 2) {
-        if (confPairs[i] == null || confPairs[i].isEmpty() || confPairs[i + 1] == null) {
-          throw new IllegalArgumentException("confPairs[" + i + "]: empty key or null value");
-        }
-        conf.set(confPairs[i], confPairs[i + 1]);
-      }
-    }
+    Configuration conf = AdminBridge.configuration(confPairs);
     synchronized (CONNECTION_LOCK) {
       explicitConfiguration = conf;
       closeConnection();

@@ -178,7 +178,7 @@ public final class AdminBridge implements AutoCloseable {
    * @throws IllegalArgumentException if confPairs has an odd length or a null/empty key or a null
    *     value
    */
-  static Configuration configuration(String[] confPairs) {
+  public static Configuration configuration(String[] confPairs) {
     Configuration conf = HBaseConfiguration.create();
     if (confPairs != null) {
       if (confPairs.length % 2 != 0) {
