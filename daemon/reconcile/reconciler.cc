@@ -365,9 +365,12 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   outcome.regions = static_cast<int>(existing->regions.size());
   // The layout is compared as a whole below, against the record in the descriptor (or, for a
   // table built before layouts were recorded there, the status's): a table without the record
-  // is no drift, and one changed layout is one line, not one per attribute.
+  // is no drift, and one changed layout is one line, not one per attribute. The MigrationGuard
+  // set at creation is not compared either: a table created before has none yet.
   TableSpec compared = spec;
-  std::erase_if(compared.attributes, [](const auto& a) { return IsLayoutAttribute(a.first); });
+  std::erase_if(compared.attributes, [](const auto& a) {
+    return IsLayoutAttribute(a.first) || IsCreationOnlyAttribute(a.first, a.second);
+  });
   outcome.differences = CompareTable(compared, *existing);
   BuiltLayout built = BuiltLayoutOf(znode_name, spec.table, *existing, existed);
   if (!built.problem.empty()) outcome.differences.push_back(built.problem);

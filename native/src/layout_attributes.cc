@@ -80,9 +80,14 @@ std::map<std::string, std::string> LayoutAttributes(const LayoutConfig& layout) 
   return attributes;
 }
 
+bool IsCreationOnlyAttribute(std::string_view name, std::string_view value) {
+  return name == kMigrationGuardAttribute && value == kMigrationGuardCoprocessor;
+}
+
 std::map<std::string, std::string> TableAttributes(const TableConfig& config) {
   std::map<std::string, std::string> attributes = SplitPolicyAttributes(config);
   for (auto& [name, value] : LayoutAttributes(config.layout)) attributes[name] = std::move(value);
+  attributes[kMigrationGuardAttribute] = kMigrationGuardCoprocessor;
   return attributes;
 }
 

@@ -354,12 +354,18 @@ class MigrationTest(unittest.TestCase):
 
     def test_4_rollback_during_grace_keeps_the_new_generations_writes(self):
         root, table, _ = self.names("mir")
-        self.daemon(root, 19507).start()
+        d = self.daemon(root, 19507)
+        d.start()
         put_doc(root, document(table, 10))
         h.wait_status(root, table, ["ready"])
         helper(root, "load", table, "3000", str(VERSIONS))
         put_doc(root, document(table, 16, {"allowed": True, "workers": 2, "grace_period_s": 600}))
         h.wait_for(lambda: migration_phase(root, table) == "grace", 300, "the grace period")
+        # Born with the guard: the migration turned it on without reopening a region for it.
+        log = d.log_text()
+        self.assertNotIn(f"MigrationGuard attached to {table}", log)
+        self.assertRegex(log, re.escape(f"migration {table}: MigrationGuard on in {table} (")
+                         + r"\d+ regions confirmed, no reopen\)")
         status = migration_status(root, table)
         forward, reverse = status["capture"]["peer"], status["capture"]["reverse_peer"]
         # Writers on the new generation since the switch (one JVM for the 20 rows).
@@ -484,7 +490,12 @@ class MigrationTest(unittest.TestCase):
     def test_6_the_new_generation_keeps_the_tables_settings_and_its_dr_replication(self):
         root, table, d = self.loaded_table("mis", 19511, 300)
         dr_peer = "dr_" + uuid.uuid4().hex[:8]
+        born = helper(root, "settings", table)
+        self.assertTrue(born["guarded"], f"presplitd creates tables with the guard: {born}")
+        self.assertIsNone(born["guard_plan"], "dormant")
+        # The operator's settings, and the guard removed: the first re-salt attaches it.
         helper(root, "operator-settings", table, dr_peer)
+        self.assertFalse(helper(root, "settings", table)["guarded"])
         self.addCleanup(lambda: helper(root, "remove-peer", dr_peer))
         # A region whose start key is 1 KiB long (inside bucket 1): the capture's probes and
         # closes of it must be acknowledged like any other's, or nothing would ever switch.

@@ -30,8 +30,10 @@ TEST(LayoutAttributesTest, SaltedLayoutIsRecordedWithEveryDefaultResolved) {
       {"presplit.layout.salt.hash", "java-hashcode"}, {"presplit.layout.salt.from", "group"},
       {"presplit.layout.group.length", "32"}};
   EXPECT_EQ(LayoutAttributes(config.layout), expected);
-  // Without a split policy the table gets the record and nothing else.
-  EXPECT_EQ(TableAttributes(config), expected);
+  // Without a split policy the table gets the record and the dormant MigrationGuard.
+  Attributes table = expected;
+  table["coprocessor$2"] = "|io.presplit.capture.MigrationGuard|0|";
+  EXPECT_EQ(TableAttributes(config), table);
   for (const auto& [name, value] : expected) EXPECT_TRUE(IsLayoutAttribute(name)) << name;
   EXPECT_FALSE(IsLayoutAttribute("presplit.managed"));
   EXPECT_FALSE(IsLayoutAttribute("SPLIT_POLICY"));
@@ -40,7 +42,8 @@ TEST(LayoutAttributesTest, SaltedLayoutIsRecordedWithEveryDefaultResolved) {
 TEST(LayoutAttributesTest, UnsaltedTableRecordsThatItHasNoLayout) {
   TableConfig config = Parsed("{}");
   Attributes expected = {{"presplit.layout.recorded", "true"}};
-  EXPECT_EQ(TableAttributes(config), expected);
+  EXPECT_EQ(LayoutAttributes(config.layout), expected);
+  EXPECT_EQ(TableAttributes(config).count("presplit.layout.recorded"), 1u);
   auto back = LayoutFromAttributes(expected);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_TRUE(back->has_value()) << "a record of no layout is still a record";
@@ -165,9 +168,22 @@ TEST(LayoutAttributesTest, SplitPolicyTablesCarryTheSameRecord) {
   EXPECT_EQ(table.at("presplit.layout.salt.encoding"), "hex");
   EXPECT_EQ(table.at("presplit.layout.group.delimiter"), "|");
   EXPECT_EQ(table.at("presplit.managed"), "true");
-  EXPECT_EQ(table.size(), policy.size() + layout.size()) << "the two share no name";
+  EXPECT_EQ(table.size(), policy.size() + layout.size() + 1)
+      << "the two share no name, and the guard is the one more";
   for (const auto& [name, value] : policy) EXPECT_EQ(table.at(name), value) << name;
   for (const auto& [name, value] : layout) EXPECT_EQ(table.at(name), value) << name;
+  // The sampler keeps coprocessor$1; the guard comes first by priority, not by number.
+  EXPECT_NE(table.at("coprocessor$1").find("LoadSamplingObserver"), std::string::npos);
+  EXPECT_EQ(table.at(kMigrationGuardAttribute), kMigrationGuardCoprocessor);
+}
+
+TEST(LayoutAttributesTest, OnlyTheGuardSetAtCreationIsLeftUncompared) {
+  EXPECT_TRUE(IsCreationOnlyAttribute("coprocessor$2", "|io.presplit.capture.MigrationGuard|0|"));
+  // The same number holding an operator's coprocessor, or the sampler's, is compared.
+  EXPECT_FALSE(IsCreationOnlyAttribute("coprocessor$2", "|com.example.Audit|1073741823|"));
+  EXPECT_FALSE(IsCreationOnlyAttribute(
+      "coprocessor$1", "|io.presplit.hbase.coprocessor.LoadSamplingObserver|1073741823|"));
+  EXPECT_FALSE(IsCreationOnlyAttribute("presplit.layout.recorded", "true"));
 }
 
 TEST(LayoutAttributesTest, TheBucketCountOfALayoutsJson) {

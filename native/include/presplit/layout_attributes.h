@@ -44,9 +44,24 @@ bool IsLayoutAttribute(std::string_view name);
 // with every default resolved (the salt width written out). Never throws.
 std::map<std::string, std::string> LayoutAttributes(const LayoutConfig& layout);
 
+// The MigrationGuard (presplit-hbase.jar's io.presplit.capture.MigrationGuard), as the table
+// coprocessor value HBase parses: no jar path (the class is on the RegionServers' classpath),
+// Coprocessor.PRIORITY_HIGHEST, so that a write it refuses reaches no other coprocessor. Every
+// table presplitd creates carries it, dormant: it refuses nothing until a re-salt's change
+// capture of the table runs. Attached at creation, a table's first re-salt need not reopen every
+// region to attach it; a table created before, or by hand, gets it then. Under number 2, so that
+// the LoadSamplingObserver keeps coprocessor$1.
+inline constexpr const char* kMigrationGuardAttribute = "coprocessor$2";
+inline constexpr const char* kMigrationGuardCoprocessor = "|io.presplit.capture.MigrationGuard|0|";
+
+// True for the attributes presplitd sets when it creates a table and never compares later: the
+// MigrationGuard's, which a table created before it was set at creation lacks until its first
+// re-salt, and which that re-salt attaches under whatever number is free.
+bool IsCreationOnlyAttribute(std::string_view name, std::string_view value);
+
 // Every table attribute presplitd sets when it creates the table for `config`: those of its
-// split policy (SplitPolicyAttributes) and the layout record (LayoutAttributes), for every
-// table, with or without a split policy.
+// split policy (SplitPolicyAttributes), the layout record (LayoutAttributes) and the dormant
+// MigrationGuard, for every table, with or without a split policy.
 std::map<std::string, std::string> TableAttributes(const TableConfig& config);
 
 // The layout recorded in a table's attributes (other attributes are ignored). nullopt when the

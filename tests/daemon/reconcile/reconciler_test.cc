@@ -110,6 +110,22 @@ TEST_F(ReconcilerTest, SplitPolicyBecomesTableAttributesAndIsComparedLater) {
   EXPECT_NE(status["differences"][0].get<std::string>().find("SPLIT_POLICY"), std::string::npos);
 }
 
+TEST_F(ReconcilerTest, TablesAreBornWithTheMigrationGuardWhichIsNeverDrift) {
+  PutDoc("tinawang:check", kCheckDoc);
+  ASSERT_TRUE(reconciler_.ReconcileAll().ok());
+  auto& attributes = admin_.tables.at("tinawang:check").attributes;
+  EXPECT_EQ(attributes.at("coprocessor$2"), "|io.presplit.capture.MigrationGuard|0|");
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+
+  // A table created before tables carried it: no guard until its first re-salt attaches one.
+  attributes.erase("coprocessor$2");
+  Reconciler restarted(zk_, admin_, ReconcilerOptions{"/presplit", "test:2"});
+  ASSERT_TRUE(restarted.ReconcileAll().ok());
+  EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
+  EXPECT_EQ(admin_.creates, 1);
+  EXPECT_EQ(attributes.count("coprocessor$2"), 0u) << "nothing attaches it but a re-salt";
+}
+
 TEST_F(ReconcilerTest, RepeatedPassesAndRestartsChangeNothing) {
   PutDoc("tinawang:check", kCheckDoc);
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
@@ -298,8 +314,10 @@ TEST_F(ReconcilerTest, EverySaltedTableRecordsItsLayoutInItsDescriptor) {
       {"presplit.layout.recorded", "true"},           {"presplit.layout.salt.buckets", "10"},
       {"presplit.layout.salt.encoding", "decimal"},   {"presplit.layout.salt.width", "1"},
       {"presplit.layout.salt.hash", "java-hashcode"}, {"presplit.layout.salt.from", "group"},
-      {"presplit.layout.group.length", "32"}};
-  EXPECT_EQ(attributes, expected) << "no split policy: the layout record and nothing else";
+      {"presplit.layout.group.length", "32"},
+      {"coprocessor$2", "|io.presplit.capture.MigrationGuard|0|"}};
+  EXPECT_EQ(attributes, expected)
+      << "no split policy: the layout record and the dormant guard, nothing else";
   EXPECT_EQ(StatusOf("tinawang:check")["phase"], "ready");
 }
 

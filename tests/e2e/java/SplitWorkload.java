@@ -237,6 +237,16 @@ public class SplitWorkload {
    */
   static void churn(Connection c, Admin admin, TableName table, int moves, int splits)
       throws Exception {
+    // Called right after a RegionServer restart: hbase:meta may still be reopening on it, and
+    // the admin's five retries give up on that within two seconds.
+    pollUntil("hbase:meta readable", 120, () -> {
+      try {
+        sorted(admin, table);
+        return null;
+      } catch (java.io.IOException e) {
+        return e.toString();
+      }
+    });
     List<RegionInfo> rs = sorted(admin, table);
     int moved = 0;
     long movesDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
