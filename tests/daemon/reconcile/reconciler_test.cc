@@ -311,9 +311,12 @@ TEST_F(ReconcilerTest, EverySaltedTableRecordsItsLayoutInItsDescriptor) {
   ASSERT_TRUE(reconciler_.ReconcileAll().ok());
   const auto& attributes = admin_.tables.at("tinawang:check").attributes;
   std::map<std::string, std::string> expected = {
-      {"presplit.layout.recorded", "true"},           {"presplit.layout.salt.buckets", "10"},
-      {"presplit.layout.salt.encoding", "decimal"},   {"presplit.layout.salt.width", "1"},
-      {"presplit.layout.salt.hash", "java-hashcode"}, {"presplit.layout.salt.from", "group"},
+      {"presplit.layout.recorded", "true"},
+      {"presplit.layout.salt.buckets", "10"},
+      {"presplit.layout.salt.encoding", "decimal"},
+      {"presplit.layout.salt.width", "1"},
+      {"presplit.layout.salt.hash", "java-hashcode"},
+      {"presplit.layout.salt.from", "group"},
       {"presplit.layout.group.length", "32"},
       {"coprocessor$2", "|io.presplit.capture.MigrationGuard|0|"}};
   EXPECT_EQ(attributes, expected)
