@@ -248,6 +248,9 @@ Status RunDaemon(const DaemonOptions& initial_options) {
         stopping = true;
         NotifySystemd(systemd.Stopping("shutting down"));
         watchdog.Stop();
+        // The endpoint closes at once, not in its turn at the end of the stop: a health check
+        // during the stop is refused instead of waiting on a loop that no longer runs.
+        http.Stop();
         io.stop();
       };
   signals.async_wait(on_signal);

@@ -30,6 +30,8 @@ class HttpComponent final : public Component {
 
   std::string_view name() const override { return "http"; }
   Status Start() override;
+  // Closes the listening socket; a second call does nothing (the daemon closes it as soon as a
+  // stop begins, the ComponentSet again in its turn).
   void Stop() override;
 
   // Why the daemon is unhealthy, or "": ZooKeeper first, then each component in order.
