@@ -1,5 +1,6 @@
-// presplitd's logic behind a thin main: wires ZooKeeper, the embedded JVM, the reconcile worker
-// and the HTTP endpoint around one Asio loop, and returns a Status when it stops.
+// presplitd's logic behind a thin main: builds what its components share (ZooKeeper, the
+// embedded JVM, the leader election, one Asio loop), starts the components (component.h) in their
+// declared order, and returns a Status when it stops.
 #pragma once
 
 #include "daemon/runner/daemon_options.h"
