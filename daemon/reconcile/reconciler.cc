@@ -369,7 +369,7 @@ Reconciler::Outcome Reconciler::EnsureTable(const std::string& znode_name, const
   // set at creation is not compared either: a table created before has none yet.
   TableSpec compared = spec;
   std::erase_if(compared.attributes, [](const auto& a) {
-    return IsLayoutAttribute(a.first) || IsCreationOnlyAttribute(a.first, a.second);
+    return IsLayoutAttribute(a.first) || IsCreationOnlyAttribute(a.first);
   });
   outcome.differences = CompareTable(compared, *existing);
   BuiltLayout built = BuiltLayoutOf(znode_name, spec.table, *existing, existed);

@@ -80,9 +80,7 @@ std::map<std::string, std::string> LayoutAttributes(const LayoutConfig& layout) 
   return attributes;
 }
 
-bool IsCreationOnlyAttribute(std::string_view name, std::string_view value) {
-  return name == kMigrationGuardAttribute && value == kMigrationGuardCoprocessor;
-}
+bool IsCreationOnlyAttribute(std::string_view name) { return name == kMigrationGuardAttribute; }
 
 std::map<std::string, std::string> TableAttributes(const TableConfig& config) {
   std::map<std::string, std::string> attributes = SplitPolicyAttributes(config);

@@ -178,12 +178,16 @@ TEST(LayoutAttributesTest, SplitPolicyTablesCarryTheSameRecord) {
 }
 
 TEST(LayoutAttributesTest, OnlyTheGuardSetAtCreationIsLeftUncompared) {
-  EXPECT_TRUE(IsCreationOnlyAttribute("coprocessor$2", "|io.presplit.capture.MigrationGuard|0|"));
-  // The same number holding an operator's coprocessor, or the sampler's, is compared.
-  EXPECT_FALSE(IsCreationOnlyAttribute("coprocessor$2", "|com.example.Audit|1073741823|"));
-  EXPECT_FALSE(IsCreationOnlyAttribute(
-      "coprocessor$1", "|io.presplit.hbase.coprocessor.LoadSamplingObserver|1073741823|"));
-  EXPECT_FALSE(IsCreationOnlyAttribute("presplit.layout.recorded", "true"));
+  TableConfig config =
+      Parsed(R"({"salt": {"buckets": 4, "from": "key"}})", R"(, "split_policy": {})");
+  int creation_only = 0;
+  for (const auto& [name, value] : TableAttributes(config)) {
+    if (!IsCreationOnlyAttribute(name)) continue;
+    ++creation_only;
+    EXPECT_EQ(value, kMigrationGuardCoprocessor) << name;
+  }
+  EXPECT_EQ(creation_only, 1) << "the guard, and nothing else: the sampler's coprocessor$1 and "
+                                 "the split policy's attributes are compared";
 }
 
 TEST(LayoutAttributesTest, TheBucketCountOfALayoutsJson) {

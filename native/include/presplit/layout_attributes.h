@@ -57,7 +57,7 @@ inline constexpr const char* kMigrationGuardCoprocessor = "|io.presplit.capture.
 // True for the attributes presplitd sets when it creates a table and never compares later: the
 // MigrationGuard's, which a table created before it was set at creation lacks until its first
 // re-salt, and which that re-salt attaches under whatever number is free.
-bool IsCreationOnlyAttribute(std::string_view name, std::string_view value);
+bool IsCreationOnlyAttribute(std::string_view name);
 
 // Every table attribute presplitd sets when it creates the table for `config`: those of its
 // split policy (SplitPolicyAttributes), the layout record (LayoutAttributes) and the dormant
