@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sampler cost on the write path: puts per second into two tables identical but for
-# io.presplit.hbase.coprocessor.LoadSamplingObserver, on a local HBase 2.6.4 cluster of its own
-# (RegionServer with presplit-hbase.jar and libpresplit_jni.so, as deployed), interleaved ABBA
-# rounds. See bench/sampler/SamplerBench.java and bench/RESULTS.md.
+# Sampler cost on the write path: puts per second into tables identical but for
+# io.presplit.hbase.coprocessor.LoadSamplingObserver (and the dormant MigrationGuard presplitd
+# adds to every table it creates), on a local HBase 2.6.4 cluster of its own (RegionServer with
+# presplit-hbase.jar and libpresplit_jni.so, as deployed), interleaved rounds.
+# See bench/sampler/SamplerBench.java and bench/RESULTS.md.
 #
 #   bench/run_sampler_bench.sh [--no-build] [SamplerBench options: --rounds R --max-rounds M
 #                               --run-rounds Q --warmup W --puts N --batch B --threads T

@@ -1,6 +1,7 @@
 /*
  * SamplerBench: the cost of presplit's LoadSamplingObserver on the write path -- puts per
- * second against a running cluster into two tables identical but for the coprocessor.
+ * second against a running cluster into tables identical but for their coprocessors (and of the
+ * dormant MigrationGuard presplitd adds to every table it creates).
  * Client side: the official HBase client only (presplit-hbase.jar is needed on the
  * RegionServer, not here). Run by bench/run_sampler_bench.sh:
  *
@@ -9,7 +10,7 @@
  *        [--threads T] [--regions K] [--value-bytes V]
  *
  * What it does:
- *  1. (Re)creates three tables, family 'f', K regions pre-split on the same keys,
+ *  1. (Re)creates four tables, family 'f', K regions pre-split on the same keys,
  *     DisabledRegionSplitPolicy (so no split lands in the middle of a run), identical but for
  *     their coprocessor:
  *       presplit_bench_plain     none
@@ -17,7 +18,10 @@
  *                                priority, as deployed)
  *       presplit_bench_observer  HBase's ConstraintProcessor without constraints: a no-op
  *                                RegionObserver, i.e. what any observer on the table costs
- *  2. Runs (A/B/C), Q rounds (default R; 0 skips them): every round flushes the tables
+ *       presplit_bench_born      the sampler and io.presplit.capture.MigrationGuard, dormant
+ *                                (priority 0), as presplitd creates every table: born/sampled
+ *                                is what the guard adds to a table that is never migrated
+ *  2. Runs (A/B/C/D), Q rounds (default R; 0 skips them): every round flushes the tables
  *     (untimed, so each run starts with empty memstores), then writes N puts into each table in
  *     turn, the order rotated every round and reversed every other round, with T client threads
  *     each sending Table.put(List) of B puts: rows "g%05d|r%06d" of random groups and rows,
@@ -27,18 +31,21 @@
  *     its threads), then the ratios sampled/plain, observer/plain and sampled/observer: of the
  *     means, and the median and spread of the per-round ratios.
  *  3. Interleaved batches: at least R and at most M rounds (after one discarded) in which every
- *     client thread sends its Table.put calls to the three tables in turn (threads start on
+ *     client thread sends its Table.put calls to the four tables in turn (threads start on
  *     different tables), N puts per table per round; a table's puts/s is the sum over threads of
  *     its puts over the time its calls took. All tables then see the same background load at the
  *     same moments, which runs of seconds cannot guarantee on a shared machine. Rounds continue
- *     past R until the standard error of the mean per-round ratio sampled/plain is at most a
- *     third of its margin to the target (|mean - 0.97|), so the verdict is not noise; both are
- *     printed, and whether the margin was resolved. Same ratios, plus the median batch latencies.
+ *     past R until the standard errors of the mean per-round ratios sampled/plain and
+ *     born/sampled are each at most a third of their margin to the target (|mean - 0.97|), so
+ *     neither verdict is noise; both are printed, and whether the margins were resolved. Same
+ *     ratios, plus the median batch latencies.
  *  4. Checks that the sampler worked: it reads the RegionServer's JMX bean
  *     io.presplit:type=LoadSampler (LoadSamplingObserver's counters, summed over the regions;
  *     through the JDK attach API on --rs-pid) before and after, and fails unless the sampled
  *     table's regions are registered, the samplers saw at least every put sent to the sampled
- *     table (a retried batch may be seen twice) and recorded some of them.
+ *     table (a retried batch may be seen twice) and recorded some of them; and that the
+ *     RegionServer reports MigrationGuard loaded and the born table took a SKIP_WAL put (a
+ *     dormant guard refuses nothing).
  * Exit code: 0 when measured (whatever the ratio), 1 on an error or when the sampler recorded
  * nothing.
  */
@@ -81,6 +88,11 @@ public class SamplerBench {
   static final int GROUPS = 10000;
   static final double TARGET = 0.97; // sampled/plain throughput: under 3% slower
   static final String SAMPLER_BEAN = "io.presplit:type=LoadSampler";
+  // What presplitd attaches to every table it creates besides the sampler, dormant: it refuses
+  // nothing until a migration's capture of the table runs.
+  static final String GUARD = "io.presplit.capture.MigrationGuard";
+  static final int GUARD_PRIORITY = 0; // Coprocessor.PRIORITY_HIGHEST, as presplitd sets it
+  static final int PLAIN = 0, SAMPLED = 1, OBSERVER = 2, BORN = 3;
   static long clockTicks = 100; // per second, `getconf CLK_TCK`
 
   public static void main(String[] args) throws Exception {
@@ -122,9 +134,10 @@ public class SamplerBench {
     conf.set("hbase.zookeeper.property.clientPort", hp[1]);
 
     TableName[] tables = {TableName.valueOf("presplit_bench_plain"),
-        TableName.valueOf("presplit_bench_sampled"), TableName.valueOf("presplit_bench_observer")};
-    String[] names = {"plain", "sampled", "observer"};
-    String[] coprocessors = {null, SAMPLER, NOOP_OBSERVER};
+        TableName.valueOf("presplit_bench_sampled"), TableName.valueOf("presplit_bench_observer"),
+        TableName.valueOf("presplit_bench_born")};
+    String[] names = {"plain", "sampled", "observer", "born"};
+    String[][] coprocessors = {{}, {SAMPLER}, {NOOP_OBSERVER}, {SAMPLER, GUARD}};
     int n = tables.length;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try (Connection c = ConnectionFactory.createConnection(conf); Admin admin = c.getAdmin();
@@ -133,14 +146,15 @@ public class SamplerBench {
       for (int ti = 0; ti < n; ti++) {
         create(admin, tables[ti], coprocessors[ti], regions);
         System.out.printf("table %-8s %s%s%n", names[ti], tables[ti],
-            coprocessors[ti] == null ? "" : " + coprocessor " + coprocessors[ti]);
+            coprocessors[ti].length == 0 ? "" : " + " + String.join(", ", coprocessors[ti]));
       }
       long[] samplerBefore = samplerCounters(rsBeans);
-      if (samplerBefore[0] != regions) {
+      if (samplerBefore[0] != 2L * regions) {
         throw new IllegalStateException("the RegionServer has " + samplerBefore[0] + " sampled "
-            + "regions, expected the sampled table's " + regions + " (is LoadSamplingObserver "
-            + "loaded?)");
+            + "regions, expected the sampled and born tables' " + 2 * regions + " (is "
+            + "LoadSamplingObserver loaded?)");
       }
+      checkGuardDormant(c, admin, tables[BORN]);
       long sentToSampled = 0;
 
       if (runRounds > 0) {
@@ -159,7 +173,8 @@ public class SamplerBench {
       // until the verdict on the target is not within noise, or the maximum is reached.
       System.out.printf("%ninterleaved batches: %d to %d rounds of %d puts per table, every "
           + "thread sending its Table.put calls to the tables in turn; stops once the standard "
-          + "error of the mean ratio sampled/plain is at most a third of its margin to %.2f%n",
+          + "errors of the mean ratios sampled/plain and born/sampled are each at most a third "
+          + "of their margin to %.2f%n",
           rounds, maxRounds, puts, TARGET);
       double[][] mixedRate = new double[n][maxRounds];
       double[][] mixedLatency = new double[n][maxRounds];
@@ -169,7 +184,7 @@ public class SamplerBench {
           admin.flush(t);
         }
         double[][] res = writeMixed(c, pool, tables, puts, batch, threads, valueBytes);
-        sentToSampled += (long) res[1][2];
+        sentToSampled += (long) (res[SAMPLED][2] + res[BORN][2]);
         if (r < 0) {
           continue;
         }
@@ -181,11 +196,14 @@ public class SamplerBench {
               res[ti][0], res[ti][1] / 1e6));
         }
         done = r + 1;
-        double[] sofar = ratios(mixedRate, 1, 0, done);
+        double[] sofar = ratios(mixedRate, SAMPLED, PLAIN, done);
         double se = stddev(sofar) / Math.sqrt(done);
-        System.out.printf("round %d%s  | sampled/plain mean %.4f, se %.4f%n", r, line,
-            mean(sofar), se);
-        if (done >= rounds && done >= 3 && se <= Math.abs(mean(sofar) - TARGET) / 3) {
+        double[] guardSofar = ratios(mixedRate, BORN, SAMPLED, done);
+        double guardSe = stddev(guardSofar) / Math.sqrt(done);
+        System.out.printf("round %d%s  | sampled/plain mean %.4f, se %.4f | born/sampled mean "
+            + "%.4f, se %.4f%n", r, line, mean(sofar), se, mean(guardSofar), guardSe);
+        if (done >= rounds && done >= 3 && se <= Math.abs(mean(sofar) - TARGET) / 3
+            && guardSe <= Math.abs(mean(guardSofar) - TARGET) / 3) {
           break;
         }
       }
@@ -193,7 +211,8 @@ public class SamplerBench {
         mixedRate[ti] = Arrays.copyOf(mixedRate[ti], done);
         mixedLatency[ti] = Arrays.copyOf(mixedLatency[ti], done);
       }
-      for (int[] pair : new int[][] {{1, 0}, {2, 0}, {1, 2}}) {
+      for (int[] pair : new int[][] {{SAMPLED, PLAIN}, {OBSERVER, PLAIN}, {SAMPLED, OBSERVER},
+          {BORN, SAMPLED}, {BORN, PLAIN}}) {
         double[] rr = ratios(mixedRate, pair[0], pair[1], done);
         double[] lr = new double[done];
         for (int r = 0; r < done; r++) {
@@ -205,41 +224,33 @@ public class SamplerBench {
             mean(mixedRate[pair[0]]) / mean(mixedRate[pair[1]]), median(rr), mean(rr),
             stddev(rr), stddev(rr) / Math.sqrt(done), min(rr), max(rr), median(lr));
       }
-      double[] mixedRatio = ratios(mixedRate, 1, 0, done);
-      double ratio = mean(mixedRatio);
-      double se = stddev(mixedRatio) / Math.sqrt(done);
-      double margin = Math.abs(ratio - TARGET);
-      boolean resolved = se <= margin / 3;
-      boolean met = ratio >= TARGET;
-      System.out.printf("target: under 3%% slower (sampled/plain >= %.2f): %s; interleaved "
-          + "batches, mean per-round ratio %.4f over %d rounds; standard error %.4f = %.2f of "
-          + "the margin to the target (%.4f): %s%n", TARGET, met ? "met" : "NOT met", ratio,
-          done, se, margin > 0 ? se / margin : Double.POSITIVE_INFINITY, margin, resolved
-              ? "well below it (<= 1/3), the verdict stands"
-              : "NOT well below it (> 1/3): the verdict is within noise; more rounds or a "
-                  + "quieter machine needed");
+      Verdict sampler = verdict("sampled/plain", mixedRate, SAMPLED, PLAIN, done);
+      Verdict guard = verdict("born/sampled", mixedRate, BORN, SAMPLED, done);
 
       long[] samplerAfter = samplerCounters(rsBeans);
       long seen = samplerAfter[1] - samplerBefore[1];
       long recorded = samplerAfter[2] - samplerBefore[2];
       long skipped = samplerAfter[3] - samplerBefore[3];
       System.out.printf("sampler (JMX %s on the RegionServer): %d sampled regions; %d puts sent "
-          + "to the sampled table, the samplers saw %d requests, recorded %d (%.3f of them), "
+          + "to the sampled and born tables, the samplers saw %d requests, recorded %d (%.3f of them), "
           + "skipped %d as busy%n", SAMPLER_BEAN, samplerAfter[0], sentToSampled, seen, recorded,
           seen > 0 ? (double) recorded / seen : 0.0, skipped);
-      if (samplerAfter[0] != regions || seen < sentToSampled || recorded <= 0) {
-        throw new IllegalStateException("the sampler did not record the sampled table's puts: "
+      if (samplerAfter[0] != 2L * regions || seen < sentToSampled || recorded <= 0) {
+        throw new IllegalStateException("the sampler did not record the sampled and born tables' puts: "
             + samplerAfter[0] + " regions, " + seen + " requests seen of " + sentToSampled
             + " sent, " + recorded + " recorded");
       }
 
       BenchSummary.row("sampler", "sampler.throughput", "puts/s with LoadSamplingObserver vs "
-          + "none (interleaved batches)", mean(mixedRate[1]), mean(mixedRate[0]),
-          "same table without coprocessor", ratio, "presplit/baseline",
-          ">= 0.97", resolved ? met : null, String.format("mean of %d per-round ratios, se %.4f, margin %.4f: %s; sampler saw %d "
-              + "requests, recorded %d", done, se, margin, resolved ? "resolved"
-              : "NOT resolved (se > margin/3): " + (met ? "met" : "missed") + " within noise",
-              seen, recorded));
+          + "none (interleaved batches)", mean(mixedRate[SAMPLED]), mean(mixedRate[PLAIN]),
+          "same table without coprocessor", sampler.ratio, "presplit/baseline", ">= 0.97",
+          sampler.resolved() ? sampler.met() : null, sampler.note(done) + String.format(
+              "; sampler saw %d requests, recorded %d", seen, recorded));
+      BenchSummary.row("sampler", "sampler.guard_throughput", "puts/s with the dormant "
+          + "MigrationGuard beside the sampler (as presplitd creates tables) vs the sampler "
+          + "alone (interleaved batches)", mean(mixedRate[BORN]), mean(mixedRate[SAMPLED]),
+          "same table with the sampler only", guard.ratio, "presplit/baseline", ">= 0.97",
+          guard.resolved() ? guard.met() : null, guard.note(done));
 
       for (TableName t : tables) {
         admin.disableTable(t);
@@ -248,6 +259,71 @@ public class SamplerBench {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /** The mean per-round ratio of two tables' puts/s against TARGET, and its noise. */
+  static final class Verdict {
+    final double ratio;
+    final double se;
+    final double margin;
+
+    Verdict(double ratio, double se) {
+      this.ratio = ratio;
+      this.se = se;
+      this.margin = Math.abs(ratio - TARGET);
+    }
+
+    boolean met() {
+      return ratio >= TARGET;
+    }
+
+    /** The standard error is at most a third of the margin: the verdict is not noise. */
+    boolean resolved() {
+      return se <= margin / 3;
+    }
+
+    String note(int rounds) {
+      return String.format("mean of %d per-round ratios, se %.4f, margin %.4f: %s", rounds, se,
+          margin, resolved() ? "resolved"
+              : "NOT resolved (se > margin/3): " + (met() ? "met" : "missed") + " within noise");
+    }
+  }
+
+  static Verdict verdict(String label, double[][] rate, int a, int b, int done) {
+    double[] rr = ratios(rate, a, b, done);
+    Verdict v = new Verdict(mean(rr), stddev(rr) / Math.sqrt(done));
+    System.out.printf("target: under 3%% slower (%s >= %.2f): %s; interleaved batches, mean "
+        + "per-round ratio %.4f over %d rounds; standard error %.4f = %.2f of the margin to the "
+        + "target (%.4f): %s%n", label, TARGET, v.met() ? "met" : "NOT met", v.ratio, done, v.se,
+        v.margin > 0 ? v.se / v.margin : Double.POSITIVE_INFINITY, v.margin, v.resolved()
+            ? "well below it (<= 1/3), the verdict stands"
+            : "NOT well below it (> 1/3): the verdict is within noise; more rounds or a quieter "
+                + "machine needed");
+    return v;
+  }
+
+  /**
+   * The born table's guard is loaded and dormant: the RegionServer lists MigrationGuard among
+   * its coprocessors, and a SKIP_WAL put (which an active guard refuses) goes through.
+   */
+  static void checkGuardDormant(Connection c, Admin admin, TableName born) throws Exception {
+    boolean loaded = false;
+    for (org.apache.hadoop.hbase.ServerMetrics server : admin.getClusterMetrics()
+        .getLiveServerMetrics().values()) {
+      for (String name : server.getCoprocessorNames()) {
+        loaded |= name.endsWith("MigrationGuard");
+      }
+    }
+    if (!loaded) {
+      throw new IllegalStateException("no RegionServer reports MigrationGuard loaded (is "
+          + "presplit-hbase.jar on its classpath?)");
+    }
+    try (Table table = c.getTable(born)) {
+      table.put(new Put(Bytes.toBytes("g00000|dormant-check")).addColumn(F, Q, Bytes.toBytes(1))
+          .setDurability(org.apache.hadoop.hbase.client.Durability.SKIP_WAL));
+    }
+    System.out.println("MigrationGuard: loaded on the RegionServer, dormant (a SKIP_WAL put to "
+        + born + " went through)");
   }
 
   /** Per-round ratios rate[a][r] / rate[b][r] of the first n rounds. */
@@ -280,7 +356,7 @@ public class SamplerBench {
     return out;
   }
 
-  /** Phase 1, runs (A/B/C); returns the puts sent to the sampled table (index 1). */
+  /** Phase 1, runs (A/B/C/D); returns the puts sent to the sampled and born tables. */
   static long runs(Connection c, Admin admin, ExecutorService pool, TableName[] tables,
       String[] names, int rounds, int warmup, int puts, int batch, int threads, int valueBytes,
       long rsPid) throws Exception {
@@ -304,7 +380,7 @@ public class SamplerBench {
         write(c, pool, tables[ti], puts, batch, threads, valueBytes);
         long t1 = System.nanoTime();
         long cpu1 = processCpuNanos(rsPid);
-        if (ti == 1) {
+        if (ti == SAMPLED || ti == BORN) {
           sentToSampled += puts;
         }
         double putsPerSecond = puts / ((t1 - t0) / 1e9);
@@ -327,7 +403,8 @@ public class SamplerBench {
           stddev(cpuPerPut[ti]));
     }
     System.out.println();
-    for (int[] pair : new int[][] {{1, 0}, {2, 0}, {1, 2}}) {
+    for (int[] pair : new int[][] {{SAMPLED, PLAIN}, {OBSERVER, PLAIN}, {SAMPLED, OBSERVER},
+        {BORN, SAMPLED}}) {
       double[] rr = ratios(rate, pair[0], pair[1], rounds);
       double[] cr = ratios(cpuPerPut, pair[0], pair[1], rounds);
       String label = names[pair[0]] + "/" + names[pair[1]];
@@ -344,7 +421,7 @@ public class SamplerBench {
     return sentToSampled;
   }
 
-  static void create(Admin admin, TableName t, String coprocessor, int regions)
+  static void create(Admin admin, TableName t, String[] coprocessors, int regions)
       throws Exception {
     if (admin.tableExists(t)) {
       if (admin.isTableEnabled(t)) {
@@ -356,8 +433,10 @@ public class SamplerBench {
         .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F))
         .setRegionSplitPolicyClassName(
             "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy");
-    if (coprocessor != null) {
-      b.setCoprocessor(CoprocessorDescriptorBuilder.of(coprocessor));
+    for (String coprocessor : coprocessors) {
+      b.setCoprocessor(coprocessor.equals(GUARD)
+          ? CoprocessorDescriptorBuilder.newBuilder(GUARD).setPriority(GUARD_PRIORITY).build()
+          : CoprocessorDescriptorBuilder.of(coprocessor));
     }
     byte[][] splits = new byte[regions - 1][];
     for (int i = 1; i < regions; i++) {
