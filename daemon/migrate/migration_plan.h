@@ -26,7 +26,7 @@
 // `engine` is "put", "hfile", "mapreduce", or "auto" until the target is created (then resolved
 // from the source's store file bytes against the daemon's migration_mapreduce_threshold_bytes).
 //
-// Change capture (HBase replication; see daemon/migrate/capture.cc):
+// Change capture (HBase replication; see daemon/migrate/capture_peers.h):
 //   {"peer": "presplit_...", "reverse_peer": "presplit_..._r",   // ids fixed by the target
 //    "started_ms": N,          // the forward peer (old -> new) exists since (0: not yet)
 //    "reverse_started_ms": N,  // the reverse peer (new -> old) exists since (0: not yet)

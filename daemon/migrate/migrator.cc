@@ -1,7 +1,8 @@
 // The Migrator's drivers: which plans to drive, a thread each, the operators' requests, and what
-// every phase shares (saving the plan, failing, finishing). The phases live in phase_*.cc, the
-// change capture in capture.cc, what a migration reads from and writes into the table's status in
-// table_status.cc.
+// every phase shares (saving the plan, failing, finishing). The phases live in phase_*.cc; the
+// services they use in their own files (the capture peers and their drains in capture_peers.h,
+// the MigrationGuard in guards.h); the look over all migrations' peers in capture_watch.cc; what
+// a migration reads from and writes into the table's status in table_status.cc.
 #include "daemon/migrate/migrator.h"
 
 #include <spdlog/spdlog.h>
@@ -70,7 +71,12 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
       bridge_(bridge),
       options_(std::move(options)),
       store_(
-          zk, options_.zk_root, options_.acls, [this] { return LeaseHeldLocked(); }, &zk_mu_) {
+          zk, options_.zk_root, options_.acls, [this] { return LeaseHeldLocked(); }, &zk_mu_),
+      capture_(bridge, admin_, *this,
+               CaptureWaits{options_.zk_root, options_.ack_timeout, options_.ack_poll,
+                            options_.recovery_timeout},
+               counters_.probes),
+      guards_(bridge, *this) {
   store_.set_part_limits(options_.plan_parts);
 }
 

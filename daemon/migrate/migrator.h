@@ -79,6 +79,9 @@
 #include <vector>
 
 #include "daemon/hbase/hbase_admin.h"
+#include "daemon/migrate/capture_peers.h"
+#include "daemon/migrate/driver_control.h"
+#include "daemon/migrate/guards.h"
 #include "daemon/migrate/migration_bridge.h"
 #include "daemon/migrate/migration_plan.h"
 #include "daemon/migrate/plan_store.h"
@@ -251,13 +254,7 @@ struct MigratorCounters {
   std::atomic<uint64_t> exceptions_caught{0};
 };
 
-// Bulk loads the capture noticed for the first time (Migrator::CollectNotices).
-struct BulkLoadsSeen {
-  int64_t count = 0;
-  std::string example;  // one of them: "<region>@<ms>"
-};
-
-class Migrator {
+class Migrator : private DriverControl {
  public:
   Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge, MigratorOptions options);
   // Stop().
@@ -329,9 +326,9 @@ class Migrator {
   void DriveInThread(const std::string& table, Driver* driver);
   // Stopping, or the drivers were halted (the lease was found gone, or Stop()).
   bool Halted() const { return Stopping() || halted_; }
-  // Halted, or the lease is gone: asked by every wait between two polls (the lease itself at
-  // most once a second, it reads ZooKeeper).
-  bool Interrupted();
+  // DriverControl (driver_control.h), for the phases and their services: halted, or the lease
+  // is gone (the lease itself read at most once a second, it reads ZooKeeper).
+  bool Interrupted() override;
 
   // ---- migrator.cc: the driver, requests, and what every phase shares
   Step DriveOne(const std::string& table);
@@ -349,11 +346,11 @@ class Migrator {
   Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
   // The lease (and not stopping, not halted), asked under zk_mu_ (MayAct takes it;
   // LeaseHeldLocked is for a caller that holds it). A lease found gone halts every driver.
-  bool MayAct();
+  bool MayAct() override;
   bool LeaseHeldLocked();
-  bool Stopping() const { return options_.stop != nullptr && *options_.stop; }
-  int64_t NowMs() const;
-  void Sleep(std::chrono::milliseconds duration) const;
+  bool Stopping() const override { return options_.stop != nullptr && *options_.stop; }
+  int64_t NowMs() const override;
+  void Sleep(std::chrono::milliseconds duration) const override;
   CopyRange RangeOf(const MigrationPlan& plan) const;
 
   // ---- table_status.cc: what a migration reads from and writes into the table's status
@@ -374,51 +371,12 @@ class Migrator {
   Status WriteStatusGeneration(const MigrationPlan& plan, bool to_target,
                                const std::string& migration_phase, bool* request_pending);
 
-  // ---- capture.cc: the replication peers, probes and acknowledgements
-  // Adds the forward peer (old generation -> new) or the reverse one (new -> old) unless it
-  // exists, recording its id and start in the plan.
-  Status EnsureCapture(MigrationPlan& plan, bool reverse);
-  // Removes a peer of the plan's (NotFound-safe); `why` is for the log.
-  Status RemoveCapture(const std::string& peer, const char* why);
-  // Writes a probe into every region of `table` and waits (up to ack_timeout) until `peer`,
-  // shipping `table` into `ack_table`, acknowledged every one and holds no dead RegionServer's
-  // WALs any more (up to recovery_timeout more), then until the WAL files its queues held at
-  // that moment (every live WAL rolled) are shipped (up to ack_timeout more): every write made
-  // to `table` before the probe has been applied to `ack_table`, also one a region took on a
-  // server it has since moved away from. Unavailable when it did not in time.
-  Status AwaitShipped(const std::string& peer, const std::string& table,
-                      const std::string& ack_table);
-  // The WAL files the peer's queues hold now, every live RegionServer's WAL rolled (under
-  // wal_roll_mu_, so never while a peer is being added).
-  Result<QueueMark> MarkQueues(const std::string& peer);
-  // Marks the peer's queues (every live WAL rolled) and waits, up to ack_timeout, until none of
-  // the files they held is listed any more. Unavailable when they were not shipped in time.
-  Status AwaitQueuesShipped(const std::string& peer, const std::string& table);
-  // The peer's queues that still hold a dead RegionServer's WALs (empty: none, or no peer).
-  Result<std::vector<std::string>> RecoveredQueues(const std::string& peer);
-  // What the peer shipping into `ack_table` could not ship (bulk loads, rows that do not fit
-  // the layout), into the plan's capture record; logs what is new. Returns the bulk loads seen
-  // for the first time: the guard refuses bulk loads from before the peer existed (and its
-  // reopen puts every earlier WAL entry below what the peer skips), so each one got past it.
-  Result<BulkLoadsSeen> CollectNotices(MigrationPlan& plan, const std::string& ack_table);
-  // Stops a migration whose capture saw bulk loads it cannot ship (CollectNotices): before the
-  // switch the verification fails (nothing switched; resume verifies again, the comparison
+  // ---- capture_watch.cc: the capture peers of all migrations, and a stop for bulk loads
+  // Stops a migration whose capture saw bulk loads it cannot ship (capture_.CollectNotices): before
+  // the switch the verification fails (nothing switched; resume verifies again, the comparison
   // covering the loaded cells); after it the migration is paused, the old generation kept, with
   // what to do (a rollback while one is possible). A switch's write pause is lifted first.
   Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen);
-  // The guard (MigrationBridge::AttachGuard): the source refuses what the capture cannot carry,
-  // bulk loads and SKIP_WAL writes, while a capture of it runs. Attached dormant when missing (a
-  // reopen of the source's regions, once: the table keeps it); made sure of
-  // again when the verification begins (one removed by hand). Whether it was attached now; a
-  // plan without an id attaches nothing.
-  Result<bool> GuardSource(const MigrationPlan& plan);
-  // Once the forward capture runs: waits until every region of the source confirms that its
-  // guard refuses, with nothing it let through before still being written (no reopen).
-  Status ConfirmSourceGuard(const MigrationPlan& plan);
-  // Removes this plan's guard from the generation that stays (`why` is for the log): nothing
-  // when there is none, another plan's is left in place (logged). A plan without an id never
-  // attached one: nothing.
-  Status Unguard(const MigrationPlan& plan, const std::string& table, const char* why);
   // Removes the capture peers (presplit_*) that carry this daemon's root as owner and that no
   // plan under that root names: a migration that ended without removing its peer (a daemon
   // killed between steps, a plan removed by hand) leaves one, and it keeps HBase from deleting
@@ -433,33 +391,6 @@ class Migrator {
   // capture_lag_interval, from Run() (the snapshot of its earlier runs); never throws. A failed
   // read leaves them empty (no stale value is shown) and is logged once until one works.
   void PollCaptureLags();
-  // The latest close of every region of `table` the peer shipped into `ack_table`.
-  Result<std::map<std::string, int64_t>> ClosesShipped(const std::string& ack_table);
-  // Whether `peer` has shipped every edit of the fenced (read-only) `table` into `ack_table`:
-  // every region of it has been closed since `before` and the close shipped, no queue of the peer
-  // holds a dead RegionServer's WALs, and then, since a close on a region's current server says
-  // nothing of the edits a server it moved, split or merged away from has still to ship, none of
-  // the WAL files the peer's queues listed once the closes were in (the queue mark, taken once a
-  // call, every live server's WAL rolled) is listed any more. Waits up to ack_timeout (or
-  // `timeout`, when it is positive: the switch's bounded pause). The drain of a fenced generation,
-  // which began at fence_started_ms. A region still without a close once the fence has lasted
-  // ack_timeout is reopened (ReopenUnclosed).
-  // `reopened_now`: this caller's SetReadOnly changed the table just now, and that change
-  // returns only once every region reopened read-only: no write can follow, so the queues are
-  // marked at once, without waiting for the closes (which shortens the switch's pause). A drain
-  // resumed on a table read-only already has no such proof and waits for the closes.
-  Result<bool> AwaitDrained(const std::string& peer, const std::string& table,
-                            const std::string& ack_table,
-                            const std::map<std::string, int64_t>& before, int64_t fence_started_ms,
-                            std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
-                            bool reopened_now = false);
-  // Closes and reopens the regions of a fenced `table` that show no close since the fence
-  // began. A RegionServer that dies while the read-only change reopens its regions writes no
-  // close for them; they open read-only elsewhere and no close of them would ever come, so the
-  // drain would wait forever. Their edits from before the crash are in the dead server's WALs,
-  // which AwaitDrained waits for anyway. Harmless to a region that was only slow to ship: the
-  // generation is read-only, and any close after `before` ends its wait.
-  void ReopenUnclosed(const std::string& table, const std::vector<std::string>& unclosed);
 
   // ---- phase_create.cc
   Step CreateTarget(PlanNode& node);
@@ -615,15 +546,14 @@ class Migrator {
   std::map<std::string, MigrationProgress> snapshot_;
   // The plan versions whose refusal was logged already (a refused plan is looked at every run).
   std::mutex refusals_mu_;
-  // Held while a capture peer is added and while a drain rolls the RegionServers' WALs: a peer
-  // added while a roll is half done has made HBase abort the RegionServer (its queue lost the new
-  // file's position), and a RegionServer answers a roll before it is done.
-  std::mutex wal_roll_mu_;
   std::map<std::string, std::string> refusals_logged_;
   // The switched migrations whose missing document was logged already (OnDocumentGone); under
   // refusals_mu_.
   std::set<std::string> document_gone_logged_;
   MigratorCounters counters_;
+  // The phases' services (after what they use).
+  CapturePeers capture_;
+  MigrationGuards guards_;
   // SweepOrphanPeers' state (Run's thread only): its last sweep, and the unowned orphan peers
   // and unreadable plans already logged.
   std::chrono::steady_clock::time_point last_orphan_sweep_{};

@@ -27,7 +27,7 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
     return Fail(node, "abort: making " + plan.source + " writable again: " + lifted.message());
   }
   for (const std::string* peer : {&plan.capture.reverse_peer, &plan.capture.peer}) {
-    Status removed = RemoveCapture(*peer, "abort");
+    Status removed = capture_.RemoveCapture(*peer, "abort");
     if (!removed.ok())
       return Fail(node, "abort: removing capture peer " + *peer + ": " + removed.message());
   }
@@ -51,7 +51,7 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
     }
   }
   // Nothing captures the source any more: it takes bulk loads and SKIP_WAL writes again.
-  Status unguarded = Unguard(plan, plan.source, "aborted: the old generation stays");
+  Status unguarded = guards_.Unguard(plan, plan.source, "aborted: the old generation stays");
   if (!unguarded.ok()) {
     return Fail(node, "abort: removing the MigrationGuard from " + plan.source + ": " +
                           unguarded.message());

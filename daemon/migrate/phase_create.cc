@@ -67,7 +67,7 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   // Before the capture and the copy begin: the source carries the guard (dormant; attached now
   // only if presplitd did not create the table), which the capture turns on below. The target
   // was created guarded (taking only the copy's bulk loads).
-  auto guarded = GuardSource(plan);
+  auto guarded = guards_.GuardSource(plan);
   if (!guarded.ok()) {
     return Fail(node, "attaching the MigrationGuard to " + plan.source +
                           " (it refuses bulk loads and SKIP_WAL writes during the migration): " +
@@ -85,13 +85,13 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
     return Fail(node, "keeping deleted cells in " + plan.target +
                           " while the copy runs: " + kept.message());
   }
-  Status captured = EnsureCapture(plan, /*reverse=*/false);
+  Status captured = capture_.EnsureCapture(plan, /*reverse=*/false);
   if (!captured.ok()) {
     return Fail(node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
   }
   // The capture's endpoints turn the source's guards on, region by region; the copy starts once
   // every region confirmed (and nothing it let through before is still being written).
-  Status confirmed = ConfirmSourceGuard(plan);
+  Status confirmed = guards_.ConfirmSourceGuard(plan);
   if (!confirmed.ok()) {
     return Fail(node,
                 "confirming the MigrationGuard of " + plan.source + ": " + confirmed.message());

@@ -23,14 +23,14 @@ Migrator::Step Migrator::Grace(PlanNode& node) {
   UpdateSnapshot(plan);
   if (NowMs() < plan.grace_until_ms) return Step::kWaiting;
   // The last moment a rollback keeps what a bulk load past the guard put into the old generation.
-  auto seen = CollectNotices(plan, plan.target);
+  auto seen = capture_.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
     return Fail(node, "ending the grace period: reading the capture's notices in " + plan.target +
                           ": " + seen.status().message());
   }
   if (seen->count > 0) return StopForBulkLoads(node, *seen);
   // The closes the forward peer shipped so far: the drain waits for newer ones.
-  auto before = ClosesShipped(plan.target);
+  auto before = capture_.ClosesShipped(plan.target);
   if (!before.ok())
     return Fail(node, "fencing: reading the capture's acks: " + before.status().message());
   plan.capture.closed_before = *before;
@@ -43,7 +43,8 @@ Migrator::Step Migrator::Grace(PlanNode& node) {
 
 Migrator::Step Migrator::Fence(PlanNode& node) {
   MigrationPlan& plan = node.plan;
-  Status reverse = RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
+  Status reverse =
+      capture_.RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
   if (!reverse.ok()) return Fail(node, "fencing: removing the reverse peer: " + reverse.message());
   if (!MayAct()) return Step::kStopped;
   // Made read-only by this call: its regions all reopened read-only before it returned, so the
@@ -56,9 +57,9 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   if (!fenced.ok()) {
     return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
   }
-  auto drained =
-      AwaitDrained(plan.capture.peer, plan.source, plan.target, plan.capture.closed_before,
-                   plan.capture.fence_started_ms, std::chrono::milliseconds(0), reopened_now);
+  auto drained = capture_.AwaitDrained(plan.capture.peer, plan.source, plan.target,
+                                       plan.capture.closed_before, plan.capture.fence_started_ms,
+                                       std::chrono::milliseconds(0), reopened_now);
   if (!drained.ok())
     return Fail(node, "fencing: draining the capture: " + drained.status().message());
   if (!*drained) {
@@ -67,7 +68,7 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
     Step saved = Save(node);
     return saved == Step::kAdvanced ? Step::kWaiting : saved;
   }
-  auto seen = CollectNotices(plan, plan.target);
+  auto seen = capture_.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
     return Fail(node, "fencing: reading the capture's notices in " + plan.target + ": " +
                           seen.status().message());
@@ -76,7 +77,7 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   // No peer ships the new generation any more: it takes bulk loads again, those the operator
   // runs again into it too.
   if (seen->count > 0) {
-    Status unguarded = Unguard(plan, plan.target, "the new generation stays");
+    Status unguarded = guards_.Unguard(plan, plan.target, "the new generation stays");
     if (!unguarded.ok()) {
       return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
                             unguarded.message());
@@ -85,7 +86,7 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
   }
   spdlog::info("migration {}: {} is read-only and drained: every write it took is in {}",
                plan.table, plan.source, plan.target);
-  Status forward = RemoveCapture(plan.capture.peer, "the old generation is drained");
+  Status forward = capture_.RemoveCapture(plan.capture.peer, "the old generation is drained");
   if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
   // No peer writes into the new generation any more, nor can a late edit of a moved region
   // arrive after its delete marker: it stays, as its owner set it up (KEEP_DELETED_CELLS as the
@@ -162,9 +163,9 @@ Migrator::Step Migrator::EndFenceWithoutSource(PlanNode& node) {
   // recorded "done" (or an operator dropped the table by hand). Nothing is left to drain or to
   // check; the forward peer goes (it would hold WALs for a table that no longer exists) and the
   // new generation loses its guard if the settling before the drop did not happen.
-  Status forward = RemoveCapture(plan.capture.peer, "the old generation is gone");
+  Status forward = capture_.RemoveCapture(plan.capture.peer, "the old generation is gone");
   if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
-  Status unguarded = Unguard(plan, plan.target, "the new generation stays");
+  Status unguarded = guards_.Unguard(plan, plan.target, "the new generation stays");
   if (!unguarded.ok()) {
     return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
                           unguarded.message());

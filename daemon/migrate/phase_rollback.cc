@@ -21,7 +21,7 @@ namespace presplit::daemon::migrate {
 Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
   MigrationPlan& plan = node.plan;
   // The reverse peer exists from the switch on; made sure of before the status moves back.
-  Status reverse = EnsureCapture(plan, /*reverse=*/true);
+  Status reverse = capture_.EnsureCapture(plan, /*reverse=*/true);
   if (!reverse.ok()) return Fail(node, "rollback: the reverse capture peer: " + reverse.message());
   // As at the switch, the status names the old generation only once it has every write the new
   // one took: writers paused, the new generation read-only and drained through the reverse peer.
@@ -30,7 +30,7 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
   auto named = StatusNamesTarget(plan);
   if (!named.ok()) return Fail(node, "rollback: reading the status: " + named.status().message());
   if (*named) {
-    auto before = ClosesShipped(plan.source);
+    auto before = capture_.ClosesShipped(plan.source);
     if (!before.ok()) {
       return Fail(node, "rollback: reading the capture's acks: " + before.status().message());
     }
@@ -50,11 +50,12 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
     Status fenced = bridge_.SetReadOnly(plan.target, true, &reopened_now);
     const int64_t remaining = plan.writes_paused_until_ms - NowMs();
     Result<bool> drained =
-        !fenced.ok()     ? Result<bool>(fenced)
-        : remaining <= 0 ? Result<bool>(false)
-                         : AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
-                                        plan.capture.closed_before, plan.capture.fence_started_ms,
-                                        std::chrono::milliseconds(remaining), reopened_now);
+        !fenced.ok() ? Result<bool>(fenced)
+        : remaining <= 0
+            ? Result<bool>(false)
+            : capture_.AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
+                                    plan.capture.closed_before, plan.capture.fence_started_ms,
+                                    std::chrono::milliseconds(remaining), reopened_now);
     if (Halted()) return Step::kStopped;
     if (!drained.ok() || !*drained) {
       const std::string why =
@@ -116,18 +117,19 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
     UpdateSnapshot(plan);
     return Step::kWaiting;
   }
-  Status forward = RemoveCapture(plan.capture.peer, "rolled back: the old generation leads");
+  Status forward =
+      capture_.RemoveCapture(plan.capture.peer, "rolled back: the old generation leads");
   if (!forward.ok())
     return Fail(node, "rolling back: removing the capture peer: " + forward.message());
   // No peer ships the old generation any more: it stays, and takes bulk loads and SKIP_WAL
   // writes again. (The new one keeps its guard until it is dropped.)
-  Status unguarded = Unguard(plan, plan.source, "rolled back: the old generation stays");
+  Status unguarded = guards_.Unguard(plan, plan.source, "rolled back: the old generation stays");
   if (!unguarded.ok()) {
     return Fail(node, "rolling back: removing the MigrationGuard from " + plan.source + ": " +
                           unguarded.message());
   }
   if (plan.capture.fence_started_ms == 0) {
-    auto before = ClosesShipped(plan.source);
+    auto before = capture_.ClosesShipped(plan.source);
     if (!before.ok()) {
       return Fail(node, "rolling back: reading the capture's acks: " + before.status().message());
     }
@@ -151,10 +153,11 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
   }
   // Drained at the rollback's pause and read-only since (SetReadOnly above changed nothing):
   // nothing more can have been written to it.
-  auto drained = target->exists && plan.capture.drained_ms == 0
-                     ? AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
-                                    plan.capture.closed_before, plan.capture.fence_started_ms)
-                     : Result<bool>(true);
+  auto drained =
+      target->exists && plan.capture.drained_ms == 0
+          ? capture_.AwaitDrained(plan.capture.reverse_peer, plan.target, plan.source,
+                                  plan.capture.closed_before, plan.capture.fence_started_ms)
+          : Result<bool>(true);
   if (!drained.ok()) {
     return Fail(node, "rolling back: draining the reverse capture: " + drained.status().message());
   }
@@ -166,7 +169,7 @@ Migrator::Step Migrator::RollingBack(PlanNode& node) {
     Step saved = Save(node);
     return saved == Step::kAdvanced ? Step::kWaiting : saved;
   }
-  Status reverse = RemoveCapture(plan.capture.reverse_peer, "rolled back and drained");
+  Status reverse = capture_.RemoveCapture(plan.capture.reverse_peer, "rolled back and drained");
   if (!reverse.ok()) {
     return Fail(node, "rolling back: removing the reverse peer: " + reverse.message());
   }

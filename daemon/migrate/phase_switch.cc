@@ -30,7 +30,7 @@ namespace presplit::daemon::migrate {
 Migrator::Step Migrator::Switch(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   if (plan.capture.reverse_started_ms == 0) {
-    Status reverse = EnsureCapture(plan, /*reverse=*/true);
+    Status reverse = capture_.EnsureCapture(plan, /*reverse=*/true);
     if (!reverse.ok()) {
       return Fail(node, "adding the reverse capture peer " + plan.capture.reverse_peer + ": " +
                             reverse.message());
@@ -57,7 +57,7 @@ Migrator::Step Migrator::Switch(PlanNode& node) {
                           " before the switch: " + settings.status().message());
   }
   // The closes the forward peer shipped so far: the drain waits for newer ones.
-  auto before = ClosesShipped(plan.target);
+  auto before = capture_.ClosesShipped(plan.target);
   if (!before.ok()) {
     return Fail(node, "switching: reading the capture's acks: " + before.status().message());
   }
@@ -98,9 +98,9 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
     return AbandonSwitch(node, "the pause of " + std::to_string(plan.max_write_pause_ms) +
                                    " ms was over before " + plan.source + " was read-only");
   }
-  auto drained = AwaitDrained(plan.capture.peer, plan.source, plan.target,
-                              plan.capture.closed_before, plan.capture.fence_started_ms,
-                              std::chrono::milliseconds(remaining), reopened_now);
+  auto drained = capture_.AwaitDrained(plan.capture.peer, plan.source, plan.target,
+                                       plan.capture.closed_before, plan.capture.fence_started_ms,
+                                       std::chrono::milliseconds(remaining), reopened_now);
   if (Halted()) return Step::kStopped;  // the next leader resumes the pause (or abandons it)
   if (!drained.ok()) {
     return AbandonSwitch(node, "draining the capture failed: " + drained.status().message());
@@ -115,7 +115,7 @@ Migrator::Step Migrator::SwitchDuringPause(PlanNode& node) {
   // Drained: every bulk-load marker the source's WAL holds has reached the capture too. One
   // that got past the guard since the verification read the table may be missing from the
   // target: nothing switches.
-  auto seen = CollectNotices(plan, plan.target);
+  auto seen = capture_.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
     return AbandonSwitch(node, "reading the capture's notices failed: " + seen.status().message());
   }
@@ -249,12 +249,12 @@ Migrator::Step Migrator::CatchUp(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   // The probe is written now, after the switch: once the forward peer acknowledged it in every
   // region, every write the old generation took before (and around) the switch is in the new.
-  Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
+  Status shipped = capture_.AwaitShipped(plan.capture.peer, plan.source, plan.target);
   if (!shipped.ok()) {
     if (Halted()) return Step::kStopped;
     return Fail(node, "catching up: " + shipped.message());
   }
-  auto seen = CollectNotices(plan, plan.target);
+  auto seen = capture_.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
     return Fail(node, "catching up: reading the capture's notices in " + plan.target + ": " +
                           seen.status().message());

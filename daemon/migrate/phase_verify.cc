@@ -68,7 +68,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   const int partitions = std::max(1, options_.verify_partitions);
   // The guard is there from the start; one removed by hand (or never attached: a migration an
   // older presplitd started) is attached again before anything is compared.
-  auto guarded = GuardSource(plan);
+  auto guarded = guards_.GuardSource(plan);
   if (!guarded.ok()) {
     return Fail(node, "verification: attaching the MigrationGuard to " + plan.source + ": " +
                           guarded.status().message());
@@ -79,13 +79,13 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
         "was started by an older presplitd): attached again",
         plan.table, plan.source);
   }
-  if (Status confirmed = ConfirmSourceGuard(plan); !confirmed.ok()) {
+  if (Status confirmed = guards_.ConfirmSourceGuard(plan); !confirmed.ok()) {
     return Fail(node, "verification: confirming the MigrationGuard of " + plan.source + ": " +
                           confirmed.message());
   }
   // A bulk load the capture saw got past the guard: its cells may be missing from the target,
   // and nothing switches until an operator looked (a row that does not fit fails below anyway).
-  auto seen = CollectNotices(plan, plan.target);
+  auto seen = capture_.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
     return Fail(node, "verification: reading the capture's notices in " + plan.target + ": " +
                           seen.status().message());
@@ -184,7 +184,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   std::map<std::string, uint64_t> source_reads;
   std::set<std::string> changing;
   if (!differing.empty()) {
-    Status shipped = AwaitShipped(plan.capture.peer, plan.source, plan.target);
+    Status shipped = capture_.AwaitShipped(plan.capture.peer, plan.source, plan.target);
     if (!shipped.ok()) {
       return Halted() ? Step::kStopped : Fail(node, "verification: " + shipped.message());
     }
@@ -205,7 +205,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
         auto [seen, first_read] = source_reads.try_emplace(suspects[k], (*source_rows)[k]);
         if (!first_read && seen->second != (*source_rows)[k]) changing.insert(suspects[k]);
       }
-      Status again = AwaitShipped(plan.capture.peer, plan.source, plan.target);
+      Status again = capture_.AwaitShipped(plan.capture.peer, plan.source, plan.target);
       if (!again.ok()) {
         return Halted() ? Step::kStopped : Fail(node, "verification: " + again.message());
       }
