@@ -167,7 +167,7 @@ Migrator::Step Migrator::StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& s
   const std::string loads =
       std::to_string(seen.count) + " bulk loads into " + plan.source + " (" + seen.example + ")";
   if (!IsSwitched(plan.phase)) {
-    Status lifted = LiftWritePause(plan);
+    Status lifted = write_pause_.Lift(plan);
     if (!lifted.ok()) {
       return Fail(node, "stopping for bulk loads the capture cannot ship: making " + plan.source +
                             " writable again: " + lifted.message());

@@ -17,6 +17,9 @@ class DriverControl {
   // Asked right before every mutation (HBase or ZooKeeper): false when the lease is gone, the
   // daemon is stopping or the drivers were halted. A lease found gone halts every driver.
   virtual bool MayAct() = 0;
+  // The drivers must end now: the daemon is stopping, or they were halted (the lease was found
+  // gone, or the Migrator stops). Cheap: reads no ZooKeeper.
+  virtual bool Halted() const = 0;
   // Asked by every wait between two polls: true when the wait should end now (halted, stopping,
   // or the lease gone; the lease itself is read at most once a second).
   virtual bool Interrupted() = 0;

@@ -7,6 +7,7 @@
 
 #include "presplit/base64.h"
 #include "presplit/json_bounds.h"
+#include "presplit/table_config.h"
 
 namespace presplit::daemon::migrate {
 namespace {
@@ -351,6 +352,11 @@ Result<uint64_t> ParseDigestHex(const std::string& hex) {
     value = (value << 4) | static_cast<uint64_t>(nibble);
   }
   return value;
+}
+
+std::string ReplicationOf(const MigrationPlan& plan) {
+  auto config = ParseTableConfig(plan.document);
+  return config.ok() && config->migration ? config->migration->replication : "refuse";
 }
 
 }  // namespace presplit::daemon::migrate

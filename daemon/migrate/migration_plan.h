@@ -176,6 +176,10 @@ Result<RegionCheckpoint> ParseCheckpoint(const std::string& json);
 inline constexpr size_t kMaxDeferredRows = 1000;
 inline constexpr size_t kMaxDeferredKeyBytes = 128 * 1024;
 
+// The document's migration.replication, how the new generation treats the source's other
+// replication peers ("refuse" when the document does not parse).
+std::string ReplicationOf(const MigrationPlan& plan);
+
 // 128 random bits as 32 hex digits: a new plan's id (MigrationPlan::plan_id).
 std::string NewPlanId();
 

@@ -76,7 +76,14 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
                CaptureWaits{options_.zk_root, options_.ack_timeout, options_.ack_poll,
                             options_.recovery_timeout},
                counters_.probes),
-      guards_(bridge, *this) {
+      guards_(bridge, *this),
+      write_pause_(bridge, *this),
+      context_{*this,     *this,
+               *this,     capture_,
+               guards_,   write_pause_,
+               bridge,    options_,
+               counters_, [this](const MigrationPlan& plan) { return RangeOf(plan); }},
+      switch_phase_(context_) {
   store_.set_part_limits(options_.plan_parts);
 }
 
@@ -399,10 +406,10 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
         step = Step::kWaiting;  // until an operator aborts
         break;
       case Phase::kSwitching:
-        step = Switch(*node);
+        step = switch_phase_.Switch(*node);
         break;
       case Phase::kCatchingUp:
-        step = CatchUp(*node);
+        step = switch_phase_.CatchUp(*node);
         break;
       case Phase::kGrace:
         step = Grace(*node);
@@ -450,7 +457,7 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
   if (plan.writes_paused_until_ms != 0) {
     // A request that arrives during the switch's write pause ends the pause first: no request
     // (pause, abort, rollback) leaves writers held and the source read-only.
-    Status lifted = LiftWritePause(plan);
+    Status lifted = write_pause_.Lift(plan);
     if (!lifted.ok()) {
       return Fail(
           node, std::string(name) + ": ending the switch's write pause first: " + lifted.message());

@@ -26,8 +26,9 @@
 //                region and partition, the partitions that differ compared row by row after the
 //                peer shipped past the reads, and only rows that still differ then count;
 //                failed_verification stops it, nothing switched;
-//   switching    (phase_switch.cc) the reverse peer (new -> old) is added, then ONE status
-//                write moves readers and writers to the target;
+//   switching    (phase_switch.h: SwitchPhase, a class over a PhaseContext) the reverse peer
+//                (new -> old) is added, then ONE status write moves readers and writers to
+//                the target;
 //   catching_up  the forward peer has shipped every write made to the old generation up to a
 //                probe written after the switch;
 //   grace        (phase_retire.cc) both peers run: a late writer of the old generation still
@@ -84,9 +85,13 @@
 #include "daemon/migrate/guards.h"
 #include "daemon/migrate/migration_bridge.h"
 #include "daemon/migrate/migration_plan.h"
+#include "daemon/migrate/migrator_options.h"
+#include "daemon/migrate/phase_context.h"
+#include "daemon/migrate/phase_switch.h"
 #include "daemon/migrate/plan_store.h"
 #include "daemon/migrate/throttle_sampler.h"
 #include "daemon/migrate/throttler.h"
+#include "daemon/migrate/write_pause.h"
 #include "daemon/zk/zk_client.h"
 #include "presplit/table_config.h"
 
@@ -116,97 +121,6 @@ Status StartMigration(ZkClient& zk, const std::string& zk_root, const ZkAcls& ac
 // Whether a plan exists for the table (NotFound-safe; an unreadable ZooKeeper is an error).
 Result<bool> MigrationUnderWay(ZkClient& zk, const std::string& zk_root, const std::string& table);
 
-struct MigratorOptions {
-  std::string zk_root = "/presplit";
-  std::string daemon_id;
-  // Asked right before every mutation (HBase or ZooKeeper); false stops at once. Unset: always.
-  std::function<bool()> lease = nullptr;
-  const std::atomic<bool>* stop = nullptr;  // set: the daemon is stopping
-  ZkAcls acls = OpenAcls();
-  int chunk_rows = 5000;  // rows per copyChunk call (one checkpoint each), engine "put"
-  // Engine "hfile": rows per copyChunk call, each one bulk load of up to one HFile per target
-  // region and family; larger than chunk_rows, as every chunk adds files to the target's stores.
-  int hfile_chunk_rows = 100000;
-  // Engine "hfile": the chunks read one snapshot of the source in the daemon's JVM instead of
-  // scanning it through the RegionServers (migration_hfile_source = snapshot). Only taken when
-  // the daemon knows hbase.rootdir (KnowsHBaseRootDir); the daemon refuses the setting without.
-  bool hfile_source_snapshot = false;
-  std::chrono::milliseconds progress_interval{1000};  // status progress writes while copying
-  int chunk_attempts = 3;  // a failed chunk is retried this often before the run gives up
-  // Wall clock in ms (plan times, probe ids); tests pass their own.
-  std::function<int64_t()> now_ms = nullptr;
-  // Waits between two looks at the capture's acknowledgements; tests pass their own.
-  std::function<void(std::chrono::milliseconds)> sleep = nullptr;
-
-  // Change capture: how long the peer may take to acknowledge a probe (or a fenced table's
-  // closes) before the step gives up and is tried again on the next run, and how often to look.
-  std::chrono::milliseconds ack_timeout{120000};
-  std::chrono::milliseconds ack_poll{250};
-  // How long a probe's acknowledgement waits, beyond ack_timeout, for the WALs of a RegionServer
-  // that died to be shipped (HBase claims them once it has processed the crash).
-  std::chrono::milliseconds recovery_timeout{900000};
-  // How often the leader looks for orphan capture peers (SweepOrphanPeers): its first run, then
-  // at most once per interval.
-  std::chrono::milliseconds orphan_sweep_interval{60000};
-  // How often the leader reads its migrations' capture peers' lag from HBase (PollCaptureLags):
-  // one HMaster call per interval at most, on the run's thread.
-  std::chrono::milliseconds capture_lag_interval{10000};
-  // Verification: partitions per source region (digests compared), rows compared row by row at
-  // most (beyond: the verification fails saying so), and re-reads of a differing row (each
-  // after the peer shipped past the previous read) before it counts as a difference.
-  int verify_partitions = 256;
-  int verify_max_rows = 100000;
-  int verify_rounds = 4;
-  // After a switch abandoned because the capture did not drain within the write pause
-  // (migration.max_write_pause_ms): how long until the next attempt.
-  std::chrono::milliseconds switch_retry{30000};
-  // When a plan's per-region fields are kept in parts beside it (plan_store.h).
-  PlanPartLimits plan_parts;
-  // After a rollback: how long writers get to follow the status back before the new generation
-  // is made read-only (their writes meanwhile reach the old one through the reverse peer).
-  std::chrono::milliseconds rollback_settle{10000};
-
-  // The "mapreduce" engine (ResaltBulkJob) and the "hfile" engine stage their HFiles under
-  // <bulk_staging_dir>/<target> on the cluster's default file system (fs.defaultFS), which the
-  // RegionServers must be able to read.
-  std::string bulk_staging_dir = "/tmp/presplit-resalt";
-  // A Hadoop configuration directory (core-, hdfs-, mapred-, yarn-site.xml): with
-  // mapreduce.framework.name = yarn the job runs on YARN; empty: Hadoop's local job runner in
-  // the daemon's JVM.
-  std::string hadoop_conf_dir;
-  // HBase's configuration directory (hbase-site.xml) for the job; with it, or with hbase.rootdir
-  // in hbase_settings, the job reads a snapshot of the source, else the live source table.
-  std::string hbase_conf_dir;
-  std::map<std::string, std::string> hbase_settings;  // the daemon's HBase client settings
-  int bulk_attempts = 3;     // failed jobs before the migration waits for an operator
-  int bulk_local_tasks = 0;  // local runner: tasks at a time (0: the plan's workers)
-  // Engine "auto": mapreduce for a source of at least this many bytes (store files and
-  // memstores, summed over its regions), put below. table_bytes measures it (unset or failing:
-  // put).
-  int64_t mapreduce_threshold_bytes = int64_t{10} << 30;
-  // The daemon's JVM heap limit (jvm_max_heap; 0 = unknown). Hadoop's local job runner runs the
-  // job's tasks inside that JVM: below kLocalRunnerMinHeapBytes it would run out of memory and
-  // take the daemon with it (the JVM exits on OutOfMemoryError), so without a hadoop_conf_dir
-  // "auto" stays on put and "mapreduce" is refused with the reason.
-  int64_t jvm_max_heap_bytes = 0;
-  static constexpr int64_t kLocalRunnerMinHeapBytes = int64_t{768} << 20;
-  // Called under the migrator's admin lock (the daemon's table_bytes asks the migrator's admin).
-  std::function<Result<int64_t>(const std::string& table)> table_bytes = nullptr;
-
-  // Migrations driven at the same time, each on a driver thread of its own (see "Drivers"); the
-  // plans beyond wait for a driver to end. At least 1.
-  int max_concurrent_migrations = 4;
-
-  // The adaptive throttle of the copy and the verification (throttler.h): its settings, how
-  // often it samples the RegionServers' health, and the probe reads per table per sample. The
-  // plan's max_cells_per_s is its ceiling.
-  ThrottleSettings throttle;
-  std::chrono::milliseconds throttle_interval{1000};
-  int throttle_probes = 2;
-  // Where the throttle's samples come from (unset: the bridge's ClusterHealth); tests pass fakes.
-  std::function<std::unique_ptr<HealthSource>(const MigrationPlan&)> health_source = nullptr;
-};
-
 // One migration as /status, /metrics and the status znode show it.
 struct MigrationProgress {
   std::string table;
@@ -231,30 +145,7 @@ struct MigrationProgress {
   std::vector<CaptureLag> capture;
 };
 
-struct MigratorCounters {
-  std::atomic<uint64_t> runs{0};
-  std::atomic<uint64_t> rows_copied{0};
-  std::atomic<uint64_t> cells_copied{0};
-  std::atomic<uint64_t> chunks_copied{0};
-  std::atomic<uint64_t> regions_done{0};
-  std::atomic<uint64_t> probes{0};                // probe rounds acknowledged by a capture peer
-  std::atomic<uint64_t> orphan_peers_removed{0};  // capture peers no plan of this root named
-  // Gauge: the orphan capture peers the last sweep left in place (no owner mark, or their
-  // removal failed); each keeps HBase from deleting the source's WALs.
-  std::atomic<uint64_t> orphan_peers_left{0};
-  std::atomic<uint64_t> rows_rechecked{0};  // rows compared row by row by verifications
-  std::atomic<uint64_t> verification_failures{0};
-  std::atomic<uint64_t> switches{0};
-  std::atomic<uint64_t> rollbacks{0};
-  std::atomic<uint64_t> completed{0};  // switched for good ("done")
-  std::atomic<uint64_t> finished{0};   // plans removed at their end: done or rolled back
-  std::atomic<uint64_t> aborted{0};
-  std::atomic<uint64_t> plans_refused{0};  // plans this daemon would not have written
-  std::atomic<uint64_t> errors{0};
-  std::atomic<uint64_t> exceptions_caught{0};
-};
-
-class Migrator : private DriverControl {
+class Migrator : private DriverControl, private PlanRecord, private StatusBoard {
  public:
   Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge, MigratorOptions options);
   // Stop().
@@ -286,8 +177,8 @@ class Migrator : private DriverControl {
   const MigratorCounters& counters() const { return counters_; }
 
  private:
-  enum class Step { kAdvanced, kWaiting, kStopped };
-  using PlanNode = PlanStore::Versioned;
+  using Step = migrate::Step;
+  using PlanNode = migrate::PlanNode;
 
   // One plan's driver thread; `finished` and `step` are written under drivers_mu_.
   struct Driver {
@@ -325,7 +216,7 @@ class Migrator : private DriverControl {
   bool Reap(bool all);
   void DriveInThread(const std::string& table, Driver* driver);
   // Stopping, or the drivers were halted (the lease was found gone, or Stop()).
-  bool Halted() const { return Stopping() || halted_; }
+  bool Halted() const override { return Stopping() || halted_; }
   // DriverControl (driver_control.h), for the phases and their services: halted, or the lease
   // is gone (the lease itself read at most once a second, it reads ZooKeeper).
   bool Interrupted() override;
@@ -335,13 +226,13 @@ class Migrator : private DriverControl {
   Step HandleRequest(PlanNode& node, const PlanStore::PendingRequest& pending);
   // CAS write of the plan, then its progress into the status; Waiting (or Stopped when the lease
   // is gone) when the write is refused: DriveOne reads the plan again.
-  Step Save(PlanNode& node);
+  Step Save(PlanNode& node) override;
   // Records an error in the plan and the status, logs it, and waits for the next run.
-  Step Fail(PlanNode& node, const std::string& error);
+  Step Fail(PlanNode& node, const std::string& error) override;
   // Moves the plan to `to` when the phase table allows it (MayMove, migration_phase.h); an
   // Internal error naming both phases otherwise, the plan unchanged. Every phase change goes
   // through here.
-  Status EnterPhase(MigrationPlan& plan, Phase to);
+  Status EnterPhase(MigrationPlan& plan, Phase to) override;
   // Removes the plan and its records; the status keeps `final_phase` and the summary.
   Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
   // The lease (and not stopping, not halted), asked under zk_mu_ (MayAct takes it;
@@ -360,23 +251,23 @@ class Migrator : private DriverControl {
   void RecordRefusal(const std::string& table, const std::string& why);
   // The status's `migration` object (read-modify-CAS of the status; other fields kept).
   Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
-  void UpdateSnapshot(const MigrationPlan& plan);
+  void UpdateSnapshot(const MigrationPlan& plan) override;
   // Whether the table's status already names the plan's target (the switch happened, whatever
   // the plan's phase says): then the target must never be dropped.
-  Result<bool> StatusNamesTarget(const MigrationPlan& plan);
+  Result<bool> StatusNamesTarget(const MigrationPlan& plan) override;
   // Moves the status's physical table, generation and layout (one CAS write) to the given
   // generation, with the status's `migration` object in the same write. Not written while a
   // request is pending (then `*request_pending` is set and nothing is written), unless
   // `request_pending` is null (the write is the handling of a request).
   Status WriteStatusGeneration(const MigrationPlan& plan, bool to_target,
-                               const std::string& migration_phase, bool* request_pending);
+                               const std::string& migration_phase, bool* request_pending) override;
 
   // ---- capture_watch.cc: the capture peers of all migrations, and a stop for bulk loads
   // Stops a migration whose capture saw bulk loads it cannot ship (capture_.CollectNotices): before
   // the switch the verification fails (nothing switched; resume verifies again, the comparison
   // covering the loaded cells); after it the migration is paused, the old generation kept, with
   // what to do (a rollback while one is possible). A switch's write pause is lifted first.
-  Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen);
+  Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen) override;
   // Removes the capture peers (presplit_*) that carry this daemon's root as owner and that no
   // plan under that root names: a migration that ended without removing its peer (a daemon
   // killed between steps, a plan removed by hand) leaves one, and it keeps HBase from deleting
@@ -395,8 +286,6 @@ class Migrator : private DriverControl {
   // ---- phase_create.cc
   Step CreateTarget(PlanNode& node);
   Step ResolveEngine(PlanNode& node);
-  // The document's migration.replication ("refuse" when the document does not parse).
-  static std::string ReplicationOf(const MigrationPlan& plan);
   // Whether the tables agree with a plan beyond its first phase: its target exists and carries
   // the marker of this plan migrating this source (set by CreateGeneration), or, before the
   // switch and while rolling back, is gone (an abort or a rollback dropped it). InvalidArgument
@@ -482,24 +371,6 @@ class Migrator : private DriverControl {
   // the servers are busy.
   std::string ServersBusy(const MigrationPlan& plan);
 
-  // ---- phase_switch.cc
-  Step Switch(PlanNode& node);
-  Step CatchUp(PlanNode& node);
-  // The switch's write pause (plan.writes_paused_until_ms set, the status saying so, the source
-  // read-only): drained in time, the status names the target; not, AbandonSwitch.
-  Step SwitchDuringPause(PlanNode& node);
-  // Ends a pause without switching: the source writable again, the status without the pause,
-  // the next attempt no sooner than options.switch_retry from now; `why` is logged and kept in
-  // `error`.
-  Step AbandonSwitch(PlanNode& node, const std::string& why);
-  // Ends the pause of a switch that happened (the status names the target): the source writable
-  // again (the reverse peer and late writers write to it during the grace period).
-  Step EndSwitchPause(PlanNode& node);
-  // The source writable again and the pause's fields cleared (in `plan`, not saved); nothing
-  // when no pause is under way. Also before an operator's request is handled: no request leaves
-  // writers paused.
-  Status LiftWritePause(MigrationPlan& plan);
-
   // ---- phase_retire.cc
   Step Grace(PlanNode& node);
   Step Fence(PlanNode& node);
@@ -551,9 +422,13 @@ class Migrator : private DriverControl {
   // refusals_mu_.
   std::set<std::string> document_gone_logged_;
   MigratorCounters counters_;
-  // The phases' services (after what they use).
+  // The phases' services (after what they use), the context the phase classes see, and the
+  // phases that are classes of their own.
   CapturePeers capture_;
   MigrationGuards guards_;
+  WritePause write_pause_;
+  PhaseContext context_;
+  SwitchPhase switch_phase_;
   // SweepOrphanPeers' state (Run's thread only): its last sweep, and the unowned orphan peers
   // and unreadable plans already logged.
   std::chrono::steady_clock::time_point last_orphan_sweep_{};

@@ -23,7 +23,7 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
                plan.table, PhaseName(plan.phase), why.empty() ? "" : " (" + why + ")", plan.target,
                plan.source);
   // A switch's write pause under way (the daemon aborting by itself) ends first.
-  if (Status lifted = LiftWritePause(plan); !lifted.ok()) {
+  if (Status lifted = write_pause_.Lift(plan); !lifted.ok()) {
     return Fail(node, "abort: making " + plan.source + " writable again: " + lifted.message());
   }
   for (const std::string* peer : {&plan.capture.reverse_peer, &plan.capture.peer}) {

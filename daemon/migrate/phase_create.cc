@@ -103,11 +103,6 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   return Save(node);
 }
 
-std::string Migrator::ReplicationOf(const MigrationPlan& plan) {
-  auto config = ParseTableConfig(plan.document);
-  return config.ok() && config->migration ? config->migration->replication : "refuse";
-}
-
 Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   const bool heap_too_small_for_local_runner =

@@ -63,7 +63,7 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
                         : "the reverse capture had not shipped every write of " + plan.target +
                               " within the pause of " + std::to_string(plan.max_write_pause_ms) +
                               " ms (migration.max_write_pause_ms)";
-      Status lifted = LiftWritePause(plan);
+      Status lifted = write_pause_.Lift(plan);
       if (!lifted.ok()) {
         return Fail(node,
                     "rollback: making " + plan.target + " writable again: " + lifted.message());
@@ -77,7 +77,7 @@ Migrator::Step Migrator::Rollback(PlanNode& node, int request_version) {
         WriteStatusGeneration(plan, /*to_target=*/false, PhaseName(Phase::kRollingBack), nullptr);
     if (!written.ok()) {
       if (!MayAct()) return Step::kStopped;
-      Status lifted = LiftWritePause(plan);
+      Status lifted = write_pause_.Lift(plan);
       return Fail(node, "rollback: switching the status back: " + written.message() +
                             (lifted.ok() ? ""
                                          : "; making " + plan.target +

@@ -13,6 +13,7 @@
 #include "daemon/migrate/guards.h"
 #include "tests/daemon/fakes.h"
 #include "tests/daemon/migrate/fake_migration_bridge.h"
+#include "tests/daemon/migrate/fake_phase_context.h"
 #include "tests/daemon/migrate/migration_fixture.h"
 
 namespace presplit::daemon::migrate {
@@ -20,32 +21,10 @@ namespace {
 
 using testing::FakeAdmin;
 using testing::FakeMigrationBridge;
+using testing::HeldControl;
 
 constexpr const char* kShipped = "tinawang:check";
 constexpr const char* kShippedTo = "tinawang:check__g2";
-
-// The driver as a test holds it: the lease it gives, whether the daemon stops, a wall clock it
-// moves by hand (and each wait moves it too), and the waits counted.
-class HeldControl : public DriverControl {
- public:
-  bool MayAct() override { return lease; }
-  bool Interrupted() override { return !lease || stopping; }
-  bool Stopping() const override { return stopping; }
-  int64_t NowMs() const override { return now_ms; }
-  void Sleep(std::chrono::milliseconds duration) const override {
-    sleeps++;
-    now_ms += duration.count();
-    if (on_sleep) on_sleep(sleeps);
-    // Real time passes too: the waits' deadlines are on the steady clock.
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-
-  std::atomic<bool> lease{true};
-  std::atomic<bool> stopping{false};
-  mutable int64_t now_ms = 1'000'000;
-  mutable int sleeps = 0;
-  std::function<void(int sleeps)> on_sleep;
-};
 
 class CapturePeersTest : public ::testing::Test {
  protected:

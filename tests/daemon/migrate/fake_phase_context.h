@@ -1,0 +1,165 @@
+// A phase's context made of fakes (phase_context.h): a driver control the test holds (its lease,
+// its clock), a plan record that keeps what was saved, a status board that says what the test
+// wants and keeps what was written, the real services over the fake bridge and admin. A phase
+// class is tested on it without a Migrator or a ZooKeeper.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/migrate/migrator.h"
+#include "daemon/migrate/phase_context.h"
+#include "tests/daemon/fakes.h"
+#include "tests/daemon/migrate/fake_migration_bridge.h"
+
+namespace presplit::daemon::testing {
+
+using migrate::BulkLoadsSeen;
+using migrate::CapturePeers;
+using migrate::CaptureWaits;
+using migrate::CopyRange;
+using migrate::DriverControl;
+using migrate::MigrationGuards;
+using migrate::MigrationPlan;
+using migrate::MigratorCounters;
+using migrate::MigratorOptions;
+using migrate::Phase;
+using migrate::PhaseContext;
+using migrate::PlanNode;
+using migrate::PlanRecord;
+using migrate::StatusBoard;
+using migrate::Step;
+using migrate::WritePause;
+
+// The driver as a test holds it: the lease it gives, whether the daemon stops, a wall clock it
+// moves by hand (each wait moves it too), and the waits counted.
+class HeldControl : public DriverControl {
+ public:
+  bool MayAct() override { return lease; }
+  bool Halted() const override { return !lease || stopping; }
+  bool Interrupted() override { return !lease || stopping; }
+  bool Stopping() const override { return stopping; }
+  int64_t NowMs() const override { return now_ms; }
+  void Sleep(std::chrono::milliseconds duration) const override {
+    sleeps++;
+    now_ms += duration.count();
+    if (on_sleep) on_sleep(sleeps);
+    // Real time passes too: the waits' deadlines are on the steady clock.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+  std::atomic<bool> lease{true};
+  std::atomic<bool> stopping{false};
+  mutable int64_t now_ms = 1'000'000;
+  mutable int sleeps = 0;
+  std::function<void(int sleeps)> on_sleep;
+};
+
+// The plan record as the Migrator keeps it, without ZooKeeper: every save is kept (a copy of the
+// plan as saved), a failure is recorded and waits, phases move along the phase table only.
+class FakePlanRecord : public PlanRecord {
+ public:
+  Step Save(PlanNode& node) override {
+    saved.push_back(node.plan);
+    node.version++;
+    return save_answer;
+  }
+  Step Fail(PlanNode& node, const std::string& error) override {
+    failures.push_back(error);
+    node.plan.error = error;
+    saved.push_back(node.plan);
+    return Step::kWaiting;
+  }
+  Status EnterPhase(MigrationPlan& plan, Phase to) override {
+    if (!migrate::MayMove(plan.phase, to)) {
+      return Status::Internal(std::string("no move from ") + migrate::PhaseName(plan.phase) +
+                              " to " + migrate::PhaseName(to));
+    }
+    plan.phase = to;
+    return Status::Ok();
+  }
+  Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen) override {
+    stops_for_bulk_loads.push_back(seen.count);
+    node.plan.paused = true;
+    return Step::kWaiting;
+  }
+
+  std::vector<MigrationPlan> saved;
+  std::vector<std::string> failures;
+  std::vector<int64_t> stops_for_bulk_loads;
+  Step save_answer = Step::kAdvanced;
+};
+
+// The table's status as a test sets it: whether it names the target, whether a request is
+// pending at the switch's write; the generation writes are kept ("target:<phase>" or
+// "source:<phase>").
+class FakeStatusBoard : public StatusBoard {
+ public:
+  Result<bool> StatusNamesTarget(const MigrationPlan&) override {
+    if (!read_error.ok()) return read_error;
+    return names_target;
+  }
+  Status WriteStatusGeneration(const MigrationPlan&, bool to_target,
+                               const std::string& migration_phase, bool* request_pending) override {
+    if (request_pending != nullptr) {
+      *request_pending = request_arrives;
+      if (request_arrives) return Status::Ok();
+    }
+    if (!write_error.ok()) return write_error;
+    writes.push_back(std::string(to_target ? "target:" : "source:") + migration_phase);
+    names_target = to_target;
+    return Status::Ok();
+  }
+  void UpdateSnapshot(const MigrationPlan&) override { snapshots++; }
+
+  bool names_target = false;
+  bool request_arrives = false;
+  Status read_error;
+  Status write_error;
+  std::vector<std::string> writes;
+  int snapshots = 0;
+};
+
+// Everything a phase's context holds, over the fake bridge and admin.
+struct FakePhaseContext {
+  explicit FakePhaseContext(MigratorOptions migrator_options = {})
+      : options(std::move(migrator_options)),
+        capture(bridge, admin, control,
+                CaptureWaits{options.zk_root, options.ack_timeout, options.ack_poll,
+                             options.recovery_timeout},
+                counters.probes),
+        guards(bridge, control),
+        write_pause(bridge, control),
+        context{control,
+                record,
+                status,
+                capture,
+                guards,
+                write_pause,
+                bridge,
+                options,
+                counters,
+                [](const MigrationPlan& plan) {
+                  return CopyRange{plan.source, plan.target, plan.old_layout, plan.new_layout, ""};
+                }} {
+    bridge.admin = &admin;
+  }
+
+  MigratorOptions options;
+  FakeMigrationBridge bridge;
+  FakeAdmin admin;
+  HeldControl control;
+  FakePlanRecord record;
+  FakeStatusBoard status;
+  MigratorCounters counters;
+  CapturePeers capture;
+  MigrationGuards guards;
+  WritePause write_pause;
+  PhaseContext context;
+};
+
+}  // namespace presplit::daemon::testing
