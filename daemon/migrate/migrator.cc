@@ -78,12 +78,24 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
                counters_.probes),
       guards_(bridge, *this),
       write_pause_(bridge, *this),
-      context_{*this,     *this,
-               *this,     capture_,
-               guards_,   write_pause_,
-               bridge,    options_,
-               counters_, [this](const MigrationPlan& plan) { return RangeOf(plan); }},
-      switch_phase_(context_) {
+      context_{/*control=*/*this,
+               /*record=*/*this,
+               /*status=*/*this,
+               capture_,
+               guards_,
+               write_pause_,
+               throttles_,
+               bridge,
+               admin_,
+               options_,
+               counters_,
+               [this](const MigrationPlan& plan) { return RangeOf(plan); }},
+      switch_phase_(context_),
+      retire_phase_(context_),
+      throttles_(bridge, *this, options_,
+                 [this](const std::string& table, const Throttler* throttler) {
+                   SnapshotThrottle(table, throttler);
+                 }) {
   store_.set_part_limits(options_.plan_parts);
 }
 
@@ -412,10 +424,10 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
         step = switch_phase_.CatchUp(*node);
         break;
       case Phase::kGrace:
-        step = Grace(*node);
+        step = retire_phase_.Grace(*node);
         break;
       case Phase::kFencing:
-        step = Fence(*node);
+        step = retire_phase_.Fence(*node);
         break;
       case Phase::kDone:
         step = Finish(*node, "done", "done");
@@ -591,7 +603,7 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
   if (std::string(final_phase) == "done") counters_.completed++;
   spdlog::info("migration {}: {} (the table is served by {})", plan.table, summary,
                std::string(final_phase) == "rolled_back" ? plan.source : plan.target);
-  PaceBulkJob(plan, false);
+  throttles_.PaceBulkJob(plan, false);
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   snapshot_.erase(plan.table);
   return Step::kWaiting;

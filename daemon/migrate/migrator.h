@@ -31,9 +31,9 @@
 //                the target;
 //   catching_up  the forward peer has shipped every write made to the old generation up to a
 //                probe written after the switch;
-//   grace        (phase_retire.cc) both peers run: a late writer of the old generation still
-//                reaches the new one, and `rollback` can switch back without losing the writes
-//                made to the new one;
+//   grace        (phase_retire.h: RetirePhase, a class over a PhaseContext) both peers run: a
+//                late writer of the old generation still reaches the new one, and `rollback`
+//                can switch back without losing the writes made to the new one;
 //   fencing      the reverse peer is removed, the old generation made read-only (writes
 //                refused, loudly), the forward peer drained (every old region's close shipped)
 //                and removed, the new generation settled (the old one's KEEP_DELETED_CELLS, no
@@ -87,7 +87,9 @@
 #include "daemon/migrate/migration_plan.h"
 #include "daemon/migrate/migrator_options.h"
 #include "daemon/migrate/phase_context.h"
+#include "daemon/migrate/phase_retire.h"
 #include "daemon/migrate/phase_switch.h"
+#include "daemon/migrate/phase_throttles.h"
 #include "daemon/migrate/plan_store.h"
 #include "daemon/migrate/throttle_sampler.h"
 #include "daemon/migrate/throttler.h"
@@ -234,7 +236,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // through here.
   Status EnterPhase(MigrationPlan& plan, Phase to) override;
   // Removes the plan and its records; the status keeps `final_phase` and the summary.
-  Step Finish(PlanNode& node, const std::string& summary, const char* final_phase);
+  Step Finish(PlanNode& node, const std::string& summary, const char* final_phase) override;
   // The lease (and not stopping, not halted), asked under zk_mu_ (MayAct takes it;
   // LeaseHeldLocked is for a caller that holds it). A lease found gone halts every driver.
   bool MayAct() override;
@@ -252,6 +254,9 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // The status's `migration` object (read-modify-CAS of the status; other fields kept).
   Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
   void UpdateSnapshot(const MigrationPlan& plan) override;
+  // A phase's throttle state into the snapshot (a throttle that ended: none): PhaseThrottles'
+  // Show.
+  void SnapshotThrottle(const std::string& table, const Throttler* throttler);
   // Whether the table's status already names the plan's target (the switch happened, whatever
   // the plan's phase says): then the target must never be dropped.
   Result<bool> StatusNamesTarget(const MigrationPlan& plan) override;
@@ -345,39 +350,6 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // ---- phase_verify.cc
   Step Verify(PlanNode& node);
 
-  // ---- throttle.cc: the adaptive throttle of the phases that read or write
-  // The throttle of one phase of a plan: sampling on a thread of its own, its rate in the
-  // bridge's gate and in the snapshot, until it is destroyed (which removes the gate).
-  struct PhaseThrottle {
-    std::unique_ptr<Throttler> throttler;
-    std::unique_ptr<HealthSource> source;
-    std::unique_ptr<ThrottleSampler> sampler;
-    std::function<void()> on_end;  // the snapshot forgets the throttle
-    // The sampler first (it uses the other two), then on_end.
-    ~PhaseThrottle();
-  };
-  std::unique_ptr<PhaseThrottle> StartThrottle(const MigrationPlan& plan);
-  // The daemon's throttle settings with the document's migration.throttle (when set) deciding
-  // whether it is on.
-  ThrottleSettings ThrottleOf(const MigrationPlan& plan) const;
-  // The throttle's state into the snapshot (a throttle that ended: none).
-  void SnapshotThrottle(const std::string& table, const Throttler* throttler);
-  // Engine "mapreduce": keeps a throttle running for the plan's job while `paced` (its map tasks
-  // take from the gate, job_throttles_), or ends it. Never called under snapshot_mu_ (ending a
-  // throttle takes it).
-  void PaceBulkJob(const MigrationPlan& plan, bool paced);
-  // Engine "mapreduce": the first signal one health sample of the servers shows ("" when clear,
-  // or when no sample could be taken): the job is not submitted, nor its output loaded, while
-  // the servers are busy.
-  std::string ServersBusy(const MigrationPlan& plan);
-
-  // ---- phase_retire.cc
-  Step Grace(PlanNode& node);
-  Step Fence(PlanNode& node);
-  // The fence of an old generation that is gone (dropped by the fence before a restart): the
-  // forward peer removed, the migration done.
-  Step EndFenceWithoutSource(PlanNode& node);
-
   // ---- phase_rollback.cc
   Step Rollback(PlanNode& node, int request_version);
   Step RollingBack(PlanNode& node);
@@ -429,6 +401,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   WritePause write_pause_;
   PhaseContext context_;
   SwitchPhase switch_phase_;
+  RetirePhase retire_phase_;
   // SweepOrphanPeers' state (Run's thread only): its last sweep, and the unowned orphan peers
   // and unreadable plans already logged.
   std::chrono::steady_clock::time_point last_orphan_sweep_{};
@@ -442,10 +415,9 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // HfileChunksReadSnapshot's answers, by target table.
   mutable std::mutex hfile_inputs_mu_;
   mutable std::map<std::string, bool> hfile_reads_snapshot_;
-  // The throttles of running "mapreduce" jobs whose tasks take from the gate, by table
-  // (PaceBulkJob). Last: destroyed first, while what their samplers use still exists.
-  std::mutex job_throttles_mu_;
-  std::map<std::string, std::unique_ptr<PhaseThrottle>> job_throttles_;
+  // The phases' throttles, with those of running "mapreduce" jobs. Last: destroyed first,
+  // while what their samplers use (the bridge, the snapshot) still exists.
+  PhaseThrottles throttles_;
 };
 
 }  // namespace presplit::daemon::migrate

@@ -66,7 +66,7 @@ Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
   counters_.aborted++;
   spdlog::info("migration {}: aborted; the status stays at generation {} ({})", plan.table,
                plan.source_generation, plan.source);
-  PaceBulkJob(plan, false);
+  throttles_.PaceBulkJob(plan, false);
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   snapshot_.erase(plan.table);
   return Step::kWaiting;

@@ -1,8 +1,9 @@
 // What a phase of a migration works with, named: the plan record it changes, the table's status
 // it reads and writes, the services it uses (capture peers, the MigrationGuard, the switch's
-// write pause), the bridge to HBase, the driver's control (lease, clock, wait), the settings and
-// the counters. A phase class takes a PhaseContext and nothing else, so that it can be tested
-// over fakes of each part without a Migrator (tests/daemon/migrate/phase_*_test.cc).
+// write pause, the throttles), the admin, the bridge to HBase, the driver's control (lease, clock,
+// wait), the settings and the counters. A phase class takes a PhaseContext and nothing else, so
+// that it can be tested over fakes of each part without a Migrator
+// (tests/daemon/migrate/phase_*_test.cc).
 //
 // The Migrator builds the context of its drivers; today it also answers for the plan record and
 // the status (PlanRecord, StatusBoard), which later carves may move into services of their own.
@@ -11,6 +12,7 @@
 #include <functional>
 #include <string>
 
+#include "daemon/hbase/hbase_admin.h"
 #include "daemon/migrate/capture_peers.h"
 #include "daemon/migrate/driver_control.h"
 #include "daemon/migrate/guards.h"
@@ -18,6 +20,7 @@
 #include "daemon/migrate/migration_phase.h"
 #include "daemon/migrate/migration_plan.h"
 #include "daemon/migrate/migrator_options.h"
+#include "daemon/migrate/phase_throttles.h"
 #include "daemon/migrate/plan_store.h"
 #include "daemon/migrate/write_pause.h"
 
@@ -46,6 +49,9 @@ class PlanRecord {
   // Stops a migration whose capture saw bulk loads it cannot ship (CollectNotices): before the
   // switch the verification fails, after it the migration is paused (see migrator.h).
   virtual Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen) = 0;
+  // Removes the plan and its records at the migration's end; the status keeps `final_phase`
+  // ("done", "rolled_back") and the summary is logged.
+  virtual Step Finish(PlanNode& node, const std::string& summary, const char* final_phase) = 0;
 };
 
 // The table's status znode as a phase reads and writes it (table_status.cc).
@@ -73,7 +79,10 @@ struct PhaseContext {
   CapturePeers& capture;
   MigrationGuards& guards;
   WritePause& write_pause;
+  PhaseThrottles& throttles;
   MigrationBridge& bridge;
+  // The daemon's admin (its calls one at a time: the Migrator's lock).
+  HBaseAdmin& admin;
   const MigratorOptions& options;
   MigratorCounters& counters;
   // The copy's range of a plan (its tables, layouts and, engine "hfile", its staging spec): what

@@ -145,7 +145,7 @@ Migrator::Step Migrator::Copy(PlanNode& node) {
 
   // The adaptive throttle: every chunk's reads and writes take from its gate in the bridge (the
   // chunk's own per-worker limit above is the ceiling's share).
-  std::unique_ptr<PhaseThrottle> throttle = workers > 0 ? StartThrottle(plan) : nullptr;
+  std::unique_ptr<PhaseThrottle> throttle = workers > 0 ? throttles_.Start(plan) : nullptr;
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) {
     {

@@ -142,7 +142,7 @@ Migrator::Step Migrator::CopyBulk(PlanNode& node) {
     bulk.state = progress->state;
     // While the job's tasks read the live source through the gate, a throttle sets its rate.
     const bool running = progress->state == "PREP" || progress->state == "RUNNING";
-    PaceBulkJob(plan, running && progress->paced);
+    throttles_.PaceBulkJob(plan, running && progress->paced);
     if (progress->state == "UNKNOWN") {
       spdlog::warn(
           "migration {}: bulk copy: job {} is unknown to this daemon's JVM (the local job "
@@ -212,7 +212,7 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
   // Submitted only while the RegionServers show no signal of the adaptive throttle's. A job of
   // this JVM's local runner reading the live table then takes from the throttle's gate, task by
   // task (`paced`); one on YARN, or reading a snapshot's files, reads at its own pace.
-  if (const std::string busy = ServersBusy(plan); !busy.empty()) {
+  if (const std::string busy = throttles_.ServersBusy(plan); !busy.empty()) {
     spdlog::info(
         "migration {}: bulk copy: job not submitted while the RegionServers are busy ({}); "
         "looked at again on the next run",
@@ -228,7 +228,7 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
                           " of " + std::to_string(options_.bulk_attempts) +
                           "): " + submitted.status().message());
   }
-  PaceBulkJob(plan, submitted->paced);
+  throttles_.PaceBulkJob(plan, submitted->paced);
   bulk.job_id = submitted->job_id;
   bulk.attempts++;
   bulk.state = "PREP";
@@ -254,7 +254,7 @@ Migrator::Step Migrator::SubmitBulk(PlanNode& node, const std::string& spec) {
 Migrator::Step Migrator::LoadBulk(PlanNode& node, const std::string& spec) {
   MigrationPlan& plan = node.plan;
   BulkCopyState& bulk = *plan.bulk;
-  if (const std::string busy = ServersBusy(plan); !busy.empty()) {
+  if (const std::string busy = throttles_.ServersBusy(plan); !busy.empty()) {
     spdlog::info(
         "migration {}: bulk copy: output not loaded while the RegionServers are busy ({}); "
         "looked at again on the next run",
@@ -323,7 +323,7 @@ void Migrator::PauseBulkCopy(MigrationPlan& plan) {
         plan.table, job_id, killed.message());
     return;
   }
-  PaceBulkJob(plan, false);
+  throttles_.PaceBulkJob(plan, false);
   plan.bulk->job_id.clear();
   plan.bulk->state = "KILLED";
   spdlog::info("migration {}: pause: bulk copy job {} killed; resume submits it again", plan.table,
@@ -332,7 +332,7 @@ void Migrator::PauseBulkCopy(MigrationPlan& plan) {
 
 void Migrator::AbortBulkCopy(const MigrationPlan& plan) {
   if (!plan.bulk) return;
-  PaceBulkJob(plan, false);
+  throttles_.PaceBulkJob(plan, false);
   const std::string spec = BulkSpecOf(plan);
   if (!plan.bulk->job_id.empty()) {
     Status killed = bridge_.KillBulkCopy(plan.bulk->job_id, spec);

@@ -1,103 +1,95 @@
-// Phases "grace", "fencing" and "done": the old generation stays captured until it is fenced.
-//   grace:   both peers run until grace_until_ms: a writer that still writes to the old
-//            generation reaches the new one; a rollback is possible. A bulk load the capture
-//            saw past the guard pauses the migration at its end (StopForBulkLoads), while a
-//            rollback still keeps it.
-//   fencing: the reverse peer is removed (no rollback from here on), the old generation is
-//            made read-only (its RegionServers refuse writes, loudly), and the forward peer
-//            drained: the read-only change reopens every region, whose close is the last entry
-//            of the region in the WAL; once every close is shipped, nothing of the old
-//            generation is left behind. Then the forward peer is removed and the new generation
-//            settled in one reopen: its families get the old one's KEEP_DELETED_CELLS (kept
-//            since its creation: see FinishCopy) and its MigrationGuard goes. With drop_old a
-//            final check (every old cell in the new generation or superseded there) decides
-//            the drop; the old generation is disabled.
-#include <spdlog/spdlog.h>
+// Phases "grace", "fencing" and "done": see phase_retire.h.
+#include "daemon/migrate/phase_retire.h"
 
-#include "daemon/migrate/migrator.h"
+#include <spdlog/spdlog.h>
 
 namespace presplit::daemon::migrate {
 
-Migrator::Step Migrator::Grace(PlanNode& node) {
+Step RetirePhase::Grace(PlanNode& node) {
   MigrationPlan& plan = node.plan;
-  UpdateSnapshot(plan);
-  if (NowMs() < plan.grace_until_ms) return Step::kWaiting;
+  ctx_.status.UpdateSnapshot(plan);
+  if (ctx_.control.NowMs() < plan.grace_until_ms) return Step::kWaiting;
   // The last moment a rollback keeps what a bulk load past the guard put into the old generation.
-  auto seen = capture_.CollectNotices(plan, plan.target);
+  auto seen = ctx_.capture.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
-    return Fail(node, "ending the grace period: reading the capture's notices in " + plan.target +
-                          ": " + seen.status().message());
+    return ctx_.record.Fail(node, "ending the grace period: reading the capture's notices in " +
+                                      plan.target + ": " + seen.status().message());
   }
-  if (seen->count > 0) return StopForBulkLoads(node, *seen);
+  if (seen->count > 0) return ctx_.record.StopForBulkLoads(node, *seen);
   // The closes the forward peer shipped so far: the drain waits for newer ones.
-  auto before = capture_.ClosesShipped(plan.target);
+  auto before = ctx_.capture.ClosesShipped(plan.target);
   if (!before.ok())
-    return Fail(node, "fencing: reading the capture's acks: " + before.status().message());
+    return ctx_.record.Fail(node,
+                            "fencing: reading the capture's acks: " + before.status().message());
   plan.capture.closed_before = *before;
-  plan.capture.fence_started_ms = NowMs();
-  if (Status moved = EnterPhase(plan, Phase::kFencing); !moved.ok())
-    return Fail(node, moved.message());
+  plan.capture.fence_started_ms = ctx_.control.NowMs();
+  if (Status moved = ctx_.record.EnterPhase(plan, Phase::kFencing); !moved.ok())
+    return ctx_.record.Fail(node, moved.message());
   spdlog::info("migration {}: grace period over: fencing {}", plan.table, plan.source);
-  return Save(node);
+  return ctx_.record.Save(node);
 }
 
-Migrator::Step Migrator::Fence(PlanNode& node) {
+Step RetirePhase::Fence(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   Status reverse =
-      capture_.RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
-  if (!reverse.ok()) return Fail(node, "fencing: removing the reverse peer: " + reverse.message());
-  if (!MayAct()) return Step::kStopped;
+      ctx_.capture.RemoveCapture(plan.capture.reverse_peer, "fencing: no rollback from here on");
+  if (!reverse.ok())
+    return ctx_.record.Fail(node, "fencing: removing the reverse peer: " + reverse.message());
+  if (!ctx_.control.MayAct()) return Step::kStopped;
   // Made read-only by this call: its regions all reopened read-only before it returned, so the
   // drain marks the queues at once instead of waiting for every close to come back (a close
   // acknowledgement can be gone: a major compaction of the target purges it). A run that finds
   // it read-only already waits for the closes, as the change may still be under way.
   bool reopened_now = false;
-  Status fenced = bridge_.SetReadOnly(plan.source, true, &reopened_now);
+  Status fenced = ctx_.bridge.SetReadOnly(plan.source, true, &reopened_now);
   if (fenced.code() == StatusCode::kNotFound) return EndFenceWithoutSource(node);
   if (!fenced.ok()) {
-    return Fail(node, "fencing: making " + plan.source + " read-only: " + fenced.message());
+    return ctx_.record.Fail(node,
+                            "fencing: making " + plan.source + " read-only: " + fenced.message());
   }
-  auto drained = capture_.AwaitDrained(plan.capture.peer, plan.source, plan.target,
-                                       plan.capture.closed_before, plan.capture.fence_started_ms,
-                                       std::chrono::milliseconds(0), reopened_now);
+  auto drained = ctx_.capture.AwaitDrained(
+      plan.capture.peer, plan.source, plan.target, plan.capture.closed_before,
+      plan.capture.fence_started_ms, std::chrono::milliseconds(0), reopened_now);
   if (!drained.ok())
-    return Fail(node, "fencing: draining the capture: " + drained.status().message());
+    return ctx_.record.Fail(node, "fencing: draining the capture: " + drained.status().message());
   if (!*drained) {
     plan.error = "fencing: the capture peer has not shipped every region's last write of " +
                  plan.source + " yet; looking again on the next run";
-    Step saved = Save(node);
+    Step saved = ctx_.record.Save(node);
     return saved == Step::kAdvanced ? Step::kWaiting : saved;
   }
-  auto seen = capture_.CollectNotices(plan, plan.target);
+  auto seen = ctx_.capture.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
-    return Fail(node, "fencing: reading the capture's notices in " + plan.target + ": " +
-                          seen.status().message());
+    return ctx_.record.Fail(node, "fencing: reading the capture's notices in " + plan.target +
+                                      ": " + seen.status().message());
   }
   // Paused before the forward peer goes and the old generation is disabled: it has their cells.
   // No peer ships the new generation any more: it takes bulk loads again, those the operator
   // runs again into it too.
   if (seen->count > 0) {
-    Status unguarded = guards_.Unguard(plan, plan.target, "the new generation stays");
+    Status unguarded = ctx_.guards.Unguard(plan, plan.target, "the new generation stays");
     if (!unguarded.ok()) {
-      return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
-                            unguarded.message());
+      return ctx_.record.Fail(node, "fencing: removing the MigrationGuard from " + plan.target +
+                                        ": " + unguarded.message());
     }
-    return StopForBulkLoads(node, *seen);
+    return ctx_.record.StopForBulkLoads(node, *seen);
   }
   spdlog::info("migration {}: {} is read-only and drained: every write it took is in {}",
                plan.table, plan.source, plan.target);
-  Status forward = capture_.RemoveCapture(plan.capture.peer, "the old generation is drained");
-  if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
+  Status forward = ctx_.capture.RemoveCapture(plan.capture.peer, "the old generation is drained");
+  if (!forward.ok())
+    return ctx_.record.Fail(node, "fencing: removing the capture peer: " + forward.message());
   // No peer writes into the new generation any more, nor can a late edit of a moved region
   // arrive after its delete marker: it stays, as its owner set it up (KEEP_DELETED_CELLS as the
   // old generation had it; kept since its creation) and without the guard (bulk loads and
   // SKIP_WAL writes again), in one reopen. A replay after the drop finds the old generation
   // gone, which it only is once this was done.
-  if (!MayAct()) return Step::kStopped;
-  auto settled = bridge_.SettleNewGeneration(plan.target, plan.source, plan.plan_id);
+  if (!ctx_.control.MayAct()) return Step::kStopped;
+  auto settled = ctx_.bridge.SettleNewGeneration(plan.target, plan.source, plan.plan_id);
   if (!settled.ok() && settled.status().code() != StatusCode::kNotFound) {
-    return Fail(node, "fencing: settling " + plan.target + " (the KEEP_DELETED_CELLS of " +
-                          plan.source + ", no MigrationGuard): " + settled.status().message());
+    return ctx_.record.Fail(node, "fencing: settling " + plan.target +
+                                      " (the KEEP_DELETED_CELLS of " + plan.source +
+                                      ", no MigrationGuard): " + settled.status().message());
   }
   if (settled.ok() && !settled->other_plan.empty()) {
     spdlog::warn(
@@ -119,10 +111,10 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
     // as the verification is.
     Result<PresenceCheck> check = Status::Internal("unchecked");
     {
-      std::unique_ptr<PhaseThrottle> throttle = StartThrottle(plan);
-      check = bridge_.CheckPresent(RangeOf(plan));
+      std::unique_ptr<PhaseThrottle> throttle = ctx_.throttles.Start(plan);
+      check = ctx_.bridge.CheckPresent(ctx_.range_of(plan));
     }
-    if (!check.ok()) return Fail(node, "final check: " + check.status().message());
+    if (!check.ok()) return ctx_.record.Fail(node, "final check: " + check.status().message());
     if (check->missing > 0) {
       drop = false;
       summary = "done: " + plan.source +
@@ -135,51 +127,52 @@ Migrator::Step Migrator::Fence(PlanNode& node) {
                    check->checked, plan.source, plan.target);
     }
   }
-  if (!MayAct()) return Step::kStopped;
-  Status disabled = admin_.DisableTable(plan.source);
+  if (!ctx_.control.MayAct()) return Step::kStopped;
+  Status disabled = ctx_.admin.DisableTable(plan.source);
   if (!disabled.ok() && disabled.code() != StatusCode::kNotFound) {
-    return Fail(node, "disabling " + plan.source + ": " + disabled.message());
+    return ctx_.record.Fail(node, "disabling " + plan.source + ": " + disabled.message());
   }
   spdlog::info("migration {}: old generation {} disabled", plan.table, plan.source);
   if (drop) {
-    if (!MayAct()) return Step::kStopped;
-    Status deleted = admin_.DeleteTable(plan.source);
+    if (!ctx_.control.MayAct()) return Step::kStopped;
+    Status deleted = ctx_.admin.DeleteTable(plan.source);
     if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
-      return Fail(node, "dropping " + plan.source + ": " + deleted.message());
+      return ctx_.record.Fail(node, "dropping " + plan.source + ": " + deleted.message());
     }
     summary = "done: " + plan.source + " dropped";
     spdlog::info("migration {}: old generation {} dropped", plan.table, plan.source);
   }
-  if (Status moved = EnterPhase(plan, Phase::kDone); !moved.ok())
-    return Fail(node, moved.message());
+  if (Status moved = ctx_.record.EnterPhase(plan, Phase::kDone); !moved.ok())
+    return ctx_.record.Fail(node, moved.message());
   plan.error = summary.find("NOT dropped") != std::string::npos ? summary : "";
-  if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
-  return Finish(node, summary, "done");
+  if (Step saved = ctx_.record.Save(node); saved != Step::kAdvanced) return saved;
+  return ctx_.record.Finish(node, summary, "done");
 }
 
-Migrator::Step Migrator::EndFenceWithoutSource(PlanNode& node) {
+Step RetirePhase::EndFenceWithoutSource(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   // The old generation is gone: this phase's drop happened and the daemon stopped before it
   // recorded "done" (or an operator dropped the table by hand). Nothing is left to drain or to
   // check; the forward peer goes (it would hold WALs for a table that no longer exists) and the
   // new generation loses its guard if the settling before the drop did not happen.
-  Status forward = capture_.RemoveCapture(plan.capture.peer, "the old generation is gone");
-  if (!forward.ok()) return Fail(node, "fencing: removing the capture peer: " + forward.message());
-  Status unguarded = guards_.Unguard(plan, plan.target, "the new generation stays");
+  Status forward = ctx_.capture.RemoveCapture(plan.capture.peer, "the old generation is gone");
+  if (!forward.ok())
+    return ctx_.record.Fail(node, "fencing: removing the capture peer: " + forward.message());
+  Status unguarded = ctx_.guards.Unguard(plan, plan.target, "the new generation stays");
   if (!unguarded.ok()) {
-    return Fail(node, "fencing: removing the MigrationGuard from " + plan.target + ": " +
-                          unguarded.message());
+    return ctx_.record.Fail(node, "fencing: removing the MigrationGuard from " + plan.target +
+                                      ": " + unguarded.message());
   }
   spdlog::warn(
       "migration {}: the old generation {} is gone (dropped by this fence before a restart, or "
       "by hand): nothing left to drain; the migration is done",
       plan.table, plan.source);
   const std::string summary = "done: " + plan.source + " dropped";
-  if (Status moved = EnterPhase(plan, Phase::kDone); !moved.ok())
-    return Fail(node, moved.message());
+  if (Status moved = ctx_.record.EnterPhase(plan, Phase::kDone); !moved.ok())
+    return ctx_.record.Fail(node, moved.message());
   plan.error.clear();
-  if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
-  return Finish(node, summary, "done");
+  if (Step saved = ctx_.record.Save(node); saved != Step::kAdvanced) return saved;
+  return ctx_.record.Finish(node, summary, "done");
 }
 
 }  // namespace presplit::daemon::migrate

@@ -94,7 +94,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
 
   // Every digest, comparison and re-read takes from the adaptive throttle's gate in the bridge,
   // until this returns.
-  std::unique_ptr<PhaseThrottle> throttle = StartThrottle(plan);
+  std::unique_ptr<PhaseThrottle> throttle = throttles_.Start(plan);
   (void)PublishProgress(plan);
 
   // 1. Digests per region and partition, both sides at once.

@@ -257,4 +257,17 @@ Result<bool> Migrator::StatusNamesTarget(const MigrationPlan& plan) {
          status["physical_table"] == plan.target;
 }
 
+void Migrator::SnapshotThrottle(const std::string& table, const Throttler* throttler) {
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  MigrationProgress& p = snapshot_[table];
+  if (throttler == nullptr) {
+    p.throttle_cells_per_s = -1;
+    p.throttle_reason.clear();
+    return;
+  }
+  const ThrottleState state = throttler->State();
+  p.throttle_cells_per_s = state.cells_per_s;
+  p.throttle_reason = state.reason;
+}
+
 }  // namespace presplit::daemon::migrate

@@ -4,9 +4,12 @@
 // class is tested on it without a Migrator or a ZooKeeper.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +18,7 @@
 #include "daemon/migrate/phase_context.h"
 #include "tests/daemon/fakes.h"
 #include "tests/daemon/migrate/fake_migration_bridge.h"
+#include "tests/daemon/migrate/migration_fixture.h"
 
 namespace presplit::daemon::testing {
 
@@ -87,10 +91,17 @@ class FakePlanRecord : public PlanRecord {
     node.plan.paused = true;
     return Step::kWaiting;
   }
+  Step Finish(PlanNode& node, const std::string& summary, const char* final_phase) override {
+    finished.push_back(std::string(final_phase) + ": " + summary);
+    last_finished = node.plan;
+    return Step::kWaiting;
+  }
 
   std::vector<MigrationPlan> saved;
   std::vector<std::string> failures;
   std::vector<int64_t> stops_for_bulk_loads;
+  std::vector<std::string> finished;  // "<final phase>: <summary>" of every Finish
+  MigrationPlan last_finished;
   Step save_answer = Step::kAdvanced;
 };
 
@@ -124,6 +135,21 @@ class FakeStatusBoard : public StatusBoard {
   int snapshots = 0;
 };
 
+// Short waits for a phase's tests: a capture that does not ship gives up within 300 ms of real
+// time; a throttle's sampler never asks (its health source is never sampled in a test).
+inline MigratorOptions PhaseTestOptions() {
+  MigratorOptions options;
+  options.ack_timeout = std::chrono::milliseconds(300);
+  options.ack_poll = std::chrono::milliseconds(50);
+  options.recovery_timeout = std::chrono::milliseconds(300);
+  options.switch_retry = std::chrono::milliseconds(30000);
+  options.throttle_interval = std::chrono::hours(1);
+  options.health_source = [](const MigrationPlan&) -> std::unique_ptr<migrate::HealthSource> {
+    return std::make_unique<migrate::QuietHealth>();
+  };
+  return options;
+}
+
 // Everything a phase's context holds, over the fake bridge and admin.
 struct FakePhaseContext {
   explicit FakePhaseContext(MigratorOptions migrator_options = {})
@@ -134,19 +160,45 @@ struct FakePhaseContext {
                 counters.probes),
         guards(bridge, control),
         write_pause(bridge, control),
+        throttles(bridge, control, options,
+                  [this](const std::string& table, const migrate::Throttler* throttler) {
+                    throttle_shown.push_back(table + (throttler != nullptr ? ": on" : ": ended"));
+                  }),
         context{control,
                 record,
                 status,
                 capture,
                 guards,
                 write_pause,
+                throttles,
                 bridge,
+                admin,
                 options,
                 counters,
                 [](const MigrationPlan& plan) {
                   return CopyRange{plan.source, plan.target, plan.old_layout, plan.new_layout, ""};
                 }} {
     bridge.admin = &admin;
+  }
+
+  // The two generations of tinawang:check in the admin (the old one in three regions, the new
+  // one in two) and a plan of their migration at `phase`, its forward capture peer added.
+  MigrationPlan TwoGenerations(Phase phase) {
+    TableSpec old_generation;
+    old_generation.table = "tinawang:check";
+    old_generation.split_keys = {"3", "6"};
+    EXPECT_TRUE(admin.CreateTable(old_generation).ok());
+    TableSpec new_generation;
+    new_generation.table = "tinawang:check__g2";
+    new_generation.split_keys = {"5"};
+    EXPECT_TRUE(admin.CreateTable(new_generation).ok());
+    MigrationPlan plan;
+    plan.table = plan.source = old_generation.table;
+    plan.target = new_generation.table;
+    plan.plan_id = "0123456789abcdef";
+    plan.phase = phase;
+    EXPECT_TRUE(capture.EnsureCapture(plan, /*reverse=*/false).ok());
+    return plan;
   }
 
   MigratorOptions options;
@@ -159,6 +211,8 @@ struct FakePhaseContext {
   CapturePeers capture;
   MigrationGuards guards;
   WritePause write_pause;
+  std::vector<std::string> throttle_shown;  // what the throttles showed, in order
+  migrate::PhaseThrottles throttles;
   PhaseContext context;
 };
 

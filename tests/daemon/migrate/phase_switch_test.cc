@@ -20,35 +20,12 @@ using testing::FakePhaseContext;
 constexpr const char* kPaused = "tinawang:check";
 constexpr const char* kSwitchedTo = "tinawang:check__g2";
 
-MigratorOptions SwitchOptions() {
-  MigratorOptions options;
-  options.ack_timeout = std::chrono::milliseconds(300);
-  options.ack_poll = std::chrono::milliseconds(50);
-  options.recovery_timeout = std::chrono::milliseconds(300);
-  options.switch_retry = std::chrono::milliseconds(30000);
-  return options;
-}
-
 class SwitchPhaseTest : public ::testing::Test {
  protected:
-  SwitchPhaseTest() : f_(SwitchOptions()), phase_(f_.context) {
-    TableSpec source;
-    source.table = kPaused;
-    source.split_keys = {"3", "6"};
-    EXPECT_TRUE(f_.admin.CreateTable(source).ok());
-    TableSpec target;
-    target.table = kSwitchedTo;
-    target.split_keys = {"5"};
-    EXPECT_TRUE(f_.admin.CreateTable(target).ok());
-    MigrationPlan& plan = node_.plan;
-    plan.table = kPaused;
-    plan.source = kPaused;
-    plan.target = kSwitchedTo;
-    plan.plan_id = "0123456789abcdef";
-    plan.phase = Phase::kSwitching;
-    plan.max_write_pause_ms = 2000;
-    plan.grace_period_s = 60;
-    EXPECT_TRUE(f_.capture.EnsureCapture(plan, /*reverse=*/false).ok());
+  SwitchPhaseTest() : f_(testing::PhaseTestOptions()), phase_(f_.context) {
+    node_.plan = f_.TwoGenerations(Phase::kSwitching);
+    node_.plan.max_write_pause_ms = 2000;
+    node_.plan.grace_period_s = 60;
   }
   MigrationPlan& plan() { return node_.plan; }
   // The source is read-only now (the write pause's fence).

@@ -1,34 +1,45 @@
-// The adaptive throttle of the phases that read or write (copy, verification, the final check
-// before a drop, a "mapreduce" job reading the live source): one throttler per running phase, fed
-// by a sampler thread, its rate in the bridge's gate (which every copy chunk and verification read
-// of the migration takes from) and in the migration's snapshot.
-#include <spdlog/spdlog.h>
+// The phases' adaptive throttles: see phase_throttles.h.
+#include "daemon/migrate/phase_throttles.h"
 
-#include "daemon/migrate/migrator.h"
+#include <spdlog/spdlog.h>
 
 namespace presplit::daemon::migrate {
 
-Migrator::PhaseThrottle::~PhaseThrottle() {
+PhaseThrottle::~PhaseThrottle() {
   sampler.reset();
   if (on_end) on_end();
 }
 
-ThrottleSettings Migrator::ThrottleOf(const MigrationPlan& plan) const {
+PhaseThrottles::PhaseThrottles(MigrationBridge& bridge, DriverControl& control,
+                               const MigratorOptions& options, Show show)
+    : bridge_(bridge), control_(control), options_(options), show_(std::move(show)) {}
+
+PhaseThrottles::~PhaseThrottles() {
+  std::map<std::string, std::unique_ptr<PhaseThrottle>> ended;
+  {
+    std::lock_guard<std::mutex> lock(job_throttles_mu_);
+    ended.swap(job_throttles_);
+  }
+}
+
+std::unique_ptr<HealthSource> PhaseThrottles::HealthOf(const MigrationPlan& plan) {
+  if (options_.health_source) return options_.health_source(plan);
+  return std::make_unique<BridgeHealthSource>(
+      bridge_, std::vector<std::string>{plan.source, plan.target}, options_.throttle_probes);
+}
+
+ThrottleSettings PhaseThrottles::ThrottleOf(const MigrationPlan& plan) const {
   // The document's migration.throttle, when it says, over the daemon's migration_throttle.
   ThrottleSettings throttle = options_.throttle;
   if (!plan.throttle.empty()) throttle.enabled = plan.throttle == "adaptive";
   return throttle;
 }
 
-std::unique_ptr<Migrator::PhaseThrottle> Migrator::StartThrottle(const MigrationPlan& plan) {
+std::unique_ptr<PhaseThrottle> PhaseThrottles::Start(const MigrationPlan& plan) {
   auto t = std::make_unique<PhaseThrottle>();
   const ThrottleSettings throttle = ThrottleOf(plan);
   t->throttler = std::make_unique<Throttler>(throttle, plan.max_cells_per_s);
-  t->source = options_.health_source
-                  ? options_.health_source(plan)
-                  : std::make_unique<BridgeHealthSource>(
-                        bridge_, std::vector<std::string>{plan.source, plan.target},
-                        options_.throttle_probes);
+  t->source = HealthOf(plan);
   t->sampler = std::make_unique<ThrottleSampler>(*t->throttler, *t->source, bridge_,
                                                  std::vector<std::string>{plan.source, plan.target},
                                                  plan.table);
@@ -37,13 +48,13 @@ std::unique_ptr<Migrator::PhaseThrottle> Migrator::StartThrottle(const Migration
     const std::string table = plan.table;
     ThrottleSampler* sampler = t->sampler.get();
     t->sampler->Start(options_.throttle_interval, [this, table, throttler, sampler] {
-      SnapshotThrottle(table, throttler);
+      show_(table, throttler);
       // A halted migration's readers must not wait out a throttled debt before they see it.
-      if (Halted()) sampler->Open();
+      if (control_.Halted()) sampler->Open();
     });
   }
-  SnapshotThrottle(plan.table, t->throttler.get());
-  t->on_end = [this, table = plan.table] { SnapshotThrottle(table, nullptr); };
+  show_(plan.table, t->throttler.get());
+  t->on_end = [this, table = plan.table] { show_(table, nullptr); };
   const ThrottleState state = t->throttler->State();
   spdlog::info("migration {}: throttle: {} ({})", plan.table,
                state.cells_per_s > 0 ? std::to_string(state.cells_per_s) + " cells/s to start"
@@ -52,7 +63,7 @@ std::unique_ptr<Migrator::PhaseThrottle> Migrator::StartThrottle(const Migration
   return t;
 }
 
-void Migrator::PaceBulkJob(const MigrationPlan& plan, bool paced) {
+void PhaseThrottles::PaceBulkJob(const MigrationPlan& plan, bool paced) {
   std::unique_ptr<PhaseThrottle> ended;  // destroyed outside the lock
   {
     std::lock_guard<std::mutex> lock(job_throttles_mu_);
@@ -73,32 +84,15 @@ void Migrator::PaceBulkJob(const MigrationPlan& plan, bool paced) {
       "migration {}: bulk copy: the job's map tasks read the live table through the adaptive "
       "throttle's gate",
       plan.table);
-  std::unique_ptr<PhaseThrottle> started = StartThrottle(plan);
+  std::unique_ptr<PhaseThrottle> started = Start(plan);
   std::lock_guard<std::mutex> lock(job_throttles_mu_);
   job_throttles_[plan.table] = std::move(started);
 }
 
-void Migrator::SnapshotThrottle(const std::string& table, const Throttler* throttler) {
-  std::lock_guard<std::mutex> lock(snapshot_mu_);
-  MigrationProgress& p = snapshot_[table];
-  if (throttler == nullptr) {
-    p.throttle_cells_per_s = -1;
-    p.throttle_reason.clear();
-    return;
-  }
-  const ThrottleState state = throttler->State();
-  p.throttle_cells_per_s = state.cells_per_s;
-  p.throttle_reason = state.reason;
-}
-
-std::string Migrator::ServersBusy(const MigrationPlan& plan) {
+std::string PhaseThrottles::ServersBusy(const MigrationPlan& plan) {
   const ThrottleSettings throttle = ThrottleOf(plan);
   if (!throttle.enabled) return "";
-  std::unique_ptr<HealthSource> source =
-      options_.health_source ? options_.health_source(plan)
-                             : std::make_unique<BridgeHealthSource>(
-                                   bridge_, std::vector<std::string>{plan.source, plan.target},
-                                   options_.throttle_probes);
+  std::unique_ptr<HealthSource> source = HealthOf(plan);
   std::vector<std::string> problems;
   auto sample = source->Sample(problems);
   if (!sample.ok()) {
