@@ -78,20 +78,23 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
                counters_.probes),
       guards_(bridge, *this),
       write_pause_(bridge, *this),
-      context_{/*control=*/*this,
-               /*record=*/*this,
-               /*status=*/*this,
-               capture_,
-               guards_,
-               write_pause_,
-               throttles_,
-               bridge,
-               admin_,
-               options_,
-               counters_,
-               [this](const MigrationPlan& plan) { return RangeOf(plan); }},
+      context_{
+          /*control=*/*this,
+          /*record=*/*this,
+          /*status=*/*this,
+          capture_,
+          guards_,
+          write_pause_,
+          throttles_,
+          bridge,
+          admin_,
+          options_,
+          counters_,
+          [this](const MigrationPlan& plan) { return RangeOf(plan); },
+          [this](const MigrationPlan& plan, const char* when) { CleanupHfileStaging(plan, when); }},
       switch_phase_(context_),
       retire_phase_(context_),
+      rollback_phase_(context_),
       throttles_(bridge, *this, options_,
                  [this](const std::string& table, const Throttler* throttler) {
                    SnapshotThrottle(table, throttler);
@@ -433,7 +436,7 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
         step = Finish(*node, "done", "done");
         break;
       case Phase::kRollingBack:
-        step = RollingBack(*node);
+        step = rollback_phase_.RollingBack(*node);
         break;
     }
     if (step != Step::kAdvanced) return step;
@@ -505,7 +508,7 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
     case Request::kAbort:
       return Abort(node);  // removes the request with the plan
     case Request::kRollback:
-      return Rollback(node, pending.version);
+      return rollback_phase_.Rollback(node, pending.version);
     case Request::kPause:
       plan.paused = true;
       spdlog::info("migration {}: paused in phase {}", plan.table, PhaseName(plan.phase));
@@ -607,6 +610,10 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   snapshot_.erase(plan.table);
   return Step::kWaiting;
+}
+
+void Migrator::ClearRequest(const std::string& table, int version) {
+  (void)store_.ClearRequest(table, version);
 }
 
 }  // namespace presplit::daemon::migrate

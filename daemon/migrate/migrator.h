@@ -39,9 +39,9 @@
 //                and removed, the new generation settled (the old one's KEEP_DELETED_CELLS, no
 //                guard); then, with drop_old, a final check and the drop;
 //   done         the old generation disabled (dropped when asked); plan removed.
-//   rolling_back (phase_rollback.cc) after a rollback: the status names the old generation
-//                again, which loses its guard; the new one is fenced, drained through the
-//                reverse peer, and dropped.
+//   rolling_back (phase_rollback.h: RollbackPhase, a class over a PhaseContext) after a
+//                rollback: the status names the old generation again, which loses its guard;
+//                the new one is fenced, drained through the reverse peer, and dropped.
 // Abort (phase_abort.cc, before the switch only) removes the peers, drops the target and the
 // source's guard. A bulk load the capture sees anyway got past the guard: the migration stops
 // (StopForBulkLoads).
@@ -88,6 +88,7 @@
 #include "daemon/migrate/migrator_options.h"
 #include "daemon/migrate/phase_context.h"
 #include "daemon/migrate/phase_retire.h"
+#include "daemon/migrate/phase_rollback.h"
 #include "daemon/migrate/phase_switch.h"
 #include "daemon/migrate/phase_throttles.h"
 #include "daemon/migrate/plan_store.h"
@@ -237,6 +238,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   Status EnterPhase(MigrationPlan& plan, Phase to) override;
   // Removes the plan and its records; the status keeps `final_phase` and the summary.
   Step Finish(PlanNode& node, const std::string& summary, const char* final_phase) override;
+  void ClearRequest(const std::string& table, int version) override;
   // The lease (and not stopping, not halted), asked under zk_mu_ (MayAct takes it;
   // LeaseHeldLocked is for a caller that holds it). A lease found gone halts every driver.
   bool MayAct() override;
@@ -350,10 +352,6 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // ---- phase_verify.cc
   Step Verify(PlanNode& node);
 
-  // ---- phase_rollback.cc
-  Step Rollback(PlanNode& node, int request_version);
-  Step RollingBack(PlanNode& node);
-
   // ---- phase_abort.cc
   // `why` (set when the daemon aborts by itself) stays in the plan's last error and the status's
   // `migration.error`; an operator's abort leaves no error.
@@ -402,6 +400,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   PhaseContext context_;
   SwitchPhase switch_phase_;
   RetirePhase retire_phase_;
+  RollbackPhase rollback_phase_;
   // SweepOrphanPeers' state (Run's thread only): its last sweep, and the unowned orphan peers
   // and unreadable plans already logged.
   std::chrono::steady_clock::time_point last_orphan_sweep_{};

@@ -49,6 +49,9 @@ class PlanRecord {
   // Stops a migration whose capture saw bulk loads it cannot ship (CollectNotices): before the
   // switch the verification fails, after it the migration is paused (see migrator.h).
   virtual Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen) = 0;
+  // Removes the operator's request of `version` once the plan says it was handled (a newer
+  // request is left alone; a failure is harmless: the request is handled again).
+  virtual void ClearRequest(const std::string& table, int version) = 0;
   // Removes the plan and its records at the migration's end; the status keeps `final_phase`
   // ("done", "rolled_back") and the summary is logged.
   virtual Step Finish(PlanNode& node, const std::string& summary, const char* final_phase) = 0;
@@ -88,6 +91,9 @@ struct PhaseContext {
   // The copy's range of a plan (its tables, layouts and, engine "hfile", its staging spec): what
   // the bridge's row calls (DescribeRow) take.
   std::function<CopyRange(const MigrationPlan&)> range_of;
+  // Engine "hfile": removes the chunks' staging directory (and the snapshot they read), `when`
+  // for the log; nothing for the other engines.
+  std::function<void(const MigrationPlan&, const char* when)> cleanup_staging;
 };
 
 }  // namespace presplit::daemon::migrate

@@ -91,6 +91,9 @@ class FakePlanRecord : public PlanRecord {
     node.plan.paused = true;
     return Step::kWaiting;
   }
+  void ClearRequest(const std::string& table, int version) override {
+    requests_cleared.push_back(table + "@" + std::to_string(version));
+  }
   Step Finish(PlanNode& node, const std::string& summary, const char* final_phase) override {
     finished.push_back(std::string(final_phase) + ": " + summary);
     last_finished = node.plan;
@@ -100,7 +103,8 @@ class FakePlanRecord : public PlanRecord {
   std::vector<MigrationPlan> saved;
   std::vector<std::string> failures;
   std::vector<int64_t> stops_for_bulk_loads;
-  std::vector<std::string> finished;  // "<final phase>: <summary>" of every Finish
+  std::vector<std::string> finished;          // "<final phase>: <summary>" of every Finish
+  std::vector<std::string> requests_cleared;  // "<table>@<version>" of every ClearRequest
   MigrationPlan last_finished;
   Step save_answer = Step::kAdvanced;
 };
@@ -177,6 +181,9 @@ struct FakePhaseContext {
                 counters,
                 [](const MigrationPlan& plan) {
                   return CopyRange{plan.source, plan.target, plan.old_layout, plan.new_layout, ""};
+                },
+                [this](const MigrationPlan& plan, const char* when) {
+                  staging_cleanups.push_back(plan.target + ": " + when);
                 }} {
     bridge.admin = &admin;
   }
@@ -211,7 +218,8 @@ struct FakePhaseContext {
   CapturePeers capture;
   MigrationGuards guards;
   WritePause write_pause;
-  std::vector<std::string> throttle_shown;  // what the throttles showed, in order
+  std::vector<std::string> throttle_shown;    // what the throttles showed, in order
+  std::vector<std::string> staging_cleanups;  // "<target>: <when>" of every cleanup_staging
   migrate::PhaseThrottles throttles;
   PhaseContext context;
 };
