@@ -95,6 +95,7 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
       switch_phase_(context_),
       retire_phase_(context_),
       rollback_phase_(context_),
+      verify_phase_(context_),
       throttles_(bridge, *this, options_,
                  [this](const std::string& table, const Throttler* throttler) {
                    SnapshotThrottle(table, throttler);
@@ -414,7 +415,7 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
         step = Copy(*node);
         break;
       case Phase::kVerifying:
-        step = Verify(*node);
+        step = verify_phase_.Verify(*node);
         break;
       case Phase::kFailedVerification:
         UpdateSnapshot(node->plan);

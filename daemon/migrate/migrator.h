@@ -22,9 +22,10 @@
 //                threads copies the source region by region, chunk by chunk, checkpointed;
 //                engine "mapreduce": one ResaltBulkJob. Then the target's guard refuses bulk
 //                loads too (it keeps deleted cells until the fence);
-//   verifying    (phase_verify.cc) source and target compared cell by cell, live: digests per
-//                region and partition, the partitions that differ compared row by row after the
-//                peer shipped past the reads, and only rows that still differ then count;
+//   verifying    (phase_verify.h: VerifyPhase) source and target compared cell by cell, live:
+//                digests per region and partition, the partitions that differ compared row by
+//                row after the peer shipped past the reads, and only rows that still differ
+//                then count;
 //                failed_verification stops it, nothing switched;
 //   switching    (phase_switch.h: SwitchPhase, a class over a PhaseContext) the reverse peer
 //                (new -> old) is added, then ONE status write moves readers and writers to
@@ -91,6 +92,7 @@
 #include "daemon/migrate/phase_rollback.h"
 #include "daemon/migrate/phase_switch.h"
 #include "daemon/migrate/phase_throttles.h"
+#include "daemon/migrate/phase_verify.h"
 #include "daemon/migrate/plan_store.h"
 #include "daemon/migrate/throttle_sampler.h"
 #include "daemon/migrate/throttler.h"
@@ -254,7 +256,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // The status's `migration.refused`: why a plan was left untouched.
   void RecordRefusal(const std::string& table, const std::string& why);
   // The status's `migration` object (read-modify-CAS of the status; other fields kept).
-  Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "");
+  Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase = "") override;
   void UpdateSnapshot(const MigrationPlan& plan) override;
   // A phase's throttle state into the snapshot (a throttle that ended: none): PhaseThrottles'
   // Show.
@@ -349,9 +351,6 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
                      const std::string& input, const std::string& snapshot) const;
   void SnapshotBulk(const MigrationPlan& plan);
 
-  // ---- phase_verify.cc
-  Step Verify(PlanNode& node);
-
   // ---- phase_abort.cc
   // `why` (set when the daemon aborts by itself) stays in the plan's last error and the status's
   // `migration.error`; an operator's abort leaves no error.
@@ -401,6 +400,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   SwitchPhase switch_phase_;
   RetirePhase retire_phase_;
   RollbackPhase rollback_phase_;
+  VerifyPhase verify_phase_;
   // SweepOrphanPeers' state (Run's thread only): its last sweep, and the unowned orphan peers
   // and unreadable plans already logged.
   std::chrono::steady_clock::time_point last_orphan_sweep_{};

@@ -73,6 +73,9 @@ class StatusBoard {
                                        bool* request_pending) = 0;
   // The plan's state into what /status and /metrics show (no ZooKeeper write).
   virtual void UpdateSnapshot(const MigrationPlan& plan) = 0;
+  // The status's `migration` object: the plan's progress (read-modify-CAS of the status; other
+  // fields kept). `extra_phase` ("" = the plan's) names an outcome only the status carries.
+  virtual Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase) = 0;
 };
 
 struct PhaseContext {

@@ -1,24 +1,6 @@
-// Phase "verifying": source and target compared cell by cell, while writers keep writing to the
-// source and the capture peer keeps shipping, in the manner of Vitess's VDiff:
-//   1. digests of every source region's rows, per partition (a hash of the logical key), and one
-//      pass over the target attributing its rows to the same regions and partitions; the two run
-//      at the same time. Equal partitions are done: they hold the same cells (same families,
-//      qualifiers, timestamps, values, tags, under the same delete and TTL semantics: live cells
-//      of every version the families keep).
-//   2. the partitions that differ are compared row by row, after the peer has shipped past the
-//      moment of the digests (a probe acknowledged), which names the rows that differ;
-//   3. each such row is read again in the source, then, once the peer has shipped past that
-//      read, in the target; rows that still differ after verify_rounds such re-reads count,
-//      unless their source row changed between two re-reads (a counter, a status row: written
-//      all the time, they can never compare equal read at two moments): those are compared once
-//      more at the switch, with writes paused, when neither side changes (phase_switch.cc).
-// A row that differs is a broken copy (or a write the WAL did not carry and the guard did not
-// refuse): nothing switches, the report names the first rows and their cells. A bulk load the
-// capture noticed stops the verification before it compares anything (StopForBulkLoads).
-// The report is kept in the plan znode, so its size does not grow with the table: totals, counts,
-// and only the first few differing regions and rows (kReportRegions, kReportRows), each row's
-// description cut at kReportRowBytes. A table of thousands of regions would otherwise push the
-// plan past ZooKeeper's 1 MiB.
+// Phase "verifying": see phase_verify.h.
+#include "daemon/migrate/phase_verify.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -29,7 +11,6 @@
 #include <set>
 #include <thread>
 
-#include "daemon/migrate/migrator.h"
 #include "daemon/util/utc_time.h"
 #include "presplit/bytes.h"
 
@@ -63,15 +44,15 @@ json DigestJson(const CellDigest& d) {
 
 }  // namespace
 
-Migrator::Step Migrator::Verify(PlanNode& node) {
+Step VerifyPhase::Verify(PlanNode& node) {
   MigrationPlan& plan = node.plan;
-  const int partitions = std::max(1, options_.verify_partitions);
+  const int partitions = std::max(1, ctx_.options.verify_partitions);
   // The guard is there from the start; one removed by hand (or never attached: a migration an
   // older presplitd started) is attached again before anything is compared.
-  auto guarded = guards_.GuardSource(plan);
+  auto guarded = ctx_.guards.GuardSource(plan);
   if (!guarded.ok()) {
-    return Fail(node, "verification: attaching the MigrationGuard to " + plan.source + ": " +
-                          guarded.status().message());
+    return ctx_.record.Fail(node, "verification: attaching the MigrationGuard to " + plan.source +
+                                      ": " + guarded.status().message());
   }
   if (*guarded) {
     spdlog::warn(
@@ -79,26 +60,26 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
         "was started by an older presplitd): attached again",
         plan.table, plan.source);
   }
-  if (Status confirmed = guards_.ConfirmSourceGuard(plan); !confirmed.ok()) {
-    return Fail(node, "verification: confirming the MigrationGuard of " + plan.source + ": " +
-                          confirmed.message());
+  if (Status confirmed = ctx_.guards.ConfirmSourceGuard(plan); !confirmed.ok()) {
+    return ctx_.record.Fail(node, "verification: confirming the MigrationGuard of " + plan.source +
+                                      ": " + confirmed.message());
   }
   // A bulk load the capture saw got past the guard: its cells may be missing from the target,
   // and nothing switches until an operator looked (a row that does not fit fails below anyway).
-  auto seen = capture_.CollectNotices(plan, plan.target);
+  auto seen = ctx_.capture.CollectNotices(plan, plan.target);
   if (!seen.ok()) {
-    return Fail(node, "verification: reading the capture's notices in " + plan.target + ": " +
-                          seen.status().message());
+    return ctx_.record.Fail(node, "verification: reading the capture's notices in " + plan.target +
+                                      ": " + seen.status().message());
   }
-  if (seen->count > 0 && plan.capture.unfit == 0) return StopForBulkLoads(node, *seen);
+  if (seen->count > 0 && plan.capture.unfit == 0) return ctx_.record.StopForBulkLoads(node, *seen);
 
   // Every digest, comparison and re-read takes from the adaptive throttle's gate in the bridge,
   // until this returns.
-  std::unique_ptr<PhaseThrottle> throttle = throttles_.Start(plan);
-  (void)PublishProgress(plan);
+  std::unique_ptr<PhaseThrottle> throttle = ctx_.throttles.Start(plan);
+  (void)ctx_.status.PublishProgress(plan, "");
 
   // 1. Digests per region and partition, both sides at once.
-  const CopyRange range = RangeOf(plan);
+  const CopyRange range = ctx_.range_of(plan);
   std::vector<std::string> starts;
   for (const auto& r : plan.source_regions) starts.push_back(r.start);
   const size_t count = plan.source_regions.size();
@@ -108,13 +89,13 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   std::atomic<size_t> next_region{0};
   auto digest_sources = [&] {
     for (size_t i = next_region++; i < count; i = next_region++) {
-      if (Halted()) return;
+      if (ctx_.control.Halted()) return;
       const SourceRegion& r = plan.source_regions[i];
       try {
         sources[i] =
-            bridge_.DigestPartitions(plan.source, plan.old_layout, r.start, r.end, partitions);
+            ctx_.bridge.DigestPartitions(plan.source, plan.old_layout, r.start, r.end, partitions);
       } catch (const std::exception& e) {
-        counters_.exceptions_caught++;
+        ctx_.counters.exceptions_caught++;
         sources[i] = Status::Internal(std::string("internal error: ") + e.what());
       }
     }
@@ -124,16 +105,18 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   for (size_t t = 0; t < source_threads; ++t) threads.emplace_back(digest_sources);
   threads.emplace_back([&] {
     try {
-      target = bridge_.DigestTargetPartitions(range, starts, partitions);
+      target = ctx_.bridge.DigestTargetPartitions(range, starts, partitions);
     } catch (const std::exception& e) {
-      counters_.exceptions_caught++;
+      ctx_.counters.exceptions_caught++;
       target = Status::Internal(std::string("internal error: ") + e.what());
     }
   });
   for (auto& thread : threads) thread.join();
-  if (Halted()) return Step::kStopped;
-  (void)PublishProgress(plan);  // the throttle's rate and reason now, into the status
-  if (!target.ok()) return Fail(node, "verifying the target: " + target.status().message());
+  if (ctx_.control.Halted()) return Step::kStopped;
+  (void)ctx_.status.PublishProgress(plan,
+                                    "");  // the throttle's rate and reason now, into the status
+  if (!target.ok())
+    return ctx_.record.Fail(node, "verifying the target: " + target.status().message());
 
   json first_regions = json::array();  // the first kReportRegions regions that differ
   CellDigest source_total, target_total;
@@ -141,8 +124,8 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   int64_t partitions_differing = 0;
   for (size_t i = 0; i < count; ++i) {
     if (!sources[i].ok()) {
-      return Fail(node, "verifying source region " + std::to_string(i) + ": " +
-                            sources[i].status().message());
+      return ctx_.record.Fail(node, "verifying source region " + std::to_string(i) + ": " +
+                                        sources[i].status().message());
     }
     const PartitionDigests& s = *sources[i];
     const PartitionDigests& t = (*target)[i];
@@ -184,34 +167,40 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
   std::map<std::string, uint64_t> source_reads;
   std::set<std::string> changing;
   if (!differing.empty()) {
-    Status shipped = capture_.AwaitShipped(plan.capture.peer, plan.source, plan.target);
+    Status shipped = ctx_.capture.AwaitShipped(plan.capture.peer, plan.source, plan.target);
     if (!shipped.ok()) {
-      return Halted() ? Step::kStopped : Fail(node, "verification: " + shipped.message());
+      return ctx_.control.Halted() ? Step::kStopped
+                                   : ctx_.record.Fail(node, "verification: " + shipped.message());
     }
-    auto diff =
-        bridge_.DiffPartitions(range, starts, differing, partitions, options_.verify_max_rows);
-    if (!diff.ok()) return Fail(node, "verification: comparing rows: " + diff.status().message());
-    (void)PublishProgress(plan);
+    auto diff = ctx_.bridge.DiffPartitions(range, starts, differing, partitions,
+                                           ctx_.options.verify_max_rows);
+    if (!diff.ok())
+      return ctx_.record.Fail(node, "verification: comparing rows: " + diff.status().message());
+    (void)ctx_.status.PublishProgress(plan, "");
     suspects = diff->keys;
     too_many = diff->truncated;
     rechecked += diff->differing;
     // 3. Each row read again, source first, target once the peer shipped past that read.
-    for (int round = 0; round < options_.verify_rounds && !suspects.empty() && !too_many; ++round) {
-      auto source_rows = bridge_.RowHashes(plan.source, plan.old_layout, suspects);
+    for (int round = 0; round < ctx_.options.verify_rounds && !suspects.empty() && !too_many;
+         ++round) {
+      auto source_rows = ctx_.bridge.RowHashes(plan.source, plan.old_layout, suspects);
       if (!source_rows.ok()) {
-        return Fail(node, "verification: re-reading the source: " + source_rows.status().message());
+        return ctx_.record.Fail(
+            node, "verification: re-reading the source: " + source_rows.status().message());
       }
       for (size_t k = 0; k < suspects.size(); ++k) {
         auto [seen, first_read] = source_reads.try_emplace(suspects[k], (*source_rows)[k]);
         if (!first_read && seen->second != (*source_rows)[k]) changing.insert(suspects[k]);
       }
-      Status again = capture_.AwaitShipped(plan.capture.peer, plan.source, plan.target);
+      Status again = ctx_.capture.AwaitShipped(plan.capture.peer, plan.source, plan.target);
       if (!again.ok()) {
-        return Halted() ? Step::kStopped : Fail(node, "verification: " + again.message());
+        return ctx_.control.Halted() ? Step::kStopped
+                                     : ctx_.record.Fail(node, "verification: " + again.message());
       }
-      auto target_rows = bridge_.RowHashes(plan.target, plan.new_layout, suspects);
+      auto target_rows = ctx_.bridge.RowHashes(plan.target, plan.new_layout, suspects);
       if (!target_rows.ok()) {
-        return Fail(node, "verification: re-reading the target: " + target_rows.status().message());
+        return ctx_.record.Fail(
+            node, "verification: re-reading the target: " + target_rows.status().message());
       }
       std::vector<std::string> still;
       for (size_t k = 0; k < suspects.size(); ++k) {
@@ -222,7 +211,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
       suspects = std::move(still);
     }
   }
-  counters_.rows_rechecked += rechecked;
+  ctx_.counters.rows_rechecked += rechecked;
   // The rows that kept changing are compared once more at the switch, while writes are paused and
   // neither side changes (phase_switch.cc); a row whose source stayed the same and still differs
   // is a difference now. More than kMaxDeferredRows changing rows, or keys longer than
@@ -248,7 +237,7 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
 
   json first = json::array();
   for (size_t k = 0; k < suspects.size() && k < kReportRows; ++k) {
-    auto described = bridge_.DescribeRow(range, suspects[k]);
+    auto described = ctx_.bridge.DescribeRow(range, suspects[k]);
     first.push_back(Bounded(described.ok()
                                 ? *described
                                 : "'" + ToStringBinaryPrefix(suspects[k], kPrintedKeyBytes) +
@@ -271,9 +260,9 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
               {"first_regions_differing", first_regions}};
   plan.verification = report.dump();
   if (!ok) {
-    counters_.verification_failures++;
-    if (Status moved = EnterPhase(plan, Phase::kFailedVerification); !moved.ok())
-      return Fail(node, moved.message());
+    ctx_.counters.verification_failures++;
+    if (Status moved = ctx_.record.EnterPhase(plan, Phase::kFailedVerification); !moved.ok())
+      return ctx_.record.Fail(node, moved.message());
     if (unfit) {
       plan.error = "verification failed: " + std::to_string(plan.capture.unfit) + " rows of " +
                    plan.source + " do not fit its layout (first: " + plan.capture.first_unfit +
@@ -282,18 +271,18 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
                    "fit cannot be re-keyed)";
     } else if (too_many) {
       plan.error = "verification failed: too many rows to compare one by one (more than " +
-                   std::to_string(options_.verify_max_rows) +
+                   std::to_string(ctx_.options.verify_max_rows) +
                    " differ, or the partitions that differed hold more than a million) between " +
                    plan.source + " and " + plan.target +
                    "; nothing switched; verify again when writes are fewer (resume) or abort";
     } else {
-      plan.error =
-          "verification failed: " + std::to_string(suspects.size()) + " rows differ " + "between " +
-          plan.source + " and " + plan.target + " after " + std::to_string(options_.verify_rounds) +
-          " re-reads (first: " + (first.empty() ? std::string("?") : first[0].get<std::string>()) +
-          "); nothing switched; find the cause (a bulk load or SKIP_WAL writes into the "
-          "source, a cell removed from the target), repair and resume to verify again, or "
-          "abort";
+      plan.error = "verification failed: " + std::to_string(suspects.size()) + " rows differ " +
+                   "between " + plan.source + " and " + plan.target + " after " +
+                   std::to_string(ctx_.options.verify_rounds) + " re-reads (first: " +
+                   (first.empty() ? std::string("?") : first[0].get<std::string>()) +
+                   "); nothing switched; find the cause (a bulk load or SKIP_WAL writes into the "
+                   "source, a cell removed from the target), repair and resume to verify again, or "
+                   "abort";
     }
     spdlog::error("migration {}: {}", plan.table, plan.error);
     for (const auto& line : first)
@@ -308,12 +297,12 @@ Migrator::Step Migrator::Verify(PlanNode& node) {
                                " rows kept changing and are compared again at the switch, "
                                "with writes paused");
     plan.deferred_rows = std::move(deferred);
-    if (Status moved = EnterPhase(plan, Phase::kSwitching); !moved.ok())
-      return Fail(node, moved.message());
+    if (Status moved = ctx_.record.EnterPhase(plan, Phase::kSwitching); !moved.ok())
+      return ctx_.record.Fail(node, moved.message());
     plan.error.clear();
   }
   throttle.reset();  // the status written with the outcome shows no throttle
-  Step saved = Save(node);
+  Step saved = ctx_.record.Save(node);
   if (saved != Step::kAdvanced) return saved;
   return ok ? Step::kAdvanced : Step::kWaiting;
 }

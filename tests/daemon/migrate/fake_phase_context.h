@@ -130,6 +130,10 @@ class FakeStatusBoard : public StatusBoard {
     return Status::Ok();
   }
   void UpdateSnapshot(const MigrationPlan&) override { snapshots++; }
+  Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase) override {
+    published.push_back(extra_phase.empty() ? migrate::PhaseName(plan.phase) : extra_phase);
+    return Status::Ok();
+  }
 
   bool names_target = false;
   bool request_arrives = false;
@@ -137,6 +141,7 @@ class FakeStatusBoard : public StatusBoard {
   Status write_error;
   std::vector<std::string> writes;
   int snapshots = 0;
+  std::vector<std::string> published;  // the phase of every PublishProgress
 };
 
 // Short waits for a phase's tests: a capture that does not ship gives up within 300 ms of real
