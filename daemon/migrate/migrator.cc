@@ -91,7 +91,12 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
           options_,
           counters_,
           [this](const MigrationPlan& plan) { return RangeOf(plan); },
-          [this](const MigrationPlan& plan, const char* when) { CleanupHfileStaging(plan, when); }},
+          [this](const MigrationPlan& plan, const char* when) { CleanupHfileStaging(plan, when); },
+          [this](const std::string& table) -> Result<int64_t> {
+            if (!options_.table_bytes) return Status::FailedPrecondition("no size source");
+            return admin_.Locked([&] { return options_.table_bytes(table); });
+          }},
+      create_phase_(context_),
       switch_phase_(context_),
       retire_phase_(context_),
       rollback_phase_(context_),
@@ -409,7 +414,7 @@ Migrator::Step Migrator::DriveOne(const std::string& table) {
     Step step = Step::kWaiting;
     switch (node->plan.phase) {
       case Phase::kPlanned:
-        step = CreateTarget(*node);
+        step = create_phase_.CreateTarget(*node);
         break;
       case Phase::kCopying:
         step = Copy(*node);

@@ -14,10 +14,11 @@
 // The reconciler starts a migration (StartMigration writes the plan); the Migrator drives every
 // plan through the phases of migration_plan.h, one file per phase, each plan on a driver thread
 // of its own (see "Drivers" below):
-//   planned      (phase_create.cc) the target is created pre-split for the new layout, keeping
-//                delete markers (KEEP_DELETED_CELLS) while the copy runs, guarded (the copy's
-//                bulk loads allowed); the source is guarded; the forward capture peer
-//                (old -> new) is added;
+//   planned      (phase_create.h: CreatePhase, a class over a PhaseContext) the target is
+//                created pre-split for the new layout, keeping delete markers
+//                (KEEP_DELETED_CELLS) while the copy runs, guarded (the copy's bulk loads
+//                allowed); the source is guarded; the forward capture peer (old -> new) is
+//                added;
 //   copying      (phase_copy.cc, phase_copy_bulk.cc) engine "put" or "hfile": a bounded pool of
 //                threads copies the source region by region, chunk by chunk, checkpointed;
 //                engine "mapreduce": one ResaltBulkJob. Then the target's guard refuses bulk
@@ -88,6 +89,7 @@
 #include "daemon/migrate/migration_plan.h"
 #include "daemon/migrate/migrator_options.h"
 #include "daemon/migrate/phase_context.h"
+#include "daemon/migrate/phase_create.h"
 #include "daemon/migrate/phase_retire.h"
 #include "daemon/migrate/phase_rollback.h"
 #include "daemon/migrate/phase_switch.h"
@@ -292,9 +294,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // read leaves them empty (no stale value is shown) and is logged once until one works.
   void PollCaptureLags();
 
-  // ---- phase_create.cc
-  Step CreateTarget(PlanNode& node);
-  Step ResolveEngine(PlanNode& node);
+  // ---- migrator.cc: the plan check against the tables
   // Whether the tables agree with a plan beyond its first phase: its target exists and carries
   // the marker of this plan migrating this source (set by CreateGeneration), or, before the
   // switch and while rolling back, is gone (an abort or a rollback dropped it). InvalidArgument
@@ -354,7 +354,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   // ---- phase_abort.cc
   // `why` (set when the daemon aborts by itself) stays in the plan's last error and the status's
   // `migration.error`; an operator's abort leaves no error.
-  Step Abort(PlanNode& node, const std::string& why = "");
+  Step Abort(PlanNode& node, const std::string& why = "") override;
   // Whether the table's document (<root>/tables/<table>) is gone; false when it is there or
   // cannot be read now (only a NotFound is taken for gone).
   bool DocumentGone(const std::string& table);
@@ -397,6 +397,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   MigrationGuards guards_;
   WritePause write_pause_;
   PhaseContext context_;
+  CreatePhase create_phase_;
   SwitchPhase switch_phase_;
   RetirePhase retire_phase_;
   RollbackPhase rollback_phase_;

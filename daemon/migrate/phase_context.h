@@ -49,6 +49,9 @@ class PlanRecord {
   // Stops a migration whose capture saw bulk loads it cannot ship (CollectNotices): before the
   // switch the verification fails, after it the migration is paused (see migrator.h).
   virtual Step StopForBulkLoads(PlanNode& node, const BulkLoadsSeen& seen) = 0;
+  // Ends a migration before the switch (phase_abort.cc): peers removed, the target dropped, the
+  // source unguarded; `why` (set when the daemon aborts by itself) stays in the status's error.
+  virtual Step Abort(PlanNode& node, const std::string& why) = 0;
   // Removes the operator's request of `version` once the plan says it was handled (a newer
   // request is left alone; a failure is harmless: the request is handled again).
   virtual void ClearRequest(const std::string& table, int version) = 0;
@@ -97,6 +100,9 @@ struct PhaseContext {
   // Engine "hfile": removes the chunks' staging directory (and the snapshot they read), `when`
   // for the log; nothing for the other engines.
   std::function<void(const MigrationPlan&, const char* when)> cleanup_staging;
+  // The bytes a table holds (store files and memstores, summed over its regions), asked under the
+  // admin's lock: engine "auto" decides by it. An error when unknown.
+  std::function<Result<int64_t>(const std::string& table)> table_bytes;
 };
 
 }  // namespace presplit::daemon::migrate

@@ -1,18 +1,10 @@
-// Phase "planned": the target is created pre-split for the new layout, the source guarded, and
-// the forward capture peer is added, before the copy reads a single row: the copy then covers
-// what was written before the peer existed, the peer everything after, and the guard
-// (presplit-hbase.jar's MigrationGuard) refuses what neither can carry, bulk loads and
-// Durability.SKIP_WAL writes. The target is the same table as the source in a new layout: the
-// source's table attributes, family settings, grants and quotas, the document's layout, a marker
-// naming this plan and the plan's guard (MigrationBridge::CreateGeneration). A migration
-// presplit cannot carry out without losing something (visibility labels; a table whose own
-// DURABILITY is SKIP_WAL; a table another replication peer ships while the document's
-// migration.replication is "refuse") is refused
-// here, before anything is created: the status says "aborted" with the reason.
+// Phase "planned": see phase_create.h.
+#include "daemon/migrate/phase_create.h"
+
 #include <spdlog/spdlog.h>
 
-#include "daemon/migrate/migrator.h"
 #include "presplit/layout_attributes.h"
+#include "presplit/table_config.h"
 #include "presplit/table_derived.h"
 
 namespace presplit::daemon::migrate {
@@ -26,35 +18,38 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 }  // namespace
 
-Migrator::Step Migrator::CreateTarget(PlanNode& node) {
+Step CreatePhase::CreateTarget(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   if (plan.plan_id.empty()) {
     // A plan written by a presplitd before plans had ids: nothing is created yet, so it gets one
     // now, saved before the target carries it.
     plan.plan_id = NewPlanId();
-    if (Step saved = Save(node); saved != Step::kAdvanced) return saved;
+    if (Step saved = ctx_.record.Save(node); saved != Step::kAdvanced) return saved;
   }
   if (Step resolved = ResolveEngine(node); resolved != Step::kAdvanced) return resolved;
   auto config = ParseTableConfig(plan.document);
-  if (!config.ok()) return Fail(node, "the plan's document: " + config.status().message());
+  if (!config.ok())
+    return ctx_.record.Fail(node, "the plan's document: " + config.status().message());
   auto keys = ComputeSplitKeys(*config);
-  if (!keys.ok()) return Fail(node, "the plan's split keys: " + keys.status().message());
+  if (!keys.ok())
+    return ctx_.record.Fail(node, "the plan's split keys: " + keys.status().message());
   TableSpec spec;
   spec.table = plan.target;
   spec.families = config->families;
   spec.attributes = TableAttributes(*config);
   spec.split_keys = std::move(keys).value();
-  if (!MayAct()) return Step::kStopped;
+  if (!ctx_.control.MayAct()) return Step::kStopped;
   // The same table in the new layout: the source's settings, grants and quotas, the document's
   // layout, this plan's marker; KEEP_DELETED_CELLS on from the start (see below).
-  auto created = bridge_.CreateGeneration(spec, plan.source, ReplicationOf(plan), plan.plan_id);
+  auto created = ctx_.bridge.CreateGeneration(spec, plan.source, ReplicationOf(plan), plan.plan_id);
   if (!created.ok()) {
-    return Fail(node, "creating the target " + plan.target + ": " + created.status().message());
+    return ctx_.record.Fail(
+        node, "creating the target " + plan.target + ": " + created.status().message());
   }
   if (!created->refused.empty()) {
     // Nothing was created: the migration ends here, saying why, and is not started again for
     // this document version (the status says "aborted" with the reason).
-    return Abort(node, "not started: " + created->refused);
+    return ctx_.record.Abort(node, "not started: " + created->refused);
   }
   spdlog::info(
       "migration {}: target {} {} with {} regions, the settings of {} (grants copied: {}, "
@@ -67,63 +62,63 @@ Migrator::Step Migrator::CreateTarget(PlanNode& node) {
   // Before the capture and the copy begin: the source carries the guard (dormant; attached now
   // only if presplitd did not create the table), which the capture turns on below. The target
   // was created guarded (taking only the copy's bulk loads).
-  auto guarded = guards_.GuardSource(plan);
+  auto guarded = ctx_.guards.GuardSource(plan);
   if (!guarded.ok()) {
-    return Fail(node, "attaching the MigrationGuard to " + plan.source +
-                          " (it refuses bulk loads and SKIP_WAL writes during the migration): " +
-                          guarded.status().message() +
-                          " (the HMaster and every RegionServer need presplit-hbase.jar on their "
-                          "classpath)");
+    return ctx_.record.Fail(
+        node, "attaching the MigrationGuard to " + plan.source +
+                  " (it refuses bulk loads and SKIP_WAL writes during the migration): " +
+                  guarded.status().message() +
+                  " (the HMaster and every RegionServer need presplit-hbase.jar on their "
+                  "classpath)");
   }
   // The peer may ship a delete marker before the copy writes the cell it masks; the target keeps
   // deleted cells and markers until the copy is complete, so no compaction drops that marker
   // first (FinishCopy gives the families the source's setting back). CreateGeneration made it so
   // already; asked again for a target an older presplitd created.
-  if (!MayAct()) return Step::kStopped;
-  Status kept = bridge_.SetKeepDeletedCells(plan.target, true);
+  if (!ctx_.control.MayAct()) return Step::kStopped;
+  Status kept = ctx_.bridge.SetKeepDeletedCells(plan.target, true);
   if (!kept.ok()) {
-    return Fail(node, "keeping deleted cells in " + plan.target +
-                          " while the copy runs: " + kept.message());
+    return ctx_.record.Fail(node, "keeping deleted cells in " + plan.target +
+                                      " while the copy runs: " + kept.message());
   }
-  Status captured = capture_.EnsureCapture(plan, /*reverse=*/false);
+  Status captured = ctx_.capture.EnsureCapture(plan, /*reverse=*/false);
   if (!captured.ok()) {
-    return Fail(node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
+    return ctx_.record.Fail(
+        node, "adding the capture peer " + plan.capture.peer + ": " + captured.message());
   }
   // The capture's endpoints turn the source's guards on, region by region; the copy starts once
   // every region confirmed (and nothing it let through before is still being written).
-  Status confirmed = guards_.ConfirmSourceGuard(plan);
+  Status confirmed = ctx_.guards.ConfirmSourceGuard(plan);
   if (!confirmed.ok()) {
-    return Fail(node,
-                "confirming the MigrationGuard of " + plan.source + ": " + confirmed.message());
+    return ctx_.record.Fail(
+        node, "confirming the MigrationGuard of " + plan.source + ": " + confirmed.message());
   }
-  if (Status moved = EnterPhase(plan, Phase::kCopying); !moved.ok())
-    return Fail(node, moved.message());
+  if (Status moved = ctx_.record.EnterPhase(plan, Phase::kCopying); !moved.ok())
+    return ctx_.record.Fail(node, moved.message());
   plan.error.clear();
-  plan.copy_started_ms = NowMs();
-  return Save(node);
+  plan.copy_started_ms = ctx_.control.NowMs();
+  return ctx_.record.Save(node);
 }
 
-Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
+Step CreatePhase::ResolveEngine(PlanNode& node) {
   MigrationPlan& plan = node.plan;
   const bool heap_too_small_for_local_runner =
-      options_.hadoop_conf_dir.empty() && options_.jvm_max_heap_bytes > 0 &&
-      options_.jvm_max_heap_bytes < MigratorOptions::kLocalRunnerMinHeapBytes;
+      ctx_.options.hadoop_conf_dir.empty() && ctx_.options.jvm_max_heap_bytes > 0 &&
+      ctx_.options.jvm_max_heap_bytes < MigratorOptions::kLocalRunnerMinHeapBytes;
   if (plan.engine == "auto") {
-    Result<int64_t> bytes = options_.table_bytes
-                                ? admin_.Locked([&] { return options_.table_bytes(plan.source); })
-                                : Result<int64_t>(Status::FailedPrecondition("no size source"));
+    Result<int64_t> bytes = ctx_.table_bytes(plan.source);
     if (bytes.ok()) {
-      plan.engine = *bytes >= options_.mapreduce_threshold_bytes ? "mapreduce" : "put";
+      plan.engine = *bytes >= ctx_.options.mapreduce_threshold_bytes ? "mapreduce" : "put";
       spdlog::info(
           "migration {}: engine auto: {} holds {} bytes (threshold {} bytes): the {} engine",
-          plan.table, plan.source, *bytes, options_.mapreduce_threshold_bytes, plan.engine);
+          plan.table, plan.source, *bytes, ctx_.options.mapreduce_threshold_bytes, plan.engine);
       if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
         plan.engine = "put";
         spdlog::warn(
             "migration {}: engine auto: the put engine after all: the local job runner would run "
             "inside presplitd's JVM, whose heap ({} bytes, jvm_max_heap) is below the {} bytes "
             "it needs; raise jvm_max_heap or name a YARN cluster with hadoop_conf_dir",
-            plan.table, options_.jvm_max_heap_bytes, MigratorOptions::kLocalRunnerMinHeapBytes);
+            plan.table, ctx_.options.jvm_max_heap_bytes, MigratorOptions::kLocalRunnerMinHeapBytes);
       }
     } else {
       plan.engine = "put";
@@ -132,18 +127,20 @@ Migrator::Step Migrator::ResolveEngine(PlanNode& node) {
     }
   }
   if (plan.engine != "put" && plan.engine != "hfile" && plan.engine != "mapreduce") {
-    return Fail(node, "engine '" + plan.engine +
-                          "' is not available in this presplitd (use \"put\", \"hfile\", "
-                          "\"mapreduce\" or \"auto\")");
+    return ctx_.record.Fail(node,
+                            "engine '" + plan.engine +
+                                "' is not available in this presplitd (use \"put\", \"hfile\", "
+                                "\"mapreduce\" or \"auto\")");
   }
   if (plan.engine == "mapreduce" && heap_too_small_for_local_runner) {
-    return Fail(node,
-                "engine mapreduce: Hadoop's local job runner would run inside presplitd's "
-                "JVM, whose heap (jvm_max_heap, " +
-                    std::to_string(options_.jvm_max_heap_bytes) + " bytes) is below the " +
-                    std::to_string(MigratorOptions::kLocalRunnerMinHeapBytes) +
-                    " bytes it needs: raise jvm_max_heap and restart presplitd, name a "
-                    "YARN cluster with hadoop_conf_dir, or use engine \"put\"");
+    return ctx_.record.Fail(
+        node,
+        "engine mapreduce: Hadoop's local job runner would run inside presplitd's "
+        "JVM, whose heap (jvm_max_heap, " +
+            std::to_string(ctx_.options.jvm_max_heap_bytes) + " bytes) is below the " +
+            std::to_string(MigratorOptions::kLocalRunnerMinHeapBytes) +
+            " bytes it needs: raise jvm_max_heap and restart presplitd, name a "
+            "YARN cluster with hadoop_conf_dir, or use engine \"put\"");
   }
   return Step::kAdvanced;
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -91,6 +92,11 @@ class FakePlanRecord : public PlanRecord {
     node.plan.paused = true;
     return Step::kWaiting;
   }
+  Step Abort(PlanNode& node, const std::string& why) override {
+    aborts.push_back(why);
+    last_aborted = node.plan;
+    return Step::kWaiting;
+  }
   void ClearRequest(const std::string& table, int version) override {
     requests_cleared.push_back(table + "@" + std::to_string(version));
   }
@@ -103,7 +109,9 @@ class FakePlanRecord : public PlanRecord {
   std::vector<MigrationPlan> saved;
   std::vector<std::string> failures;
   std::vector<int64_t> stops_for_bulk_loads;
-  std::vector<std::string> finished;          // "<final phase>: <summary>" of every Finish
+  std::vector<std::string> finished;  // "<final phase>: <summary>" of every Finish
+  std::vector<std::string> aborts;    // the `why` of every Abort
+  MigrationPlan last_aborted;
   std::vector<std::string> requests_cleared;  // "<table>@<version>" of every ClearRequest
   MigrationPlan last_finished;
   Step save_answer = Step::kAdvanced;
@@ -189,6 +197,11 @@ struct FakePhaseContext {
                 },
                 [this](const MigrationPlan& plan, const char* when) {
                   staging_cleanups.push_back(plan.target + ": " + when);
+                },
+                [this](const std::string& table) -> Result<int64_t> {
+                  auto bytes = table_bytes.find(table);
+                  if (bytes == table_bytes.end()) return Status::NotFound("size of " + table);
+                  return bytes->second;
                 }} {
     bridge.admin = &admin;
   }
@@ -223,8 +236,9 @@ struct FakePhaseContext {
   CapturePeers capture;
   MigrationGuards guards;
   WritePause write_pause;
-  std::vector<std::string> throttle_shown;    // what the throttles showed, in order
-  std::vector<std::string> staging_cleanups;  // "<target>: <when>" of every cleanup_staging
+  std::vector<std::string> throttle_shown;     // what the throttles showed, in order
+  std::vector<std::string> staging_cleanups;   // "<target>: <when>" of every cleanup_staging
+  std::map<std::string, int64_t> table_bytes;  // what the context's table_bytes answers
   migrate::PhaseThrottles throttles;
   PhaseContext context;
 };
