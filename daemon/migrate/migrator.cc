@@ -95,7 +95,9 @@ Migrator::Migrator(ZkClient& zk, HBaseAdmin& admin, MigrationBridge& bridge,
           [this](const std::string& table) -> Result<int64_t> {
             if (!options_.table_bytes) return Status::FailedPrecondition("no size source");
             return admin_.Locked([&] { return options_.table_bytes(table); });
-          }},
+          },
+          [this](const MigrationPlan& plan) { AbortBulkCopy(plan); }},
+      abort_phase_(context_),
       create_phase_(context_),
       switch_phase_(context_),
       retire_phase_(context_),
@@ -512,7 +514,7 @@ Migrator::Step Migrator::HandleRequest(PlanNode& node, const PlanStore::PendingR
   if (!decision.accepted) return refuse(decision.refusal);
   switch (pending.request) {
     case Request::kAbort:
-      return Abort(node);  // removes the request with the plan
+      return abort_phase_.Abort(node, "");  // removes the request with the plan
     case Request::kRollback:
       return rollback_phase_.Rollback(node, pending.version);
     case Request::kPause:
@@ -620,6 +622,67 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
 
 void Migrator::ClearRequest(const std::string& table, int version) {
   (void)store_.ClearRequest(table, version);
+}
+
+// A table's document removed while its migration runs: presplitctl rm refuses then, but a portal
+// writing ZooKeeper directly is not stopped. The reconciler keeps the status while a plan exists
+// (the plan check and the abort's last status write need it), and the leader ends the migration
+// here: aborted before the switch, finished as usual after it.
+bool Migrator::DocumentGone(const std::string& table) {
+  std::lock_guard<std::mutex> lock(zk_mu_);
+  auto document = zk_.Get(JoinZkPath(JoinZkPath(options_.zk_root, "tables"), table),
+                          /*watch=*/false);
+  return !document.ok() && document.status().code() == StatusCode::kNotFound;
+}
+
+Migrator::Step Migrator::OnDocumentGone(PlanNode& node) {
+  MigrationPlan& plan = node.plan;
+  // As for an operator's abort, the status decides whether readers use the target: a switch
+  // whose status write succeeded and whose plan write did not leaves the plan at `switching`.
+  bool switched = IsSwitched(plan.phase);
+  if (!switched) {
+    auto names_target = StatusNamesTarget(plan);
+    if (!names_target.ok()) {
+      spdlog::warn(
+          "migration {}: its document is gone; reading the status to decide what to do: "
+          "{} (tried again on the next run)",
+          plan.table, names_target.status().ToString());
+      return Step::kWaiting;
+    }
+    switched = *names_target;
+  }
+  if (switched) {
+    bool first;
+    {
+      std::lock_guard<std::mutex> lock(refusals_mu_);
+      first = document_gone_logged_.insert(plan.table).second;
+    }
+    if (first) {
+      spdlog::warn(
+          "migration {}: its document <root>/tables/{} was removed after the switch (phase {}): "
+          "{} serves the table's data now, so the migration goes on to its end; the HBase "
+          "tables stay, as for any removed document",
+          plan.table, plan.table, PhaseName(plan.phase), plan.target);
+    }
+    return Step::kAdvanced;
+  }
+  const std::string why = "its document <root>/tables/" + plan.table +
+                          " was removed before the switch (phase " + PhaseName(plan.phase) +
+                          "): aborted by the daemon";
+  spdlog::warn("migration {}: {}; {} is dropped and its capture peers removed", plan.table, why,
+               plan.target);
+  return abort_phase_.Abort(node, why);
+}
+
+Migrator::Step Migrator::Abort(PlanNode& node, const std::string& why) {
+  return abort_phase_.Abort(node, why);
+}
+
+Status Migrator::RemovePlan(const MigrationPlan& plan) { return store_.Remove(plan.table); }
+
+void Migrator::Forget(const std::string& table) {
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  snapshot_.erase(table);
 }
 
 }  // namespace presplit::daemon::migrate

@@ -44,9 +44,9 @@
 //   rolling_back (phase_rollback.h: RollbackPhase, a class over a PhaseContext) after a
 //                rollback: the status names the old generation again, which loses its guard;
 //                the new one is fenced, drained through the reverse peer, and dropped.
-// Abort (phase_abort.cc, before the switch only) removes the peers, drops the target and the
-// source's guard. A bulk load the capture sees anyway got past the guard: the migration stops
-// (StopForBulkLoads).
+// Abort (phase_abort.h: AbortPhase, before the switch only) removes the peers, drops the target
+// and the source's guard. A bulk load the capture sees anyway got past the guard: the migration
+// stops (StopForBulkLoads).
 //
 // Every step can be interrupted (SIGKILL, lost leadership) and is resumed from the plan and the
 // checkpoints by whichever daemon leads next; every write to ZooKeeper is compare-and-set and
@@ -88,6 +88,7 @@
 #include "daemon/migrate/migration_bridge.h"
 #include "daemon/migrate/migration_plan.h"
 #include "daemon/migrate/migrator_options.h"
+#include "daemon/migrate/phase_abort.h"
 #include "daemon/migrate/phase_context.h"
 #include "daemon/migrate/phase_create.h"
 #include "daemon/migrate/phase_retire.h"
@@ -351,10 +352,11 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
                      const std::string& input, const std::string& snapshot) const;
   void SnapshotBulk(const MigrationPlan& plan);
 
-  // ---- phase_abort.cc
-  // `why` (set when the daemon aborts by itself) stays in the plan's last error and the status's
-  // `migration.error`; an operator's abort leaves no error.
-  Step Abort(PlanNode& node, const std::string& why = "") override;
+  // ---- migrator.cc: a document removed under a migration, the abort (phase_abort.h)
+  // The PlanRecord's abort: AbortPhase.
+  Step Abort(PlanNode& node, const std::string& why) override;
+  Status RemovePlan(const MigrationPlan& plan) override;
+  void Forget(const std::string& table) override;
   // Whether the table's document (<root>/tables/<table>) is gone; false when it is there or
   // cannot be read now (only a NotFound is taken for gone).
   bool DocumentGone(const std::string& table);
@@ -397,6 +399,7 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   MigrationGuards guards_;
   WritePause write_pause_;
   PhaseContext context_;
+  AbortPhase abort_phase_;
   CreatePhase create_phase_;
   SwitchPhase switch_phase_;
   RetirePhase retire_phase_;

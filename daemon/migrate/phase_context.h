@@ -52,6 +52,9 @@ class PlanRecord {
   // Ends a migration before the switch (phase_abort.cc): peers removed, the target dropped, the
   // source unguarded; `why` (set when the daemon aborts by itself) stays in the status's error.
   virtual Step Abort(PlanNode& node, const std::string& why) = 0;
+  // Removes the plan and its records (the migration ended or was aborted); the status keeps
+  // what was published last.
+  virtual Status RemovePlan(const MigrationPlan& plan) = 0;
   // Removes the operator's request of `version` once the plan says it was handled (a newer
   // request is left alone; a failure is harmless: the request is handled again).
   virtual void ClearRequest(const std::string& table, int version) = 0;
@@ -79,6 +82,8 @@ class StatusBoard {
   // The status's `migration` object: the plan's progress (read-modify-CAS of the status; other
   // fields kept). `extra_phase` ("" = the plan's) names an outcome only the status carries.
   virtual Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase) = 0;
+  // What /status and /metrics show forgets the table's migration (its plan is gone).
+  virtual void Forget(const std::string& table) = 0;
 };
 
 struct PhaseContext {
@@ -103,6 +108,8 @@ struct PhaseContext {
   // The bytes a table holds (store files and memstores, summed over its regions), asked under the
   // admin's lock: engine "auto" decides by it. An error when unknown.
   std::function<Result<int64_t>(const std::string& table)> table_bytes;
+  // Engines "mapreduce" and "hfile": the bulk job killed and its output removed (an abort).
+  std::function<void(const MigrationPlan&)> abort_bulk_copy;
 };
 
 }  // namespace presplit::daemon::migrate

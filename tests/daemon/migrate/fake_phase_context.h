@@ -97,6 +97,11 @@ class FakePlanRecord : public PlanRecord {
     last_aborted = node.plan;
     return Step::kWaiting;
   }
+  Status RemovePlan(const MigrationPlan& plan) override {
+    if (!remove_error.ok()) return remove_error;
+    removed.push_back(plan.table);
+    return Status::Ok();
+  }
   void ClearRequest(const std::string& table, int version) override {
     requests_cleared.push_back(table + "@" + std::to_string(version));
   }
@@ -112,7 +117,9 @@ class FakePlanRecord : public PlanRecord {
   std::vector<std::string> finished;  // "<final phase>: <summary>" of every Finish
   std::vector<std::string> aborts;    // the `why` of every Abort
   MigrationPlan last_aborted;
-  std::vector<std::string> requests_cleared;  // "<table>@<version>" of every ClearRequest
+  std::vector<std::string> requests_cleared;
+  std::vector<std::string> removed;  // the tables whose plan RemovePlan removed
+  Status remove_error;               // "<table>@<version>" of every ClearRequest
   MigrationPlan last_finished;
   Step save_answer = Step::kAdvanced;
 };
@@ -138,7 +145,9 @@ class FakeStatusBoard : public StatusBoard {
     return Status::Ok();
   }
   void UpdateSnapshot(const MigrationPlan&) override { snapshots++; }
+  void Forget(const std::string& table) override { forgotten.push_back(table); }
   Status PublishProgress(const MigrationPlan& plan, const std::string& extra_phase) override {
+    if (!publish_error.ok()) return publish_error;
     published.push_back(extra_phase.empty() ? migrate::PhaseName(plan.phase) : extra_phase);
     return Status::Ok();
   }
@@ -147,8 +156,10 @@ class FakeStatusBoard : public StatusBoard {
   bool request_arrives = false;
   Status read_error;
   Status write_error;
+  Status publish_error;  // PublishProgress's answer when set
   std::vector<std::string> writes;
   int snapshots = 0;
+  std::vector<std::string> forgotten;  // the tables Forget was told of
   std::vector<std::string> published;  // the phase of every PublishProgress
 };
 
@@ -202,7 +213,8 @@ struct FakePhaseContext {
                   auto bytes = table_bytes.find(table);
                   if (bytes == table_bytes.end()) return Status::NotFound("size of " + table);
                   return bytes->second;
-                }} {
+                },
+                [this](const MigrationPlan& plan) { bulk_aborts.push_back(plan.target); }} {
     bridge.admin = &admin;
   }
 
@@ -239,6 +251,7 @@ struct FakePhaseContext {
   std::vector<std::string> throttle_shown;     // what the throttles showed, in order
   std::vector<std::string> staging_cleanups;   // "<target>: <when>" of every cleanup_staging
   std::map<std::string, int64_t> table_bytes;  // what the context's table_bytes answers
+  std::vector<std::string> bulk_aborts;        // the targets of every abort_bulk_copy
   migrate::PhaseThrottles throttles;
   PhaseContext context;
 };
