@@ -78,7 +78,7 @@ Status CapturePeers::AwaitShipped(const std::string& peer, const std::string& ta
   id = last_id.load();
   PRESPLIT_ASSIGN_OR_RETURN(ProbeRound round, bridge_.Probe(table, id));
   const std::set<std::string> wanted(round.acks.begin(), round.acks.end());
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = control_.Steady();
   const auto deadline = start + waits_.ack_timeout;
   size_t acked = 0;
   while (true) {
@@ -88,7 +88,7 @@ Status CapturePeers::AwaitShipped(const std::string& peer, const std::string& ta
     for (const auto& row : wanted) acked += got.count(row);
     if (acked == wanted.size()) break;
     if (control_.Interrupted()) return Interrupted();
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (control_.Steady() >= deadline) {
       std::string first_missing;
       for (size_t i = 0; i < round.acks.size() && first_missing.empty(); ++i) {
         if (!got.count(round.acks[i])) first_missing = ShownRow(round.rows[i]);
@@ -105,7 +105,7 @@ Status CapturePeers::AwaitShipped(const std::string& peer, const std::string& ta
   }
   // Every live server shipped past the probe; a server that died may still have edits in WALs
   // no live server has shipped yet (HBase claims them after processing the crash).
-  const auto recovery_deadline = std::chrono::steady_clock::now() + waits_.recovery_timeout;
+  const auto recovery_deadline = control_.Steady() + waits_.recovery_timeout;
   auto last_log = std::chrono::steady_clock::time_point{};
   std::string waiting_for;
   while (true) {
@@ -124,7 +124,7 @@ Status CapturePeers::AwaitShipped(const std::string& peer, const std::string& ta
                                         ? " and " + std::to_string(recovered->size() - 1) + " more"
                                         : "")
             : "(cannot read them: " + recovered.status().message() + ")";
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = control_.Steady();
     if (now - last_log >= std::chrono::minutes(1)) {
       last_log = now;
       spdlog::info(
@@ -161,13 +161,13 @@ Status CapturePeers::AwaitQueuesShipped(const std::string& peer, const std::stri
     return Status::Unavailable("marking the queues of the capture peer " + peer + ": " +
                                marked.status().message());
   }
-  const auto deadline = std::chrono::steady_clock::now() + waits_.ack_timeout;
+  const auto deadline = control_.Steady() + waits_.ack_timeout;
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(UnshippedWals unshipped,
                               bridge_.UnshippedCaptureWals(peer, marked->wals));
     if (unshipped.count == 0) return Status::Ok();
     if (control_.Interrupted()) return Interrupted();
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (control_.Steady() >= deadline) {
       return Status::Unavailable(
           "the capture peer " + peer + " shipping " + table + " acknowledged its probes, but " +
           std::to_string(unshipped.count) + " WAL files its queues held then were not shipped " +
@@ -219,8 +219,7 @@ Result<bool> CapturePeers::AwaitDrained(const std::string& peer, const std::stri
                                         bool reopened_now) {
   PRESPLIT_ASSIGN_OR_RETURN(TableDescription described, admin_.DescribeTable(table));
   if (!described.exists) return Status::NotFound(table + " is gone");
-  const auto deadline =
-      std::chrono::steady_clock::now() + (timeout.count() > 0 ? timeout : waits_.ack_timeout);
+  const auto deadline = control_.Steady() + (timeout.count() > 0 ? timeout : waits_.ack_timeout);
   std::optional<QueueMark> mark;  // taken once, after the closes: see the header
   while (true) {
     PRESPLIT_ASSIGN_OR_RETURN(auto closed, ClosesShipped(ack_table));
@@ -282,7 +281,7 @@ Result<bool> CapturePeers::AwaitDrained(const std::string& peer, const std::stri
       }
     }
     const bool interrupted = control_.Interrupted();
-    if (interrupted || std::chrono::steady_clock::now() >= deadline) {
+    if (interrupted || control_.Steady() >= deadline) {
       spdlog::info("{}: {} of {} regions drained into {} (waiting for {})", table, drained,
                    described.regions.size(), ack_table, waiting);
       if (!interrupted && !unclosed.empty() &&

@@ -27,6 +27,9 @@ class DriverControl {
   virtual bool Stopping() const = 0;
   // Wall clock, in ms: plan times and probe ids. Compared with this daemon's own clock only.
   virtual int64_t NowMs() const = 0;
+  // A monotonic clock for the waits' deadlines (a wall clock may jump). The Migrator's is the
+  // steady clock; a test's moves only when its Sleep is called, so no test waits in real time.
+  virtual std::chrono::steady_clock::time_point Steady() const = 0;
   // Waits between two polls.
   virtual void Sleep(std::chrono::milliseconds duration) const = 0;
 };

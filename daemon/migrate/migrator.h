@@ -251,6 +251,9 @@ class Migrator : private DriverControl, private PlanRecord, private StatusBoard 
   bool Stopping() const override { return options_.stop != nullptr && *options_.stop; }
   int64_t NowMs() const override;
   void Sleep(std::chrono::milliseconds duration) const override;
+  std::chrono::steady_clock::time_point Steady() const override {
+    return std::chrono::steady_clock::now();
+  }
   CopyRange RangeOf(const MigrationPlan& plan) const;
 
   // ---- table_status.cc: what a migration reads from and writes into the table's status

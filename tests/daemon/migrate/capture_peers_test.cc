@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include "daemon/migrate/guards.h"
 #include "tests/daemon/fakes.h"
@@ -46,7 +45,7 @@ class CapturePeersTest : public ::testing::Test {
     CaptureWaits waits;
     waits.zk_root = "/presplit";
     waits.ack_timeout = std::chrono::milliseconds(300);
-    waits.ack_poll = std::chrono::milliseconds(250);
+    waits.ack_poll = std::chrono::milliseconds(50);
     waits.recovery_timeout = std::chrono::milliseconds(300);
     return waits;
   }

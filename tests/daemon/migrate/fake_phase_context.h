@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "daemon/migrate/migrator.h"
@@ -41,7 +40,8 @@ using migrate::Step;
 using migrate::WritePause;
 
 // The driver as a test holds it: the lease it gives, whether the daemon stops, a wall clock it
-// moves by hand (each wait moves it too), and the waits counted.
+// moves by hand, a monotonic clock for the waits' deadlines, and the waits counted. Each wait
+// moves both clocks by its length and returns at once: no test waits in real time.
 class HeldControl : public DriverControl {
  public:
   bool MayAct() override { return lease; }
@@ -52,15 +52,16 @@ class HeldControl : public DriverControl {
   void Sleep(std::chrono::milliseconds duration) const override {
     sleeps++;
     now_ms += duration.count();
+    steady += duration;
     if (on_sleep) on_sleep(sleeps);
-    // Real time passes too: the waits' deadlines are on the steady clock.
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  std::chrono::steady_clock::time_point Steady() const override { return steady; }
 
   std::atomic<bool> lease{true};
   std::atomic<bool> stopping{false};
   mutable int64_t now_ms = 1'000'000;
   mutable int sleeps = 0;
+  mutable std::chrono::steady_clock::time_point steady{};
   std::function<void(int sleeps)> on_sleep;
 };
 
@@ -163,8 +164,9 @@ class FakeStatusBoard : public StatusBoard {
   std::vector<std::string> published;  // the phase of every PublishProgress
 };
 
-// Short waits for a phase's tests: a capture that does not ship gives up within 300 ms of real
-// time; a throttle's sampler never asks (its health source is never sampled in a test).
+// Short waits for a phase's tests: a capture that does not ship gives up after 300 ms of the
+// held control's clock; a throttle's sampler never asks (its health source is never sampled in a
+// test).
 inline MigratorOptions PhaseTestOptions() {
   MigratorOptions options;
   options.ack_timeout = std::chrono::milliseconds(300);
