@@ -614,9 +614,8 @@ Migrator::Step Migrator::Finish(PlanNode& node, const std::string& summary,
   if (std::string(final_phase) == "done") counters_.completed++;
   spdlog::info("migration {}: {} (the table is served by {})", plan.table, summary,
                std::string(final_phase) == "rolled_back" ? plan.source : plan.target);
-  throttles_.PaceBulkJob(plan, false);
-  std::lock_guard<std::mutex> lock(snapshot_mu_);
-  snapshot_.erase(plan.table);
+  throttles_.PaceBulkJob(plan, false);  // before the snapshot forgets it: ending shows it
+  Forget(plan.table);
   return Step::kWaiting;
 }
 
